@@ -1,0 +1,282 @@
+"""The inputs every exercise is checked on, and the reference's answers to them.
+
+`visible_cases` are the chapter's worked example: they ship with the student
+release (``worked_example.npz``) and drive the check cell under each exercise.
+`hidden_cases` use seeds that appear nowhere in the notebooks, other shapes,
+float32 and float64, batches, extreme scores, masked rows and block sizes that
+do not divide n, plus examples drawn by hypothesis (derandomised, so two
+gradings give the same score). Expected values always come from
+`solutions.attention`, never from a typed-in number.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from autograder.judge import Seed, fresh_inputs
+from autograder.mistakes import MISTAKES
+from solutions import attention as ref
+from solutions import check_yourself
+
+FUNCTIONS = (
+    "token_movement", "project_qkv", "raw_scores", "scaled_scores", "score_spread", "largest_weight",
+    "softmax", "attention", "split_heads", "merge_heads", "multi_head_attention",
+    "causal_mask", "padding_mask", "block_mask", "blockwise_attention",
+    "projection_flops", "score_flops", "attention_share", "crossover_length", "score_grid_bytes",
+    "attention_params",
+)
+QUESTIONS = tuple(check_yourself.ANSWERS)
+EXERCISES = FUNCTIONS + QUESTIONS
+
+# The robot layout of chapter section 6: picture, words, joint reading, actions.
+ROBOT_GROUPS = [256, 12, 1, 8]
+ROBOT_ALLOWED = [[True, True, False, False],
+                 [True, True, False, False],
+                 [True, True, True, False],
+                 [True, True, True, True]]
+
+
+def _case(func: str, label: str, *args, raises: str | None = None, **kwargs) -> dict:
+    """A case: inputs, plus the reference's answer and every known mistake's answer."""
+    case = {"func": func, "label": label, "args": list(args), "kwargs": kwargs}
+    if raises:
+        case["raises"] = raises
+        return case
+    args, kwargs = fresh_inputs(case)
+    case["expected"] = getattr(ref, func)(*args, **kwargs)
+    variants = []
+    for mistake in MISTAKES.get(func, ()):
+        a, k = fresh_inputs(case)
+        try:
+            with np.errstate(all="ignore"):
+                output = mistake.variant(*a, **k)
+        except Exception:
+            continue
+        variants.append((mistake.name, mistake.section, mistake.explanation, output))
+    case["variants"] = variants
+    return case
+
+
+def _question(name: str, label: str, *args) -> dict:
+    """A check-yourself case: the answer itself, or a function applied to args."""
+    answer = check_yourself.ANSWERS[name]
+    if callable(answer):
+        case = {"func": name, "label": label, "args": list(args), "kwargs": {}}
+        case["expected"] = answer(*fresh_inputs(case)[0])
+    else:
+        case = {"func": name, "label": label, "args": None, "kwargs": {}, "expected": answer}
+    case["variants"] = []
+    return case
+
+
+# ---------------------------------------------------------------- the worked example
+
+
+def worked_example():
+    """The chapter's four tokens and matrices (seed 28, as its listing builds them)."""
+    rng = np.random.default_rng(28)
+    X = np.round(rng.normal(0, 0.9, (4, 4)), 1)
+    W_q, W_k, W_v = (np.round(rng.normal(0, 0.6, (4, 4)), 1) for _ in range(3))
+    return X, W_q, W_k, W_v
+
+
+def visible_cases() -> list[dict]:
+    X, W_q, W_k, W_v = worked_example()
+    Q, K, V = ref.project_qkv(X, W_q, W_k, W_v)
+    O, _ = ref.attention(Q, K, V)
+    S = ref.scaled_scores(Q, K)
+    last_key_forbidden = np.zeros((4, 4))
+    last_key_forbidden[:, 3] = -np.inf
+    W_o = np.round(np.random.default_rng(5).normal(0, 0.6, (4, 4)), 1)
+    return [
+        _case("token_movement", "the worked example before and after attention", X, O),
+        _case("token_movement", "shapes that differ", X, O[:3], raises="ValueError"),
+        _case("project_qkv", "the worked example", X, W_q, W_k, W_v),
+        _case("project_qkv", "a W_v of the wrong height", X, W_q, W_k, W_v[:3], raises="ValueError"),
+        _case("raw_scores", "the worked example", Q, K),
+        _case("scaled_scores", "the worked example", Q, K),
+        _case("score_spread", "head size 4, 2,000 samples", 4, 2000, Seed(4)),
+        _case("score_spread", "head size 64, 2,000 samples", 64, 2000, Seed(64)),
+        _case("largest_weight", "head size 64, 64 keys, raw", 64, 64, False, 500, Seed(1)),
+        _case("largest_weight", "head size 64, 64 keys, scaled", 64, 64, True, 500, Seed(1)),
+        _case("softmax", "the worked example's scaled scores", S),
+        _case("softmax", "the worked example with the last key forbidden", S + last_key_forbidden),
+        _case("softmax", "scores of ±1e4", np.array([[1e4, 0.0, -1e4], [3e3, 3e3, 1.0]])),
+        _case("softmax", "a row whose keys are all forbidden", np.array([[0.5, -np.inf], [-np.inf, -np.inf]])),
+        _case("attention", "the worked example", Q, K, V),
+        _case("attention", "the worked example with the last key forbidden", Q, K, V, mask=last_key_forbidden),
+        _case("attention", "cross-attention from 2 queries to the 4 tokens", Q[:2], K, V),
+        _case("attention", "the worked example with queries and keys 100 times larger", 100 * Q, 100 * K, V),
+        _case("split_heads", "the worked example's queries in 2 heads", Q, 2),
+        _case("merge_heads", "2 heads of the worked example", ref.split_heads(Q, 2)),
+        _case("multi_head_attention", "the worked example, 2 heads", X, W_q, W_k, W_v, W_o, 2),
+        _case("multi_head_attention", "the worked example, 2 heads, causal", X, W_q, W_k, W_v, W_o, 2,
+              mask=ref.causal_mask(4)),
+        _case("causal_mask", "4 tokens", 4),
+        _case("padding_mask", "lengths 4 and 2 in a grid of 4", np.array([4, 2]), 4),
+        _case("block_mask", "the robot layout (256, 12, 1, 8 tokens)", np.array(ROBOT_GROUPS), np.array(ROBOT_ALLOWED)),
+        _case("blockwise_attention", "the worked example, blocks of 3", Q, K, V, 3),
+        _case("blockwise_attention", "the worked example, blocks of 2, causal", Q, K, V, 2, causal=True),
+        _case("projection_flops", "512 tokens of width 768", 512, 768),
+        _case("score_flops", "512 tokens of width 768", 512, 768),
+        _case("attention_share", "512 tokens of width 768 (the chapter: 25.0%)", 512, 768),
+        _case("crossover_length", "width 768 (the chapter: 1,536)", 768),
+        _case("score_grid_bytes", "512 tokens, 12 heads, 2 bytes (the chapter: 6 MiB)", 512, 12),
+        _case("attention_params", "width 768, 12 heads", 768, 12),
+    ]
+
+
+# ---------------------------------------------------------------- hidden inputs
+
+HIDDEN_SEED = 80_417  # appears nowhere in the notebooks
+
+
+def _normal(rng, shape, dtype=np.float64, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(dtype)
+
+
+def _property_examples(strategy, n: int) -> list:
+    """n examples drawn by hypothesis, the same ones every run."""
+    drawn = []
+
+    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck), phases=[p for p in __import__("hypothesis").Phase
+                                                                if p.name in ("generate",)])
+    @given(strategy)
+    def collect(example):
+        drawn.append(example)
+
+    collect()
+    return drawn[:n]
+
+
+@st.composite
+def _attention_inputs(draw):
+    batch = draw(st.lists(st.integers(1, 3), max_size=2))
+    n_q, n_k, d_k, d_v = (draw(st.integers(1, 9)) for _ in range(4))
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    scale = draw(st.sampled_from([0.5, 1.0, 3.0]))
+    seed = draw(st.integers(0, 2**31))
+    rng = np.random.default_rng(seed)
+    shapes = [(*batch, n_q, d_k), (*batch, n_k, d_k), (*batch, n_k, d_v)]
+    return tuple(_normal(rng, s, dtype, scale) for s in shapes)
+
+
+def _hidden(func: str) -> list[dict]:
+    rng = np.random.default_rng([HIDDEN_SEED, FUNCTIONS.index(func)])
+    f32, f64 = np.float32, np.float64
+    n = lambda *shape, dtype=f64, scale=1.0: _normal(rng, shape, dtype, scale)  # noqa: E731
+    cases: list[dict] = []
+    add = lambda label, *args, **kwargs: cases.append(_case(func, label, *args, **kwargs))  # noqa: E731
+
+    if func == "token_movement":
+        add("a batch (2, 5, 3) in float64", n(2, 5, 3), n(2, 5, 3))
+        add("7 tokens of width 6 in float32", n(7, 6, dtype=f32), n(7, 6, dtype=f32))
+        add("shapes that differ", n(3, 4), n(4, 4), raises="ValueError")
+    elif func == "project_qkv":
+        add("a batch (2, 5, 6), d_k = 3, d_v = 4", n(2, 5, 6), n(6, 3), n(6, 3), n(6, 4))
+        add("float32, 9 tokens of width 8", *(n(9, 8, dtype=f32) if i == 0 else n(8, 8, dtype=f32) for i in range(4)))
+        add("a W_q that does not fit X", n(5, 6), n(5, 3), n(6, 3), n(6, 3), raises="ValueError")
+    elif func in ("raw_scores", "scaled_scores"):
+        add("3 queries against 7 keys, d_k = 5", n(3, 5), n(7, 5))
+        add("a batch (2, 3) in float32, d_k = 16", n(2, 3, 4, 16, dtype=f32), n(2, 3, 6, 16, dtype=f32))
+        add("mismatched d_k", n(3, 5), n(3, 4), raises="ValueError")
+    elif func == "score_spread":
+        for d_k in (9, 256):
+            add(f"head size {d_k}, 3,000 samples", d_k, 3000, Seed(HIDDEN_SEED + d_k))
+    elif func == "largest_weight":
+        for d_k, scaled in ((16, False), (256, True), (1024, False)):
+            add(f"head size {d_k}, 32 keys, {'scaled' if scaled else 'raw'}", d_k, 32, scaled, 200,
+                Seed(HIDDEN_SEED + d_k))
+    elif func == "softmax":
+        add("a batch (2, 3, 5, 7) in float32", n(2, 3, 5, 7, dtype=f32, scale=3))
+        add("scores near ±1e4", n(4, 6, scale=1e4))
+        masked = n(5, 6)
+        masked[1, 2:] = -np.inf
+        masked[3, :] = -np.inf
+        add("rows with forbidden keys and one fully forbidden row", masked)
+        add("along axis 0", n(6, 3), axis=0)
+        add("a single row of 9", n(9))
+    elif func == "attention":
+        add("cross-attention: 3 queries, 7 keys, d_k = 5, d_v = 2", n(3, 5), n(7, 5), n(7, 2))
+        add("a batch (2, 4) in float32", n(2, 4, 6, 8, dtype=f32), n(2, 4, 6, 8, dtype=f32), n(2, 4, 6, 3, dtype=f32))
+        add("a causal mask on 6 tokens", n(6, 4), n(6, 4), n(6, 4), mask=ref.causal_mask(6))
+        add("a padding mask broadcast over a batch of 3", n(3, 5, 4), n(3, 5, 4), n(3, 5, 2),
+            mask=ref.padding_mask(np.array([5, 3, 1]), 5))
+        add("large scores", n(4, 8, scale=40), n(5, 8, scale=40), n(5, 3))
+        add("K and V of different lengths", n(3, 4), n(5, 4), n(6, 4), raises="ValueError")
+    elif func == "split_heads":
+        add("width 12 in 3 heads, batch 2", n(2, 5, 12), 3)
+        add("width 8 in 4 heads, float32", n(7, 8, dtype=f32), 4)
+        add("width 10 in 4 heads", n(3, 10), 4, raises="ValueError")
+    elif func == "merge_heads":
+        add("3 heads of 4, batch 2", n(2, 3, 5, 4))
+        add("4 heads of 2, float32", n(4, 7, 2, dtype=f32))
+    elif func == "multi_head_attention":
+        W = lambda d, e, dtype=f64: n(d, e, dtype=dtype, scale=d ** -0.5)  # noqa: E731
+        add("width 12, 3 heads, batch 2", n(2, 6, 12), W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3)
+        add("float32, width 8, 4 heads, causal", n(5, 8, dtype=f32), *(W(8, 8, f32) for _ in range(4)), 4,
+            mask=ref.causal_mask(5))
+        add("cross-attention: 3 tokens read 7, 2 heads", n(3, 8), W(8, 8), W(8, 8), W(8, 8), W(8, 8), 2,
+            context=n(7, 8))
+        add("padding mask over a batch of 2", n(2, 5, 8), W(8, 8), W(8, 8), W(8, 8), W(8, 8), 2,
+            mask=ref.padding_mask(np.array([5, 2]), 5))
+        add("width 10 in 4 heads", n(3, 10), W(10, 10), W(10, 10), W(10, 10), W(10, 10), 4, raises="ValueError")
+    elif func == "causal_mask":
+        add("1 token", 1)
+        add("9 tokens", 9)
+        add("0 tokens", 0, raises="ValueError")
+    elif func == "padding_mask":
+        add("lengths 3, 7, 1 in a grid of 7", np.array([3, 7, 1]), 7)
+        add("one sequence of full length 5", np.array([5]), 5)
+    elif func == "block_mask":
+        add("three groups, each may see itself and earlier groups", np.array([2, 3, 1]),
+            np.array([[True, False, False], [True, True, False], [True, True, True]]))
+        add("two groups that only see each other", np.array([3, 2]), np.array([[False, True], [True, False]]))
+    elif func == "blockwise_attention":
+        add("blocks of 4 over 10 keys (4 does not divide 10)", n(7, 5), n(10, 5), n(10, 3), 4)
+        add("a batch (2,) in float32, blocks of 3, causal", n(2, 8, 4, dtype=f32), n(2, 8, 4, dtype=f32),
+            n(2, 8, 6, dtype=f32), 3, causal=True)
+        add("large scores, blocks of 2", n(5, 8, scale=30), n(9, 8, scale=30), n(9, 2), 2)
+        add("one block of all 6 keys", n(6, 4), n(6, 4), n(6, 4), 64)
+        add("a block size of 0", n(3, 4), n(3, 4), n(3, 4), 0, raises="ValueError")
+    elif func in ("projection_flops", "score_flops", "attention_share"):
+        for tokens, width in ((100, 64), (4096, 1024), (7, 3)):
+            add(f"{tokens} tokens of width {width}", tokens, width)
+    elif func == "crossover_length":
+        add("width 4096", 4096)
+        add("width 64", 64)
+    elif func == "score_grid_bytes":
+        add("1,000 tokens, 16 heads, 4 bytes", 1000, 16, 4)
+        add("300 tokens, 8 heads (2 bytes)", 300, 8)
+    elif func == "attention_params":
+        add("width 512, 8 heads", 512, 8)
+        add("width 96, 3 heads", 96, 3)
+        add("width 100 in 3 heads", 100, 3, raises="ValueError")
+
+    if func in ("attention", "blockwise_attention"):
+        for Q, K, V in _property_examples(_attention_inputs(), 6):
+            args = (Q, K, V) if func == "attention" else (Q, K, V, 3)
+            add(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", *args)
+    return cases
+
+
+def _hidden_question(name: str) -> list[dict]:
+    if name == "equal_scores":
+        rng = np.random.default_rng([HIDDEN_SEED, 99])
+        return [_question(name, "value rows (5, 3)", _normal(rng, (5, 3))),
+                _question(name, "a batch (2, 4, 6)", _normal(rng, (2, 4, 6)))]
+    return [_question(name, "your answer")]
+
+
+@lru_cache(maxsize=None)
+def hidden_cases(func: str) -> tuple[dict, ...]:
+    """The hidden cases of one exercise (computed once per process)."""
+    if func in QUESTIONS:
+        return tuple(_hidden_question(func))
+    if func not in FUNCTIONS:
+        raise KeyError(f"no exercise called {func!r}")
+    return tuple(_hidden(func))

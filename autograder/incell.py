@@ -1,0 +1,21 @@
+"""Hidden checks run inside the student's kernel, for plain `nbgrader autograde`.
+
+The source notebooks' hidden test cells call `hidden_check`. The kit's own
+grading path does not use this module: it runs the student's code in a
+separate process and compares in the parent (see autograder/sandbox.py).
+Messages never show the expected values.
+"""
+
+from autograder.cases import hidden_cases
+from autograder.judge import CheckFailed, outcome_of, verdict
+
+
+def hidden_check(name: str, answer) -> None:
+    """Raise CheckFailed at the first hidden case `answer` gets wrong."""
+    cases = hidden_cases(name)
+    for number, case in enumerate(cases, 1):
+        label = f"{name}, hidden check {number} of {len(cases)} ({case['label']})"
+        problem = verdict(label, outcome_of(answer, case), case, reveal=False)
+        if problem:
+            raise CheckFailed(problem)
+    print(f"✓ {name}: all {len(cases)} hidden checks passed")

@@ -1,0 +1,103 @@
+"""Build the instructor notebooks in ``source/`` from readable percent scripts.
+
+The exercises are written as ``notebooks/<assignment>/<name>.py`` files, one
+cell per ``# %%`` header, so that a change reads as an ordinary diff. The
+header says what nbgrader should make of the cell:
+
+    # %% [markdown]                 prose; lines start with "# "
+    # %%                            code the student may edit freely
+    # %% setup                      read-only set-up code (imports, data); also
+                                    run when another notebook or a grader loads
+                                    this notebook's answers
+    # %% locked                     read-only code (demonstrations)
+    # %% solution id=<grade_id>     an exercise: solution code between
+                                    ### BEGIN SOLUTION / ### END SOLUTION
+    # %% tests id=<grade_id>        a graded, read-only check cell; its points
+                                    come from course.toml's [points] table
+
+The output is a clean notebook (no outputs, no execution counts) with
+nbgrader's schema-3 metadata on every cell that nbgrader must know.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = re.compile(r"^# %%(?: \[(?P<type>markdown)\])?(?P<rest>.*)$")
+KINDS = {"", "setup", "locked", "solution", "tests"}
+
+
+def course_points(root: Path = ROOT) -> dict[str, float]:
+    """grade_id → points, from course.toml."""
+    with open(root / "course.toml", "rb") as f:
+        return tomllib.load(f)["points"]
+
+
+def _cells(text: str):
+    """Yield (cell_type, kind, options, source) for each ``# %%`` block."""
+    header, lines = None, []
+    for line in text.splitlines() + ["# %% [end]"]:
+        match = HEADER.match(line)
+        if not match and line != "# %% [end]":
+            lines.append(line)
+            continue
+        if header is not None:
+            yield (*header, "\n".join(lines).strip("\n"))
+        if line == "# %% [end]":
+            break
+        words = match["rest"].split()
+        kind = words[0] if words and "=" not in words[0] else ""
+        options = dict(w.split("=", 1) for w in words if "=" in w)
+        header, lines = ("markdown" if match["type"] else "code", kind, options), []
+
+
+def _markdown(source: str) -> str:
+    return "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in source.splitlines())
+
+
+def build_notebook(script: Path, points: dict[str, float]) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata.kernelspec = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    nb.metadata.language_info = {"name": "python"}
+    for cell_type, kind, options, source in _cells(script.read_text()):
+        if kind not in KINDS:
+            raise ValueError(f"{script.name}: unknown cell kind {kind!r}")
+        if cell_type == "markdown":
+            cell = nbformat.v4.new_markdown_cell(_markdown(source))
+        else:
+            cell = nbformat.v4.new_code_cell(source)
+        if kind:
+            grade_id = options.get("id") or f"{kind}_{script.stem[:2]}_{len(nb.cells)}"
+            meta = {"grade": kind == "tests", "grade_id": grade_id, "locked": kind != "solution",
+                    "schema_version": 3, "solution": kind == "solution", "task": False}
+            if kind == "tests":
+                if grade_id not in points:
+                    raise ValueError(f"{script.name}: course.toml gives no points for {grade_id!r}")
+                meta["points"] = points[grade_id]
+            cell.metadata["nbgrader"] = meta
+        cell.id = re.sub(r"[^A-Za-z0-9-_]", "-", options.get("id", f"cell-{len(nb.cells)}"))
+        nb.cells.append(cell)
+    ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+    duplicated = {i for i in ids if ids.count(i) > 1}
+    if duplicated:
+        raise ValueError(f"{script.name}: grade ids used twice: {sorted(duplicated)}")
+    nbformat.validate(nb)
+    return nb
+
+
+def build_all(assignment: str = "attention", root: Path = ROOT) -> list[Path]:
+    """Write ``source/<assignment>/*.ipynb`` from ``notebooks/<assignment>/*.py``."""
+    points = course_points(root)
+    out_dir = root / "source" / assignment
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for script in sorted((root / "notebooks" / assignment).glob("[0-9]*.py")):
+        target = out_dir / f"{script.stem}.ipynb"
+        target.write_text(nbformat.writes(build_notebook(script, points)) + "\n")
+        written.append(target)
+    return written

@@ -1,0 +1,35 @@
+"""nbgrader configuration for the attention kit.
+
+The course root is this repository: instructor notebooks in source/, the
+student release in assignments/, the gradebook in gradebook.db (never
+committed: it holds grades). Points, the deadline and the late policy live in
+course.toml, the one file to edit for course policy.
+"""
+
+import os
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+with open(ROOT / "course.toml", "rb") as f:
+    COURSE = tomllib.load(f)
+
+c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
+
+c.CourseDirectory.root = str(ROOT)
+c.CourseDirectory.course_id = "attention-kit"
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.release_directory = "assignments"
+c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'gradebook.db'}"
+
+# Stubs raise NotStarted, which names the function still to write (see judge.py).
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotStarted()"}
+
+# Every cell, including a student's infinite loop, stops after this many seconds
+# (nbgrader 0.9 reads Execute.timeout, not ExecutePreprocessor.timeout).
+c.Execute.timeout = 60
+c.Execute.interrupt_on_timeout = True
+
+# The hidden checks import autograder/ and solutions/ from this repository,
+# whatever folder nbgrader runs a notebook in.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))

@@ -1,0 +1,170 @@
+# %% [markdown]
+# # Attention, part 1: the worked example and the three projections
+#
+# This assignment follows the chapter *Attention* one section at a time. You
+# will write attention from nothing in NumPy, check each piece on the
+# chapter's own example ("pick up the cube": four tokens, four numbers each),
+# and end by counting what it costs.
+#
+# | notebook | chapter section | you write |
+# |---|---|---|
+# | 01 the worked example (this one) | 1, 2 | `token_movement`, `project_qkv` |
+# | 02 scores and scaling | 3 | `raw_scores`, `scaled_scores`, `score_spread`, `largest_weight` |
+# | 03 softmax and the mix | 4 | `softmax`, `attention` |
+# | 04 heads | 5 | `split_heads`, `merge_heads`, `multi_head_attention` |
+# | 05 masks and cross-attention | 6 | `causal_mask`, `padding_mask`, `block_mask` |
+# | 06 blockwise attention | 7 | `blockwise_attention` |
+# | 07 cost | 7 | the cost formulas |
+# | 08 check yourself | all | answers to the chapter's questions |
+#
+# ## How your work is checked
+#
+# Under every exercise there is a **check cell**. Run it after you write the
+# function: it tries your code on the chapter's worked example and either
+# prints a ✓ per case or stops with a message that says what was expected,
+# what came, where, and, when it recognises a common mistake, which one.
+# When the assignment is graded, **hidden checks** run the same function on
+# inputs you have not seen (other shapes, float32, batches, extreme scores).
+#
+# Every check, visible or hidden, compares your answer with one policy, in this order:
+#
+# 1. **type**: an array must be exactly `numpy.ndarray` (not a subclass), a number a real number;
+# 2. **shape**: exactly the expected shape; your array is never broadcast to fit;
+# 3. **dtype**: exactly the expected dtype: float32 in gives float32 out (careful with `np.sqrt(4)`,
+#    a float64 scalar that turns float32 arrays into float64; `math.sqrt(4)` does not);
+# 4. **finiteness**: no NaN or ±inf where the answer is finite;
+# 5. **closeness**: `|yours − expected| ≤ tol · max(1, |expected|)` element by element, with
+#    `tol = √eps` of the dtype: 1.5e-8 for float64, 3.5e-4 for float32. Counts must be exact.
+#
+# Until you start an exercise its stub raises `NotStarted`, and its check says
+# so; the other exercises are not affected. Warnings your code prints do not
+# cost points.
+
+# %% setup id=setup_01
+import math
+
+import numpy as np
+
+from judge import NotStarted, check
+from workbook import TOKENS, pick_up_the_cube
+
+X, W_q, W_k, W_v = pick_up_the_cube()
+
+# %% [markdown]
+# ## 1. What one token needs from the others (chapter section 1)
+#
+# An embedding table gives a token the same vector wherever it appears, so the
+# vector of "cube" cannot know whether the sentence is about a wooden cube or
+# an ice cube. Attention replaces each token's vector with a weighted average
+# of vectors made from *all* the tokens, with weights computed from the tokens
+# themselves. Here are the four tokens of "pick up the cube", one row each:
+
+# %% locked
+for token, row in zip(TOKENS, X):
+    print(f"{token:>5}", np.array2string(row, precision=1, sign="+"))
+
+# %% [markdown]
+# By the end of notebook 03 you will have computed what attention turns these
+# rows into. The chapter measures how far each token moved as the **mean
+# absolute difference** between its row before and after attention: take the
+# difference number by number, take sizes, average them.
+#
+# ### Exercise 1.1: `token_movement`
+#
+# Write `token_movement(X, O)`: for every token, the mean absolute difference
+# between its row in `X` and its row in `O`. Both have shape `(..., n, d)`
+# (any leading batch dimensions); the answer has shape `(..., n)`. Raise a
+# `ValueError` naming both shapes when they differ. About 3 lines.
+
+# %% solution id=token_movement
+def token_movement(X, O):
+    """Per token, the mean absolute difference before and after attention.
+
+    X: (..., n, d) tokens before; O: (..., n, d) tokens after.
+    Returns (..., n), in the dtype of the inputs.
+    Raises ValueError when the shapes differ.
+    """
+    ### BEGIN SOLUTION
+    X, O = np.asarray(X), np.asarray(O)
+    if X.shape != O.shape:
+        raise ValueError(f"X and O must have the same shape, got X {X.shape} and O {O.shape}")
+    return np.abs(X - O).mean(axis=-1)
+    ### END SOLUTION
+
+
+# %% tests id=check_token_movement
+# On the worked example the chapter reports movements from 0.41 (third token) to 0.84 (first).
+check("token_movement", token_movement)
+
+# %% tests id=hidden_token_movement
+# The hidden checks of token_movement run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("token_movement", token_movement)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 2. Query, key and value (chapter section 2)
+#
+# Three learned matrices give every token three new vectors with three jobs:
+# the **query** asks (what is this token looking for?), the **key** offers
+# (what does it have for whoever is looking?) and the **value** is what is
+# actually passed on once the asking and offering have settled how much.
+# The same three matrices serve every token: with the tokens as the rows of
+# `X`, one matrix multiply makes all the queries at once, `Q = X W_q`.
+#
+# ### Exercise 2.1: `project_qkv`
+#
+# Write `project_qkv(X, W_q, W_k, W_v)` returning the tuple `(Q, K, V)`.
+# `X` is `(..., n, d)`; `W_q` and `W_k` are `(d, d_k)`; `W_v` is `(d, d_v)`,
+# and `d_v` may differ from `d_k`. Raise a `ValueError` that names the matrix
+# and both shapes when a matrix does not fit `X`. About 5 lines.
+
+# %% solution id=project_qkv
+def project_qkv(X, W_q, W_k, W_v):
+    """Queries, keys and values of every token.
+
+    X: (..., n, d); W_q, W_k: (d, d_k); W_v: (d, d_v).
+    Returns (Q, K, V) with shapes (..., n, d_k), (..., n, d_k), (..., n, d_v).
+    Raises ValueError when a matrix's first dimension is not d.
+    """
+    ### BEGIN SOLUTION
+    X = np.asarray(X)
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if np.ndim(W) != 2 or np.shape(W)[0] != X.shape[-1]:
+            raise ValueError(f"{name} must have shape ({X.shape[-1]}, _) to multiply X {X.shape}, "
+                             f"got {name} {np.shape(W)}")
+    return X @ W_q, X @ W_k, X @ W_v
+    ### END SOLUTION
+
+
+# %% tests id=check_project_qkv
+# The chapter's query of "cube" is -0.17, +2.36, -1.30, +0.32.
+check("project_qkv", project_qkv)
+
+# %% tests id=hidden_project_qkv
+# The hidden checks of project_qkv run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("project_qkv", project_qkv)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# With your `project_qkv`, here is the query of "cube" worked out the way the
+# chapter does it by hand: its first number is the row of "cube" run down the
+# first column of `W_q`.
+
+# %% locked
+try:
+    Q, K, V = project_qkv(X, W_q, W_k, W_v)
+except NotImplementedError as e:
+    print("(shown once project_qkv is written)", e)
+else:
+    products = X[3] * W_q[:, 0]
+    print("query of cube:", np.array2string(Q[3], precision=2, sign="+"))
+    print("first number :", " + ".join(f"({p:+.2f})" for p in products), f"= {products.sum():+.2f}")
+
+# %% [markdown]
+# From here on the original token vectors are not needed: everything that
+# follows uses `Q`, `K` and `V`. Next, notebook 02 compares every query with
+# every key.

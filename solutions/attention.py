@@ -1,0 +1,366 @@
+"""Reference solution for the attention chapter: the answer key of the kit.
+
+Every function here is an exercise in ``source/attention/`` with the same name
+and meaning. Shapes are written with ``...`` for any number of leading batch
+dimensions. Arrays keep their floating dtype (float32 in, float32 out); integer
+input is computed in float64. Bad input raises ``ValueError`` naming the
+argument and the shapes involved.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# A forbidden pair in an additive mask.
+FORBIDDEN = -np.inf
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _as_float(name: str, a, min_ndim: int = 1) -> np.ndarray:
+    """`a` as a floating ndarray with at least `min_ndim` dimensions."""
+    a = np.asarray(a)
+    if a.dtype.kind not in "fiu":
+        raise ValueError(f"{name} must hold real numbers, got dtype {a.dtype}")
+    if a.dtype.kind != "f":
+        a = a.astype(np.float64)
+    if a.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {a.shape}")
+    return a
+
+
+def _positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _same_dtype(*arrays: np.ndarray) -> np.dtype:
+    return np.result_type(*arrays)
+
+
+# ---------------------------------------------------------------- section 1
+
+
+def token_movement(X, O) -> np.ndarray:
+    """How far each token moved: mean absolute difference per row.
+
+    X: (..., n, d) tokens before attention; O: (..., n, d) after.
+    Returns (..., n).
+    """
+    X, O = _as_float("X", X, 2), _as_float("O", O, 2)
+    if X.shape != O.shape:
+        raise ValueError(f"X and O must have the same shape, got X {X.shape} and O {O.shape}")
+    return np.abs(X - O).mean(axis=-1)
+
+
+# ---------------------------------------------------------------- section 2
+
+
+def project_qkv(X, W_q, W_k, W_v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Queries, keys and values: one matrix multiply each.
+
+    X: (..., n, d); W_q, W_k: (d, d_k); W_v: (d, d_v).
+    Returns Q (..., n, d_k), K (..., n, d_k), V (..., n, d_v).
+    """
+    X = _as_float("X", X, 2)
+    W = {name: _as_float(name, w, 2) for name, w in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v))}
+    for name, w in W.items():
+        if w.ndim != 2 or w.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} must have shape (d, _) with d = X.shape[-1] = {X.shape[-1]}, "
+                             f"got X {X.shape} and {name} {w.shape}")
+    if W["W_q"].shape[1] != W["W_k"].shape[1]:
+        raise ValueError(f"W_q and W_k must give queries and keys of one size d_k, "
+                         f"got W_q {W['W_q'].shape} and W_k {W['W_k'].shape}")
+    dtype = _same_dtype(X, *W.values())
+    X = X.astype(dtype, copy=False)
+    return tuple(X @ w.astype(dtype, copy=False) for w in W.values())
+
+
+# ---------------------------------------------------------------- section 3
+
+
+def _check_qk(Q: np.ndarray, K: np.ndarray) -> None:
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"Q and K must have the same last dimension d_k, got Q {Q.shape} and K {K.shape}")
+
+
+def raw_scores(Q, K) -> np.ndarray:
+    """Every query against every key: Q Kᵀ.
+
+    Q: (..., n_q, d_k); K: (..., n_k, d_k). Returns (..., n_q, n_k).
+    """
+    Q, K = _as_float("Q", Q, 2), _as_float("K", K, 2)
+    _check_qk(Q, K)
+    return Q @ np.swapaxes(K, -1, -2)
+
+
+def scaled_scores(Q, K) -> np.ndarray:
+    """Q Kᵀ / √d_k, so the spread of a score does not grow with the head size.
+
+    Q: (..., n_q, d_k); K: (..., n_k, d_k). Returns (..., n_q, n_k).
+    """
+    S = raw_scores(Q, K)
+    # A Python float keeps float32 scores float32 under numpy 2's promotion rules.
+    return S / math.sqrt(np.shape(Q)[-1])
+
+
+def score_spread(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Standard deviation of q·k for random unit-variance q and k, raw and scaled.
+
+    Draws q then k, each ``rng.standard_normal((n_samples, d_k))``.
+    Returns (raw_std, scaled_std) as Python floats.
+    """
+    d_k, n_samples = _positive_int("d_k", d_k), _positive_int("n_samples", n_samples)
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    dots = np.einsum("sd,sd->s", q, k)
+    return float(dots.std()), float((dots / math.sqrt(d_k)).std())
+
+
+def largest_weight(d_k: int, n_keys: int, scaled: bool, n_trials: int,
+                   rng: np.random.Generator) -> float:
+    """Mean share of the winning key when one random query meets `n_keys` random keys.
+
+    Draws the queries ``rng.standard_normal((n_trials, d_k))`` then the keys
+    ``rng.standard_normal((n_trials, n_keys, d_k))``; divides by √d_k when
+    `scaled`. Returns the mean over trials of the largest softmax weight.
+    """
+    d_k, n_keys = _positive_int("d_k", d_k), _positive_int("n_keys", n_keys)
+    n_trials = _positive_int("n_trials", n_trials)
+    q = rng.standard_normal((n_trials, d_k))
+    k = rng.standard_normal((n_trials, n_keys, d_k))
+    s = np.einsum("td,tkd->tk", q, k)
+    if scaled:
+        s = s / math.sqrt(d_k)
+    return float(softmax(s, axis=-1).max(axis=-1).mean())
+
+
+# ---------------------------------------------------------------- section 4
+
+
+def softmax(S, axis: int = -1) -> np.ndarray:
+    """Weights that are never negative and add up to one along `axis`.
+
+    S: any shape. Stable for scores up to ±1e4 (the largest score is taken
+    out before exponentiating); −inf gives a weight of exactly 0; a slice whose
+    scores are all −inf gives all-zero weights, with no NaN and no warning.
+    """
+    S = _as_float("S", S, 0)
+    if not -max(S.ndim, 1) <= axis < max(S.ndim, 1):
+        raise ValueError(f"axis {axis} is out of range for S of shape {S.shape}")
+    top = np.max(S, axis=axis, keepdims=True) if S.ndim else S
+    top = np.where(np.isneginf(top), 0, top).astype(S.dtype, copy=False)
+    e = np.exp(S - top)
+    total = np.sum(e, axis=axis, keepdims=True) if S.ndim else e
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def _check_mask(mask: np.ndarray, n_q: int, n_k: int) -> None:
+    if mask.ndim < 1 or mask.shape[-1] not in (1, n_k) or (mask.ndim > 1 and mask.shape[-2] not in (1, n_q)):
+        raise ValueError(f"mask must broadcast to (..., n_q, n_k) = (..., {n_q}, {n_k}), got mask {mask.shape}")
+
+
+def attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """Scaled dot-product attention: softmax(Q Kᵀ / √d_k + mask) V.
+
+    Q: (..., n_q, d_k); K: (..., n_k, d_k); V: (..., n_k, d_v);
+    mask: additive, broadcastable to (..., n_q, n_k): 0 allows a pair, −inf forbids it.
+    Cross-attention is simply n_q ≠ n_k.
+    Returns (output (..., n_q, d_v), weights (..., n_q, n_k)).
+    """
+    Q, K, V = _as_float("Q", Q, 2), _as_float("K", K, 2), _as_float("V", V, 2)
+    _check_qk(Q, K)
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(f"K and V must hold one row per key, got K {K.shape} and V {V.shape}")
+    S = scaled_scores(Q, K)
+    if mask is not None:
+        mask = _as_float("mask", mask, 1)
+        _check_mask(mask, Q.shape[-2], K.shape[-2])
+        S = S + mask.astype(S.dtype, copy=False)
+    weights = softmax(S, axis=-1)
+    return weights @ V.astype(weights.dtype, copy=False), weights
+
+
+# ---------------------------------------------------------------- section 5
+
+
+def split_heads(M, n_heads: int) -> np.ndarray:
+    """Cut the last dimension into heads: head m owns columns m·d_k … (m+1)·d_k − 1.
+
+    M: (..., n, d) with d divisible by n_heads. Returns (..., n_heads, n, d // n_heads).
+    """
+    M = _as_float("M", M, 2)
+    n_heads = _positive_int("n_heads", n_heads)
+    n, d = M.shape[-2:]
+    if d % n_heads:
+        raise ValueError(f"the width d = {d} of M {M.shape} is not divisible by n_heads = {n_heads}")
+    return np.swapaxes(M.reshape(*M.shape[:-1], n_heads, d // n_heads), -2, -3)
+
+
+def merge_heads(H) -> np.ndarray:
+    """Write the heads side by side again: the inverse of `split_heads`.
+
+    H: (..., n_heads, n, d_k). Returns (..., n, n_heads · d_k).
+    """
+    H = _as_float("H", H, 3)
+    n_heads, n, d_k = H.shape[-3:]
+    return np.swapaxes(H, -2, -3).reshape(*H.shape[:-3], n, n_heads * d_k)
+
+
+def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads: int, mask=None, context=None) -> np.ndarray:
+    """Several heads side by side, joined by the output projection.
+
+    X: (..., n, d) the tokens that ask; context: (..., m, d) the tokens that
+    answer (defaults to X: self-attention; otherwise cross-attention).
+    W_q, W_k, W_v: (d, d_h) with d_h divisible by n_heads; W_o: (d_h, d_out).
+    mask: additive, broadcastable to (..., n, m); the same mask serves every head.
+    Returns (..., n, d_out).
+    """
+    X = _as_float("X", X, 2)
+    context = X if context is None else _as_float("context", context, 2)
+    if context.shape[-1] != X.shape[-1]:
+        raise ValueError(f"context must have the width d = {X.shape[-1]} of X, "
+                         f"got X {X.shape} and context {context.shape}")
+    W_o = _as_float("W_o", W_o, 2)
+    n_heads = _positive_int("n_heads", n_heads)
+    Q, _, _ = project_qkv(X, W_q, W_k, W_v)
+    _, K, V = project_qkv(context, W_q, W_k, W_v)
+    for name, M in (("W_q", Q), ("W_v", V)):
+        if M.shape[-1] % n_heads:
+            raise ValueError(f"{name} gives width {M.shape[-1]}, which is not divisible by n_heads = {n_heads}")
+    if W_o.shape[0] != V.shape[-1]:
+        raise ValueError(f"W_o must have shape ({V.shape[-1]}, _) to take the joined heads, got W_o {W_o.shape}")
+    if mask is not None:
+        mask = _as_float("mask", mask, 1)
+        _check_mask(mask, X.shape[-2], context.shape[-2])
+        mask = np.expand_dims(mask, -3) if mask.ndim >= 2 else mask
+    heads, _ = attention(split_heads(Q, n_heads), split_heads(K, n_heads), split_heads(V, n_heads), mask)
+    joined = merge_heads(heads)
+    return joined @ W_o.astype(joined.dtype, copy=False)
+
+
+# ---------------------------------------------------------------- section 6
+
+
+def causal_mask(n: int) -> np.ndarray:
+    """Forbid every token from seeing the tokens after it.
+
+    Returns (n, n) float64: 0 on and below the diagonal, −inf above it.
+    """
+    n = _positive_int("n", n)
+    return np.triu(np.full((n, n), FORBIDDEN), k=1)
+
+
+def padding_mask(lengths, n: int) -> np.ndarray:
+    """Forbid the key positions at or past each sequence's length.
+
+    lengths: (b,) true lengths, each between 1 and n. Returns (b, 1, n) float64,
+    which broadcasts over the queries of each sequence.
+    """
+    n = _positive_int("n", n)
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or lengths.dtype.kind not in "iu" or lengths.size == 0:
+        raise ValueError(f"lengths must be a non-empty 1-D array of integers, got shape {lengths.shape} "
+                         f"and dtype {lengths.dtype}")
+    if lengths.min() < 1 or lengths.max() > n:
+        raise ValueError(f"every length must be between 1 and n = {n}, got {lengths.tolist()}")
+    forbidden = np.arange(n)[None, :] >= lengths[:, None]
+    return np.where(forbidden, FORBIDDEN, 0.0)[:, None, :]
+
+
+def block_mask(group_sizes, allowed) -> np.ndarray:
+    """Lay out which groups of a mixed input may look at which.
+
+    group_sizes: (g,) positive sizes; allowed: (g, g) booleans, ``allowed[a][b]``
+    says whether group a may look at group b. Returns (N, N) float64, N = Σ sizes.
+    """
+    sizes = np.asarray(group_sizes)
+    allowed = np.asarray(allowed)
+    if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or sizes.min() < 1:
+        raise ValueError(f"group_sizes must be a non-empty 1-D array of positive integers, got {sizes.tolist()}")
+    if allowed.shape != (sizes.size, sizes.size) or allowed.dtype != bool:
+        raise ValueError(f"allowed must be booleans of shape ({sizes.size}, {sizes.size}), "
+                         f"got shape {allowed.shape} and dtype {allowed.dtype}")
+    group = np.repeat(np.arange(sizes.size), sizes)
+    return np.where(allowed[group[:, None], group[None, :]], 0.0, FORBIDDEN)
+
+
+# ---------------------------------------------------------------- section 7
+
+
+def blockwise_attention(Q, K, V, block_size: int = 128, causal: bool = False) -> np.ndarray:
+    """Attention computed one block of keys at a time, never holding the n_q × n_k grid.
+
+    Q: (..., n_q, d_k); K: (..., n_k, d_k); V: (..., n_k, d_v).
+    Keeps, for every query, a running maximum score, a running sum of
+    exponentials and a running weighted sum of values; each new block rescales
+    them by exp(old max − new max). With `causal`, key j is forbidden to query
+    i when j > i. Returns the output (..., n_q, d_v), equal to `attention`'s.
+    Memory grows with n_q · block_size instead of n_q · n_k.
+    """
+    Q, K, V = _as_float("Q", Q, 2), _as_float("K", K, 2), _as_float("V", V, 2)
+    _check_qk(Q, K)
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(f"K and V must hold one row per key, got K {K.shape} and V {V.shape}")
+    block_size = _positive_int("block_size", block_size)
+    dtype = _same_dtype(Q, K, V)
+    Q, K, V = (a.astype(dtype, copy=False) for a in (Q, K, V))
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    Q = Q / math.sqrt(Q.shape[-1])
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    running_max = np.full((*batch, n_q, 1), -np.inf, dtype=dtype)
+    running_sum = np.zeros((*batch, n_q, 1), dtype=dtype)
+    acc = np.zeros((*batch, n_q, V.shape[-1]), dtype=dtype)
+    query_pos = np.arange(n_q)[:, None]
+    for start in range(0, n_k, block_size):
+        stop = min(start + block_size, n_k)
+        s = Q @ np.swapaxes(K[..., start:stop, :], -1, -2)
+        if causal:
+            s = np.where(np.arange(start, stop)[None, :] > query_pos, -np.inf, s)
+        new_max = np.maximum(running_max, s.max(axis=-1, keepdims=True))
+        safe_max = np.where(np.isneginf(new_max), 0, new_max)
+        rescale = np.exp(running_max - safe_max)
+        p = np.exp(s - safe_max)
+        running_sum = running_sum * rescale + p.sum(axis=-1, keepdims=True)
+        acc = acc * rescale + p @ V[..., start:stop, :]
+        running_max = new_max
+    return np.divide(acc, running_sum, out=np.zeros_like(acc), where=running_sum > 0)
+
+
+def projection_flops(n: int, d: int) -> int:
+    """Multiply-and-add steps of the four projections (Q, K, V and output): 4·n·d²."""
+    return 4 * _positive_int("n", n) * _positive_int("d", d) ** 2
+
+
+def score_flops(n: int, d: int) -> int:
+    """Multiply-and-add steps of the scores and the mixing: 2·n²·d."""
+    return 2 * _positive_int("n", n) ** 2 * _positive_int("d", d)
+
+
+def attention_share(n: int, d: int) -> float:
+    """Fraction of one layer's attention work spent on the n × n grid."""
+    grid = score_flops(n, d)
+    return grid / (grid + projection_flops(n, d))
+
+
+def crossover_length(d: int) -> int:
+    """The length at which the grid costs as much as the projections: 2·d."""
+    return 2 * _positive_int("d", d)
+
+
+def score_grid_bytes(n: int, n_heads: int, bytes_per_number: int = 2) -> int:
+    """Bytes to hold every head's n × n score grid of one layer."""
+    return (_positive_int("n", n) ** 2 * _positive_int("n_heads", n_heads)
+            * _positive_int("bytes_per_number", bytes_per_number))
+
+
+def attention_params(d: int, n_heads: int) -> int:
+    """Numbers in W_q, W_k, W_v and W_o (each d × d): 4·d², whatever the number of heads."""
+    d, n_heads = _positive_int("d", d), _positive_int("n_heads", n_heads)
+    if d % n_heads:
+        raise ValueError(f"d = {d} is not divisible by n_heads = {n_heads}")
+    return 4 * d * d
