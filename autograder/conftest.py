@@ -1,0 +1,65 @@
+"""pytest plumbing for the hidden graders: `pytest autograder --submission FOLDER`.
+
+One marker per exercise (`pytest autograder -m softmax`), one test per hidden
+case, and a closing summary with one line per exercise: passed, failed with
+the diagnosis, or not started.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.cases import EXERCISES
+from autograder.submission import Submission
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = pytest.StashKey[dict]()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--submission", default=str(ROOT / "assignments" / "attention"),
+                     help="folder of the notebooks to grade (default: your working copy, assignments/attention)")
+
+
+def pytest_configure(config):
+    for name in EXERCISES:
+        config.addinivalue_line("markers", f"{name}: the hidden checks of {name}")
+    config.stash[RESULTS] = {}
+
+
+@pytest.fixture(scope="session")
+def submission(pytestconfig):
+    with Submission(pytestconfig.getoption("--submission")) as graded:
+        yield graded
+
+
+@pytest.fixture
+def record(pytestconfig):
+    """record(exercise, status, message): feeds the closing summary."""
+    results = pytestconfig.stash[RESULTS]
+
+    def _record(exercise: str, status: str, message: str = "") -> None:
+        results.setdefault(exercise, []).append((status, message))
+    return _record
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    results = config.stash.get(RESULTS, {})
+    if not results:
+        return
+    terminalreporter.section(f"exercises of {config.getoption('--submission')}")
+    for exercise in EXERCISES:
+        if exercise not in results:
+            continue
+        statuses = results[exercise]
+        passed = sum(s == "passed" for s, _ in statuses)
+        if passed == len(statuses):
+            line = f"passed ({passed} checks)"
+        elif any(s == "not started" for s, _ in statuses) and passed == 0:
+            line = "not started"
+        else:
+            first = next(m for s, m in statuses if s != "passed")
+            line = f"failed {len(statuses) - passed} of {len(statuses)}: {first}"
+        terminalreporter.write_line(f"{exercise:22} {line}".replace("\n", "\n" + " " * 23))

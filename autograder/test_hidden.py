@@ -1,0 +1,20 @@
+"""The hidden graders: every exercise's answer against the reference on hidden cases."""
+
+import pytest
+
+from autograder.cases import EXERCISES, hidden_cases
+from autograder.judge import verdict
+
+PARAMS = [pytest.param(name, number, marks=getattr(pytest.mark, name), id=f"{name}-{number}")
+          for name in EXERCISES for number in range(len(hidden_cases(name)))]
+
+
+@pytest.mark.parametrize("name, number", PARAMS)
+def test_answer_matches_the_reference_on_a_hidden_case(name, number, submission, record):
+    case = hidden_cases(name)[number]
+    outcome = submission.outcome(name, case)
+    problem = verdict(f"{name} on {case['label']}", outcome, case)
+    record(name, "passed" if problem is None else "not started" if outcome[0] == "not started" else "failed",
+           problem or "")
+    if problem:
+        pytest.fail(problem, pytrace=False)

@@ -1,0 +1,131 @@
+"""The instructor notebooks and the student release they generate."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder.cases import FUNCTIONS, QUESTIONS, hidden_cases
+from autograder.judge import load_cases
+from kit.execute import errors_outside_graded_cells, execute, graded_results
+from kit.notebooks import ROOT
+
+SOURCE = ROOT / "source" / "attention"
+RELEASE = ROOT / "assignments" / "attention"
+NOTEBOOKS = sorted(p.name for p in SOURCE.glob("*.ipynb"))
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["cells"]
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def test_every_section_of_the_chapter_has_its_notebook():
+    stems = [n.split("_", 1)[1].removesuffix(".ipynb") for n in NOTEBOOKS]
+    assert stems == ["worked_example", "scores_and_scaling", "softmax_and_mix", "heads",
+                     "masks_and_cross_attention", "blockwise", "cost", "check_yourself"]
+
+
+def test_every_exercise_has_an_answer_cell_a_visible_check_and_hidden_checks():
+    ids = {c["metadata"]["nbgrader"]["grade_id"] for n in NOTEBOOKS for c in _cells(SOURCE / n)
+           if "nbgrader" in c["metadata"]}
+    for name in FUNCTIONS:
+        assert {name, f"check_{name}", f"hidden_{name}"} <= ids, name
+    for name in QUESTIONS:
+        assert {name, f"hidden_{name}"} <= ids, name
+
+
+def test_instructor_notebooks_are_committed_without_outputs():
+    for name in NOTEBOOKS:
+        for cell in _cells(SOURCE / name):
+            assert not cell.get("outputs") and not cell.get("execution_count"), name
+
+
+def test_regenerating_the_source_and_the_release_changes_nothing(tmp_path):
+    copy = tmp_path / "kit"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "gradebook.db", "__pycache__", ".hypothesis", ".pytest_cache", "submitted",
+        "autograded", "feedback", "exchange", ".run"))
+    subprocess.run([sys.executable, "-m", "kit.release"], cwd=copy, check=True, capture_output=True)
+    for folder in ("source/attention", "assignments/attention"):
+        committed = {p.relative_to(ROOT / folder): p.read_bytes()
+                     for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+        fresh = {p.relative_to(copy / folder): p.read_bytes()
+                 for p in (copy / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+        assert fresh.keys() == committed.keys(), folder
+        stale = [str(k) for k in fresh if fresh[k] != committed[k]]
+        assert not stale, f"run `make release`: {folder} is out of date in {stale}"
+
+
+def test_the_release_holds_no_solution_code_and_no_hidden_tests():
+    released = {p.name for p in RELEASE.iterdir()}
+    assert released == set(NOTEBOOKS) | {"judge.py", "workbook.py", "worked_example.npz"}
+    for name in NOTEBOOKS:
+        text = (RELEASE / name).read_text()
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden_check", "autograder",
+                       "solutions"):
+            assert marker not in text, f"{name} contains {marker!r}"
+        released_cells = {c["metadata"]["nbgrader"]["grade_id"]: _source(c) for c in _cells(RELEASE / name)
+                          if "nbgrader" in c["metadata"]}
+        for cell in _cells(SOURCE / name):
+            source = _source(cell)
+            if "### BEGIN SOLUTION" not in source:
+                continue
+            grade_id = cell["metadata"]["nbgrader"]["grade_id"]
+            solution = source.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0]
+            leaked = [line.strip() for line in solution.splitlines()
+                      if len(line.strip()) > 12 and line.strip() in released_cells[grade_id]]
+            assert leaked == [], f"{name}:{grade_id} leaks solution lines"
+
+
+def test_the_release_holds_no_hidden_reference_values():
+    visible = [a for case in load_cases(RELEASE / "worked_example.npz") for a in _arrays(case)]
+    for name in FUNCTIONS:
+        for case in hidden_cases(name):
+            for hidden in _arrays(case.get("expected")):
+                if hidden.size > 1:
+                    assert not any(v.shape == hidden.shape and np.array_equal(v, hidden) for v in visible), \
+                        f"a hidden expected value of {name} ({case['label']}) is in the release"
+
+
+def _arrays(obj):
+    if isinstance(obj, np.ndarray):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            yield from _arrays(x)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            yield from _arrays(x)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_solved_instructor_notebook_passes_every_check(name, tmp_path):
+    shutil.copytree(SOURCE, tmp_path, dirs_exist_ok=True)
+    nb = execute(tmp_path / name, with_graders=True)
+    assert errors_outside_graded_cells(nb) == []
+    failed = [f"{r.grade_id}: {r.message}" for r in graded_results(nb) if not r.passed]
+    assert failed == []
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_untouched_release_fails_only_at_the_stubs(name, tmp_path):
+    shutil.copytree(RELEASE, tmp_path, dirs_exist_ok=True)
+    nb = execute(tmp_path / name, with_graders=False)
+    assert errors_outside_graded_cells(nb) == []
+    for result in graded_results(nb):
+        if result.passed:
+            assert result.grade_id.startswith("hidden_"), f"{result.grade_id} passed on a stub"
+            continue
+        exercise = result.grade_id.split("_", 1)[1]
+        assert "not started" in result.message or "not answered" in result.message, result
+        assert exercise in result.message.lower(), result
