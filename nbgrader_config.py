@@ -33,3 +33,6 @@ c.Execute.interrupt_on_timeout = True
 # The hidden checks import autograder/ and solutions/ from this repository,
 # whatever folder nbgrader runs a notebook in.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+# Never copy caches into the release or a student's feedback.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis"]

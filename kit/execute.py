@@ -63,12 +63,19 @@ def graded_results(nb: nbformat.NotebookNode) -> list[CellResult]:
 
 
 def errors_outside_graded_cells(nb: nbformat.NotebookNode) -> list[str]:
-    """Error or stderr outputs of cells that are not graded checks."""
+    """Error or stderr outputs of cells that are not graded checks.
+
+    An answer cell that stops at its own stub (`raise NotStarted()` where a
+    value, not a function, is the answer) is not counted: that is the stub.
+    """
     found = []
     for index, cell in enumerate(nb.cells):
-        if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or meta.get("grade"):
             continue
         for out in cell.get("outputs", []):
+            if meta.get("solution") and out.output_type == "error" and out.ename == "NotStarted":
+                continue
             if out.output_type == "error" or (out.output_type == "stream" and out.name == "stderr"):
                 found.append(f"cell {index}: {_text(cell)[:500]}")
     return found

@@ -1,0 +1,292 @@
+# %% [markdown]
+# # Attention, part 2: scores and scaling
+#
+# This notebook follows section 3 of the chapter. Every query is compared with
+# every key, which gives one number, the **score**, per (query, key) pair. Then
+# you find out by simulation why the scores are divided by √d_k before anything
+# else happens to them.
+#
+# The conventions of notebook 01 hold: `...` in a shape means any number of
+# leading batch dimensions, float32 input gives float32 output, and integer
+# input is computed in float64.
+
+# %% setup id=setup_02
+import math
+
+import numpy as np
+
+from judge import NotStarted, check
+from workbook import TOKENS, pick_up_the_cube
+
+X, W_q, W_k, W_v = pick_up_the_cube()
+# The chapter's listing makes the three grids with one matrix multiply each,
+# exactly what your project_qkv of notebook 01 does.
+Q, K, V = X @ W_q, X @ W_k, X @ W_v
+
+# %% [markdown]
+# ## 3. The score between one query and every key (chapter section 3)
+#
+# The score of query `q` against key `k` is their **dot product**: multiply
+# them number by number and add up, `q·k = q₁k₁ + q₂k₂ + … + q_d k_d`.
+# It measures fit because it equals `|q| |k| cos θ`, where θ is the angle
+# between the two vectors. Aligned vectors score high, perpendicular ones score
+# 0, and opposed ones score as low as they can. For `d` numbers it costs `d`
+# multiply-adds, which makes it the cheapest comparison that still works.
+#
+# Here is one vector of length 2 held still while another of length 2 turns away from it:
+
+# %% locked
+still = np.array([2.0, 0.0])
+print("angle   dot product")
+for degrees in range(0, 181, 45):
+    turning = 2 * np.array([math.cos(math.radians(degrees)), math.sin(math.radians(degrees))])
+    print(f"{degrees:>4}°   {still @ turning:+8.2f}")
+
+# %% [markdown]
+# The chapter works out the score of "cube" (the query) against "pick" (the key)
+# by hand. The four products and their sum:
+
+# %% locked
+products = Q[3] * K[0]
+print("q(cube) · k(pick) =", " + ".join(f"({p:+.4f})" for p in products), f"= {products.sum():+.4f}")
+
+# %% [markdown]
+# ### Exercise 3.1: `raw_scores`
+#
+# Write `raw_scores(Q, K)`: the score of every query against every key, all at
+# once. With the queries as the rows of `Q` and the keys as the rows of `K`,
+# that is the matrix product `S = Q Kᵀ`, so `S[i, j] = q_i · k_j`.
+# `Q` is `(..., n_q, d_k)` and `K` is `(..., n_k, d_k)`; the answer is
+# `(..., n_q, n_k)`. With batch dimensions, turn only the last two axes of `K`
+# on their side (`K.T` reverses *all* of them). Raise a `ValueError` naming both
+# shapes when `Q` and `K` have fewer than 2 dimensions or different last
+# dimensions. About 4 lines.
+
+# %% solution id=raw_scores
+def raw_scores(Q, K):
+    """Every query against every key: S[..., i, j] = q_i · k_j.
+
+    Q: (..., n_q, d_k) queries; K: (..., n_k, d_k) keys.
+    Returns (..., n_q, n_k), in the dtype of the inputs (integers give float64).
+    Raises ValueError when Q and K are not (..., n, d_k) with one d_k.
+    """
+    ### BEGIN SOLUTION
+    Q, K = (np.asarray(a) for a in (Q, K))
+    Q, K = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in (Q, K))
+    if Q.ndim < 2 or K.ndim < 2 or Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"Q and K must be (..., n, d_k) with the same d_k, got Q {Q.shape} and K {K.shape}")
+    return Q @ np.swapaxes(K, -1, -2)
+    ### END SOLUTION
+
+
+# %% tests id=check_raw_scores
+# The chapter's raw scores run from -5.68 to +5.92, with -0.28 for "cube" against "pick".
+check("raw_scores", raw_scores)
+
+# %% tests id=hidden_raw_scores
+# The hidden checks of raw_scores run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("raw_scores", raw_scores)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your grid for the worked example, one row per query (the token that asks)
+# and one column per key (the token that answers):
+
+# %% locked
+try:
+    S = raw_scores(Q, K)
+except NotImplementedError as e:
+    print("(shown once raw_scores is written)", e)
+else:
+    print("query \\ key", "".join(f"{t:>8}" for t in TOKENS))
+    for token, row in zip(TOKENS, S):
+        print(f"{token:>11}", "".join(f"{s:+8.2f}" for s in row))
+    print(f"largest {S.max():+.2f}, smallest {S.min():+.2f}")
+
+# %% [markdown]
+# ## Why the scores are divided by √d_k
+#
+# Before the scores are used, every one is divided by the square root of the
+# head size `d_k`, the count of numbers in one query. Here `d_k = 4`, so every
+# score is halved.
+#
+# The reason is the size of a sum. Suppose the numbers of `q` and `k` are
+# independent, with mean 0 and variance 1. Each product `q_m k_m` then has mean 0
+# and variance 1, and `q·k` adds up `d_k` of them, so its variance is `d_k` and
+# its typical size (standard deviation) is `√d_k`. Left alone, bigger heads give
+# bigger scores; softmax turns big gaps between scores into one weight near 1 and
+# the rest near 0, and through such a saturated softmax almost no gradient flows.
+# Dividing by `√d_k` brings the variance back to 1 at every head size.
+#
+# ### Exercise 3.2: `scaled_scores`
+#
+# Write `scaled_scores(Q, K)`: the raw scores divided by `√d_k`, with `d_k` the
+# last dimension of `Q`. Same shapes and errors as `raw_scores`. Keep float32
+# float32: divide by `math.sqrt(d_k)`, a Python float, not by `np.sqrt(d_k)`,
+# a float64 scalar. About 2 lines.
+
+# %% solution id=scaled_scores
+def scaled_scores(Q, K):
+    """Q Kᵀ / √d_k: scores whose spread does not grow with the head size.
+
+    Q: (..., n_q, d_k) queries; K: (..., n_k, d_k) keys.
+    Returns (..., n_q, n_k), in the dtype of the inputs (integers give float64).
+    Raises ValueError when Q and K are not (..., n, d_k) with one d_k.
+    """
+    ### BEGIN SOLUTION
+    return raw_scores(Q, K) / math.sqrt(np.shape(Q)[-1])
+    ### END SOLUTION
+
+
+# %% tests id=check_scaled_scores
+# Dividing by √4 = 2 takes the chapter's largest score from +5.92 to +2.96 and halves every gap.
+check("scaled_scores", scaled_scores)
+
+# %% tests id=hidden_scaled_scores
+# The hidden checks of scaled_scores run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("scaled_scores", scaled_scores)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 3.3: `score_spread`
+#
+# Check the variance argument by simulation. Write
+# `score_spread(d_k, n_samples, rng)`: draw `n_samples` random queries, **then**
+# `n_samples` random keys, each with `rng.standard_normal((n_samples, d_k))`;
+# pair query `s` with key `s` and take their dot product, giving `n_samples`
+# scores. Return `(raw_std, scaled_std)` as two Python floats: the standard
+# deviation of those scores (numpy's default, `ddof=0`) and of the same scores
+# divided by `√d_k`. Draw in exactly that order and nothing else from `rng`,
+# so that the same generator gives the same answer as the key. Raise a
+# `ValueError` when `d_k` or `n_samples` is below 1. About 5 lines.
+
+# %% solution id=score_spread
+def score_spread(d_k, n_samples, rng):
+    """Standard deviation of q·k for random unit-variance q and k, raw and scaled.
+
+    d_k: head size; n_samples: how many (q, k) pairs; rng: a numpy Generator.
+    Draws q then k, each ``rng.standard_normal((n_samples, d_k))``, and nothing else.
+    Returns (raw_std, scaled_std) as Python floats, std with ddof=0, scaled = divided by √d_k.
+    Raises ValueError when d_k or n_samples is below 1.
+    """
+    ### BEGIN SOLUTION
+    if d_k < 1 or n_samples < 1:
+        raise ValueError(f"d_k and n_samples must be at least 1, got d_k={d_k} and n_samples={n_samples}")
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    spread = float(np.sum(q * k, axis=1).std())
+    return spread, spread / math.sqrt(d_k)
+    ### END SOLUTION
+
+
+# %% tests id=check_score_spread
+# The chapter measures a raw spread of 2.04 at head size 4 and about 1.00 once divided by √d_k.
+check("score_spread", score_spread)
+
+# %% tests id=hidden_score_spread
+# The hidden checks of score_spread run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("score_spread", score_spread)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your `score_spread` at the chapter's five head sizes, 10,000 pairs each. The
+# raw spread should follow `√d_k` and the scaled one should stay near 1. A
+# simulation is noisy, so expect to differ from the chapter in the second
+# decimal; the chapter gives the raw spread at the two ends only.
+
+# %% locked
+try:
+    rows = [(d_k, *score_spread(d_k, 10_000, np.random.default_rng(3))) for d_k in (4, 16, 64, 256, 1024)]
+except NotImplementedError as e:
+    print("(shown once score_spread is written)", e)
+else:
+    chapter = {4: "2.04 / 1.02", 1024: "31.85 / 1.00"}
+    print("head size   raw spread    √d_k   scaled spread   chapter (raw / scaled)")
+    for d_k, raw, scaled in rows:
+        print(f"{d_k:>9}   {raw:>10.2f}  {math.sqrt(d_k):>6.2f}   {scaled:>13.2f}   {chapter.get(d_k, '     / 1.00')}")
+
+# %% [markdown]
+# ### Exercise 3.4: `largest_weight`
+#
+# Now see what the growth does to the weights. Write
+# `largest_weight(d_k, n_keys, scaled, n_trials, rng)`: for each of `n_trials`
+# trials, one random query meets `n_keys` random keys of its own. Draw all the
+# queries first, `rng.standard_normal((n_trials, d_k))`, **then** all the keys,
+# `rng.standard_normal((n_trials, n_keys, d_k))`. Score each query against its
+# own keys, divide the scores by `√d_k` when `scaled` is true, turn each trial's
+# scores into softmax weights and keep the largest, the share of the winning
+# key. Return the mean of those over the trials, as a Python float.
+#
+# You write softmax properly in notebook 03; here you only need its largest
+# value, and once the row maximum `m` is taken out that is `1 / Σⱼ exp(sⱼ − m)`.
+# Compute all trials at once (a batched matrix product or `np.einsum`), not in a
+# loop. Raise a `ValueError` when `d_k`, `n_keys` or `n_trials` is below 1.
+# About 7 lines.
+
+# %% solution id=largest_weight
+def largest_weight(d_k, n_keys, scaled, n_trials, rng):
+    """Mean share of the winning key when one random query meets `n_keys` random keys.
+
+    d_k: head size; n_keys: keys per query; scaled: divide the scores by √d_k;
+    n_trials: how many queries; rng: a numpy Generator.
+    Draws the queries ``rng.standard_normal((n_trials, d_k))`` then the keys
+    ``rng.standard_normal((n_trials, n_keys, d_k))``, and nothing else.
+    Returns the mean over trials of the largest softmax weight, as a Python float.
+    Raises ValueError when d_k, n_keys or n_trials is below 1.
+    """
+    ### BEGIN SOLUTION
+    if min(d_k, n_keys, n_trials) < 1:
+        raise ValueError(f"d_k, n_keys and n_trials must be at least 1, got {d_k}, {n_keys} and {n_trials}")
+    queries = rng.standard_normal((n_trials, d_k))
+    keys = rng.standard_normal((n_trials, n_keys, d_k))
+    s = (keys @ queries[:, :, None])[:, :, 0]
+    if scaled:
+        s = s / math.sqrt(d_k)
+    # The winner scores the maximum, so after the shift its exponential is exactly 1.
+    winner = 1.0 / np.exp(s - s.max(axis=1, keepdims=True)).sum(axis=1)
+    return float(winner.mean())
+    ### END SOLUTION
+
+
+# %% tests id=check_largest_weight
+# With 64 keys the chapter's winning share climbs from 0.293 to 0.941 unscaled, and stays near 0.11 scaled.
+check("largest_weight", largest_weight)
+
+# %% tests id=hidden_largest_weight
+# The hidden checks of largest_weight run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("largest_weight", largest_weight)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your `largest_weight` with 64 keys per query, 200 trials per head size, once
+# on raw scores and once on scaled ones. With 64 keys an even split would give
+# each key 1/64 ≈ 0.016. Unscaled, the winner's share heads towards 1 as the
+# head size grows, so a token's new vector ends up as little more than one other
+# token's value, needed or not. Scaled, the share hardly moves. Again, expect
+# noise in the second decimal.
+
+# %% locked
+try:
+    rows = [(d_k, largest_weight(d_k, 64, False, 200, np.random.default_rng(4)),
+             largest_weight(d_k, 64, True, 200, np.random.default_rng(4)))
+            for d_k in (4, 16, 64, 256, 1024)]
+except NotImplementedError as e:
+    print("(shown once largest_weight is written)", e)
+else:
+    chapter = {4: "0.293 / 0.11", 1024: "0.941 / 0.11"}
+    print("head size   raw   scaled   chapter (raw / scaled)")
+    for d_k, raw, scaled in rows:
+        print(f"{d_k:>9}  {raw:.3f}   {scaled:.3f}   {chapter.get(d_k, '      / 0.11')}")
+
+# %% [markdown]
+# With the division, how peaked a pattern is becomes something training decides,
+# not a side effect of the head size. Next, notebook 03 turns the scaled scores
+# into weights and mixes the values.

@@ -1,0 +1,218 @@
+# %% [markdown]
+# # Attention, part 3: softmax and the mix
+#
+# This notebook follows section 4 of the chapter. Each row of scaled scores
+# becomes a row of weights (never negative, adding up to one), and each token's
+# new vector is the weighted mix of the value vectors. At the end you have the
+# whole of attention in a handful of matrix operations:
+#
+# `output = softmax(Q Kᵀ / √d_k + mask) V`, with the softmax taken along each row.
+
+# %% setup id=setup_03
+import math
+
+import numpy as np
+
+from judge import NotStarted, check
+from workbook import TOKENS, pick_up_the_cube
+
+X, W_q, W_k, W_v = pick_up_the_cube()
+# The chapter's listing: one matrix multiply each, then the scaled scores (d_k = 4).
+Q, K, V = X @ W_q, X @ W_k, X @ W_v
+S = Q @ K.T / math.sqrt(Q.shape[-1])
+
+# %% [markdown]
+# ## 4. Softmax (chapter section 4)
+#
+# Softmax turns a row of scores `s₁ … s_n` into weights `exp(sⱼ) / Σₖ exp(sₖ)`:
+# the exponential makes every number positive, and dividing by the total makes
+# them add up to one. Each extra point of score multiplies the exponential by
+# e ≈ 2.718, so modest differences in score turn into lopsided weights: softmax
+# can concentrate a token on one other token rather than averaging evenly.
+#
+# Three things a real softmax must get right:
+#
+# * **Large scores.** `exp(710)` is already infinite in float64 (`exp(89)` in
+#   float32). Subtract the row's largest score first: that multiplies the top
+#   and the bottom of every fraction by the same number, so the weights do not
+#   change, but now every exponent is at most 0.
+# * **Forbidden pairs.** A mask puts `−inf` where a pair is forbidden;
+#   `exp(−inf)` is exactly 0, so that pair gets a weight of exactly 0.
+# * **A row where everything is forbidden.** Its largest score is `−inf`, and
+#   `−inf − (−inf)` is NaN. Such a row must come out all zeros, with no NaN and
+#   no warning: shift it by 0 instead, and do not divide where the total is 0
+#   (`np.divide` takes `out=` and `where=`).
+#
+# ### Exercise 4.1: `softmax`
+#
+# Write `softmax(S, axis=-1)`: softmax along `axis` of an array `S` of any
+# shape, returning an array of the same shape. Float32 stays float32; integers
+# are computed in float64. It must work for scores up to ±1e4. Use no Python
+# loop. About 6 lines.
+
+# %% solution id=softmax
+def softmax(S, axis=-1):
+    """Weights that are never negative and add up to one along `axis`.
+
+    S: any shape, the scores. Returns the same shape and dtype (integers give float64).
+    Stable for scores up to ±1e4; −inf gives a weight of exactly 0; a slice whose
+    scores are all −inf gives all-zero weights, with no NaN and no warning.
+    """
+    ### BEGIN SOLUTION
+    S = np.asarray(S)
+    if S.dtype.kind != "f":
+        S = S.astype(np.float64)
+    top = S.max(axis=axis, keepdims=True)
+    top[np.isneginf(top)] = 0  # an all-forbidden slice: shift by nothing rather than make NaN
+    e = np.exp(S - top)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    ### END SOLUTION
+
+
+# %% tests id=check_softmax
+# The chapter's weights for "cube" are 0.683, 0.103, 0.168 and 0.046: they add up to 1.000.
+check("softmax", softmax)
+
+# %% tests id=hidden_softmax
+# The hidden checks of softmax run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("softmax", softmax)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The chapter's table for "cube", one column per key: its scaled scores, their
+# exponentials, and your softmax of the row. The exponentials add up to 1.272,
+# and each weight is its exponential divided by that total.
+
+# %% locked
+try:
+    weights = softmax(S[3])
+except NotImplementedError as e:
+    print("(shown once softmax is written)", e)
+else:
+    print("key        " + "".join(f"{t:>9}" for t in TOKENS))
+    print("score      " + "".join(f"{s:+9.3f}" for s in S[3]))
+    print("exp(score) " + "".join(f"{x:9.3f}" for x in np.exp(S[3])), f"  total {np.exp(S[3]).sum():.3f}")
+    print("weight     " + "".join(f"{w:9.3f}" for w in weights), f"  total {weights.sum():.3f}")
+    print("chapter    " + "".join(f"{w:9.3f}" for w in (0.683, 0.103, 0.168, 0.046)))
+
+# %% [markdown]
+# How much a lead is worth: two keys, one ahead of the other by `lead`. Then the
+# hard cases above, so you can see your softmax handle them (each row should add
+# up to 1, except the fully forbidden one, which should be all zeros).
+
+# %% locked
+try:
+    leads = {lead: softmax(np.array([lead, 0.0]))[0] for lead in (0.0, 1.0, 2.0, 4.0)}
+except NotImplementedError as e:
+    print("(shown once softmax is written)", e)
+else:
+    chapter = {0.0: "0.500", 1.0: "0.731", 4.0: "0.982"}
+    print("lead   weight of the leader   chapter")
+    for lead, w in leads.items():
+        print(f"{lead:>4.0f}   {w:>20.3f}   {chapter.get(lead, '')}")
+    hard = np.array([[1e4, 0.0, -1e4], [0.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf]])
+    print("\nscores", hard.tolist(), "\nweights", softmax(hard).round(3).tolist())
+
+# %% [markdown]
+# ## The mix, and the whole thing as matrices
+#
+# A token's new vector is its row of weights applied to the value vectors:
+# `o_i = Σⱼ A[i, j] v_j`. With every token's weights as the rows of `A`, that is
+# one matrix product, `O = A V`. Put together:
+#
+# 1. `S = Q Kᵀ / √d_k`, one score per (query, key) pair;
+# 2. add the mask: 0 where a pair is allowed, `−inf` where it is forbidden
+#    (section 6 builds masks; here you only add one if it is given);
+# 3. `A = softmax(S)` along each row, over the keys;
+# 4. `O = A V`.
+#
+# Nothing requires the queries to come from the same tokens as the keys and
+# values. When they come from a different set, it is **cross-attention**, and
+# the only change is the shapes: `n_q` queries against `n_k` keys give an
+# `n_q × n_k` grid of weights.
+#
+# ### Exercise 4.2: `attention`
+#
+# Write `attention(Q, K, V, mask=None)` returning the tuple `(output, weights)`.
+# `Q` is `(..., n_q, d_k)`, `K` is `(..., n_k, d_k)`, `V` is `(..., n_k, d_v)`
+# and `mask`, when given, is additive and broadcasts to `(..., n_q, n_k)`. The
+# output is `(..., n_q, d_v)` and the weights `(..., n_q, n_k)`. Use your
+# `softmax`. Add the mask in the dtype of the scores (a float64 mask must not
+# turn float32 scores into float64). Raise a `ValueError` naming the shapes when
+# `Q` and `K` differ in `d_k`, or `K` and `V` differ in the number of keys.
+# About 8 lines.
+
+# %% solution id=attention
+def attention(Q, K, V, mask=None):
+    """Scaled dot-product attention: softmax(Q Kᵀ / √d_k + mask) V.
+
+    Q: (..., n_q, d_k); K: (..., n_k, d_k); V: (..., n_k, d_v);
+    mask: additive, broadcastable to (..., n_q, n_k): 0 allows a pair, −inf forbids it.
+    Returns (output (..., n_q, d_v), weights (..., n_q, n_k)); n_q ≠ n_k is cross-attention.
+    Raises ValueError when Q and K differ in d_k or K and V in the number of keys.
+    """
+    ### BEGIN SOLUTION
+    Q, K, V = (np.asarray(a) for a in (Q, K, V))
+    Q, K, V = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in (Q, K, V))
+    if min(Q.ndim, K.ndim, V.ndim) < 2 or Q.shape[-1] != K.shape[-1] or K.shape[-2] != V.shape[-2]:
+        raise ValueError(f"need Q (..., n_q, d_k), K (..., n_k, d_k) and V (..., n_k, d_v), "
+                         f"got Q {Q.shape}, K {K.shape} and V {V.shape}")
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = scores + np.asarray(mask).astype(scores.dtype, copy=False)
+    weights = softmax(scores, axis=-1)
+    return weights @ V.astype(weights.dtype, copy=False), weights
+    ### END SOLUTION
+
+
+# %% tests id=check_attention
+# The chapter's new vector for "cube" is +0.58, -1.08, +0.54, +0.12.
+check("attention", attention)
+
+# %% tests id=hidden_attention
+# The hidden checks of attention run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("attention", attention)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your attention on the worked example: the weight grid, one row per token that
+# asks, and the new vector of "cube" with its first number worked out the way
+# the chapter does it, from weights and values rounded as printed.
+
+# %% locked
+try:
+    O, A = attention(Q, K, V)
+except NotImplementedError as e:
+    print("(shown once attention is written)", e)
+else:
+    print("weights     " + "".join(f"{t:>8}" for t in TOKENS) + "     total")
+    for token, row in zip(TOKENS, A):
+        print(f"{token:>11} " + "".join(f"{w:8.3f}" for w in row) + f"  {row.sum():8.3f}")
+    terms = [(round(w, 3), round(v, 2)) for w, v in zip(A[3], V[:, 0])]
+    print("\nfirst number of cube:", " + ".join(f"{w:.3f}×({v:+.2f})" for w, v in terms),
+          f"= {sum(w * v for w, v in terms):+.4f}")
+    print("new vector of cube:", np.array2string(O[3], precision=2, sign="+"), "  chapter: +0.58 -1.08 +0.54 +0.12")
+
+# %% [markdown]
+# Cross-attention is the same function with fewer (or more) queries than keys.
+# Here only "the" and "cube" ask, and all four tokens answer: the grid is 2 × 4,
+# and each row equals that token's row above, because a query's weights depend
+# on its own query and on the keys, never on the other queries.
+
+# %% locked
+try:
+    O_cross, A_cross = attention(Q[2:], K, V)
+except NotImplementedError as e:
+    print("(shown once attention is written)", e)
+else:
+    print("weights", A_cross.shape, "output", O_cross.shape)
+    print(A_cross.round(3))
+
+# %% [markdown]
+# That is all of attention for one head. Notebook 04 runs several smaller
+# heads side by side.

@@ -1,0 +1,237 @@
+# %% [markdown]
+# # Attention, part 4: several heads
+#
+# This notebook follows section 5 of the chapter. One run of attention gives
+# each token a single row of weights, and because that row adds up to one, two
+# unrelated needs (say, the object a word refers to and the verb that governs it)
+# compete for the same budget. Multi-head attention runs several smaller
+# attentions side by side, each on its own slice of the queries, keys and
+# values, then joins them.
+#
+# The heads run on **your** `attention` from notebook 03, loaded in the set-up
+# cell below: finish notebook 03 first.
+
+# %% setup id=setup_04
+import math
+
+import numpy as np
+
+from judge import NotStarted, check
+from workbook import TOKENS, my, pick_up_the_cube
+
+# Your own attention from notebook 03 (its answer cells only).
+attention = my("03_softmax_and_mix", "attention")
+
+X, W_q, W_k, W_v = pick_up_the_cube()
+# The chapter's listing: one matrix multiply each.
+Q, K, V = X @ W_q, X @ W_k, X @ W_v
+
+# %% [markdown]
+# ## 5. Several small heads instead of one big one (chapter section 5)
+#
+# With `n_heads` heads of width `d_k = d / n_heads`, head `m` owns columns
+# `m·d_k` to `(m+1)·d_k − 1` of the queries, the keys and the values. For the
+# worked example with two heads, head one sees the first two numbers of every
+# query, key and value and head two the last two. Each head then does all of
+# sections 3 and 4 on its own slice, dividing by the square root of *its* size.
+#
+# To run all heads with one call, put the head axis in front of the token axis:
+# `(..., n, d)` becomes `(..., n_heads, n, d_k)`. To `attention`, the heads then
+# look like one more batch dimension.
+#
+# ### Exercise 5.1: `split_heads`
+#
+# Write `split_heads(M, n_heads)`: `(..., n, d)` → `(..., n_heads, n, d_k)`
+# with `d_k = d // n_heads`, so that `split_heads(M, h)[..., m, i, :]` is
+# `M[..., i, m*d_k:(m+1)*d_k]`. Careful: reshaping straight to
+# `(n_heads, n, d_k)` mixes numbers of different tokens; cut the last axis
+# first, then move the head axis. Float32 stays float32; integers become float64.
+# Raise a `ValueError` naming the shape when `M` has fewer than 2 dimensions or
+# `d` is not divisible by `n_heads`. About 5 lines.
+
+# %% solution id=split_heads
+def split_heads(M, n_heads):
+    """Cut the last dimension into heads: head m owns columns m·d_k … (m+1)·d_k − 1.
+
+    M: (..., n, d) with d divisible by n_heads.
+    Returns (..., n_heads, n, d // n_heads), in the dtype of M (integers give float64).
+    Raises ValueError when M has fewer than 2 dimensions or d is not divisible by n_heads.
+    """
+    ### BEGIN SOLUTION
+    M = np.asarray(M)
+    if M.dtype.kind != "f":
+        M = M.astype(np.float64)
+    if M.ndim < 2 or n_heads < 1 or M.shape[-1] % n_heads:
+        raise ValueError(f"cannot cut M of shape {M.shape} into {n_heads} heads of equal width")
+    *batch, n, d = M.shape
+    return np.moveaxis(M.reshape(*batch, n, n_heads, d // n_heads), -2, -3)
+    ### END SOLUTION
+
+
+# %% tests id=check_split_heads
+# With two heads the chapter gives head one the first two numbers of every query, head two the last two.
+check("split_heads", split_heads)
+
+# %% tests id=hidden_split_heads
+# The hidden checks of split_heads run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("split_heads", split_heads)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 5.2: `merge_heads`
+#
+# The heads' outputs are joined by writing them side by side, which gives the
+# original width back. Write `merge_heads(H)`: `(..., n_heads, n, d_k)` →
+# `(..., n, n_heads · d_k)`, the inverse of `split_heads`, so that
+# `merge_heads(split_heads(M, h))` equals `M`. Raise a `ValueError` naming the
+# shape when `H` has fewer than 3 dimensions. About 4 lines.
+
+# %% solution id=merge_heads
+def merge_heads(H):
+    """Write the heads side by side again: the inverse of `split_heads`.
+
+    H: (..., n_heads, n, d_k).
+    Returns (..., n, n_heads * d_k), in the dtype of H (integers give float64).
+    Raises ValueError when H has fewer than 3 dimensions.
+    """
+    ### BEGIN SOLUTION
+    H = np.asarray(H)
+    if H.dtype.kind != "f":
+        H = H.astype(np.float64)
+    if H.ndim < 3:
+        raise ValueError(f"H must be (..., n_heads, n, d_k), got shape {H.shape}")
+    *batch, n_heads, n, d_k = H.shape
+    return np.moveaxis(H, -3, -2).reshape(*batch, n, n_heads * d_k)
+    ### END SOLUTION
+
+
+# %% tests id=check_merge_heads
+# The chapter joins the heads side by side, which gives a grid of the original width again.
+check("merge_heads", merge_heads)
+
+# %% tests id=hidden_merge_heads
+# The hidden checks of merge_heads run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("merge_heads", merge_heads)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your two heads on the worked example. Averaged over the four tokens, the
+# largest weight is 0.691 in head one and 0.360 in head two in the chapter: the
+# first head is far more peaked. With untrained random matrices that contrast is
+# an accident; it is training that gives heads specialities, for example always
+# looking one token back.
+
+# %% locked
+try:
+    _, A_heads = attention(split_heads(Q, 2), split_heads(K, 2), split_heads(V, 2))
+except NotImplementedError as e:
+    print("(shown once split_heads and attention are written)", e)
+else:
+    for m, (A, chapter) in enumerate(zip(A_heads, (0.691, 0.360)), start=1):
+        print(f"head {m}: average largest weight {A.max(axis=-1).mean():.3f}   (chapter {chapter:.3f})")
+        for token, row in zip(TOKENS, A):
+            print(f"{token:>9} " + "".join(f"{w:7.3f}" for w in row))
+
+# %% [markdown]
+# ## Joining the heads: the output projection
+#
+# Written side by side, the first `d_k` numbers of a token's result could only
+# come from head one, the next `d_k` only from head two, and so on. A fourth
+# learned matrix, the **output projection** `W_o`, multiplies the joined grid:
+# each output number is then a learned blend of all the heads.
+#
+# ### Exercise 5.3: `multi_head_attention`
+#
+# Write `multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None)`:
+#
+# 1. queries from `X`, keys and values from `context` (when `context` is `None`,
+#    from `X` too: self-attention; otherwise it is cross-attention);
+# 2. split all three into `n_heads` heads;
+# 3. run your `attention` once on all heads together;
+# 4. merge the heads and multiply by `W_o`.
+#
+# `X` is `(..., n, d)`, `context` `(..., m, d)`; `W_q`, `W_k`, `W_v` are
+# `(d, d_h)` with `d_h` divisible by `n_heads`; `W_o` is `(d_h, d_out)`; the
+# answer is `(..., n, d_out)`. The same `mask`, broadcastable to `(..., n, m)`,
+# serves every head: when it has 2 or more dimensions give it a head axis of
+# size 1 in front of its last two (`np.expand_dims(mask, -3)`). No loop over
+# heads or tokens. About 9 lines.
+
+# %% solution id=multi_head_attention
+def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None):
+    """Several heads side by side, joined by the output projection.
+
+    X: (..., n, d) the tokens that ask; context: (..., m, d) the tokens that
+    answer (None: X itself, self-attention; otherwise cross-attention).
+    W_q, W_k, W_v: (d, d_h) with d_h divisible by n_heads; W_o: (d_h, d_out).
+    mask: additive, broadcastable to (..., n, m); the same mask serves every head.
+    Returns (..., n, d_out).
+    """
+    ### BEGIN SOLUTION
+    X = np.asarray(X)
+    context = X if context is None else np.asarray(context)
+    Q = X @ np.asarray(W_q)
+    K, V = context @ np.asarray(W_k), context @ np.asarray(W_v)
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)  # one head axis, shared by every head
+    heads, _ = attention(split_heads(Q, n_heads), split_heads(K, n_heads), split_heads(V, n_heads), mask)
+    joined = merge_heads(heads)
+    return joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
+    ### END SOLUTION
+
+
+# %% tests id=check_multi_head_attention
+# The chapter cuts the worked example into two heads of size 2, each dividing its scores by √2.
+check("multi_head_attention", multi_head_attention)
+
+# %% tests id=hidden_multi_head_attention
+# The hidden checks of multi_head_attention run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("multi_head_attention", multi_head_attention)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## What heads cost
+#
+# Cutting into heads does not add matrices, it cuts the same ones: head `m`'s
+# query matrix is a `d × d_k` slice of `W_q`, and `n_heads` slices of width
+# `d / n_heads` are again `d × d`. So `W_q`, `W_k`, `W_v` and `W_o` hold `4·d²`
+# numbers whatever the number of heads: 2,359,296 at the width 768 of a small
+# language model. The table counts the slices head by head.
+
+# %% locked
+d = 768
+print("heads   head size   numbers in the four matrices")
+for n_heads in (1, 2, 4, 12, 32, 64):
+    d_k = d // n_heads
+    per_head = 3 * d * d_k + d_k * d  # its slices of W_q, W_k, W_v, and its rows of W_o
+    print(f"{n_heads:>5}   {d_k:>9}   {n_heads * per_head:>28,}")
+print(f"4·d² = {4 * d * d:,}")
+
+# %% [markdown]
+# The same four matrices of the worked example serve any number of heads that
+# divides 4; only the pattern changes. With `W_o` the identity, the output is
+# just the heads written side by side.
+
+# %% locked
+try:
+    W_o = np.eye(4)
+    outputs = {h: multi_head_attention(X, W_q, W_k, W_v, W_o, h) for h in (1, 2, 4)}
+except NotImplementedError as e:
+    print("(shown once multi_head_attention is written)", e)
+else:
+    n_numbers = sum(W.size for W in (W_q, W_k, W_v, W_o))
+    for h, out in outputs.items():
+        print(f"{h} head{'s' if h > 1 else ' '}, {n_numbers} numbers, new vector of cube:",
+              np.array2string(out[3], precision=2, sign="+"))
+
+# %% [markdown]
+# So the price of many heads is not parameters: each head makes a score grid of
+# its own, and score grids are what grow with the square of the length. Section
+# 7 of the chapter, and notebooks 06 and 07, are about that cost. The usual
+# choice is a head size of 64: 12 heads at width 768.

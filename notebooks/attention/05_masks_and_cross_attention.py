@@ -1,0 +1,273 @@
+# %% [markdown]
+# # Attention, part 5: self-attention, cross-attention and masks
+#
+# This notebook follows chapter section 6. Until now the queries, keys and
+# values all came from the same four tokens. Here you see what changes when
+# they come from two different sets, and you write the three masks that decide
+# which pairs of tokens may meet at all: `causal_mask`, `padding_mask` and
+# `block_mask`.
+#
+# The set-up cell loads **your** `softmax` and `attention` from notebook 03, so
+# the demonstrations below show your own attention at work. They print a
+# placeholder until the functions they need are written.
+
+# %% setup id=setup_05
+import math
+
+import numpy as np
+
+from judge import NotStarted, check
+from workbook import TOKENS, my, pick_up_the_cube
+
+X, W_q, W_k, W_v = pick_up_the_cube()
+Q, K, V = X @ W_q, X @ W_k, X @ W_v
+softmax, attention = my("03_softmax_and_mix", "softmax", "attention")
+
+# %% [markdown]
+# ## 1. Who asks and who answers (chapter section 6)
+#
+# In **self-attention** one set of tokens supplies the queries, the keys and
+# the values, so every token reads the set it belongs to: four tokens give a
+# 4 × 4 grid of weights. In **cross-attention** the queries come from one set
+# and the keys and values from another: one group reads the other, and the
+# other does not read back. Nothing in the arithmetic changes; only the shapes
+# do. With `n_q` asking tokens and `n_k` answering ones the weight grid is
+# `n_q × n_k`, square only when the two counts happen to agree.
+#
+# Below, two made-up tokens standing in for a robot's side of a model read the
+# four words of "pick up the cube" through the same three matrices.
+
+# %% locked
+robot_tokens = np.round(np.random.default_rng(6).normal(0, 0.9, (2, 4)), 1)
+try:
+    _, self_weights = attention(Q, K, V)
+    cross_out, cross_weights = attention(robot_tokens @ W_q, K, V)
+except NotImplementedError as e:
+    print("(shown once attention in notebook 03 is written)", e)
+else:
+    print("self-attention : weights", self_weights.shape, "- 4 words ask, 4 words answer")
+    print("cross-attention: weights", cross_weights.shape, "- 2 robot tokens ask, 4 words answer;",
+          "output", cross_out.shape)
+    print(" " * 9, " ".join(f"{t:>6}" for t in TOKENS))
+    for i, row in enumerate(cross_weights):
+        print(f"robot {i}: ", " ".join(f"{w:6.3f}" for w in row))
+
+# %% [markdown]
+# ## 2. Masks: forbidding pairs with arithmetic (chapter section 6)
+#
+# A mask has the shape of the score grid and is **added** to the scores just
+# before the softmax: 0 leaves a pair alone, −∞ forbids it. Since
+# e^(−∞) = 0, a forbidden key gets a weight of exactly zero, and the softmax
+# shares the whole weight among the keys that are left. Every mask in this
+# notebook is a float64 array of 0.0 and `-np.inf`, ready to pass to your
+# `attention(Q, K, V, mask)`.
+#
+# ### Exercise 2.1: `causal_mask`
+#
+# A token must not see the tokens that come after it. Write `causal_mask(n)`
+# returning the `(n, n)` float64 mask whose entry `[i, j]` is −∞ when key `j`
+# comes after query `i` (`j > i`) and 0 otherwise. Raise a `ValueError` when
+# `n` is not a positive integer (a Python or NumPy int; `True` does not count).
+# About 4 lines.
+
+# %% solution id=causal_mask
+def causal_mask(n):
+    """Forbid each query from seeing the keys after it.
+
+    n: the number of tokens, a positive integer.
+    Returns (n, n) float64: 0 where j <= i, -inf where j > i.
+    Raises ValueError when n is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    position = np.arange(n)
+    later = position[None, :] > position[:, None]
+    return np.where(later, -np.inf, 0.0)
+    ### END SOLUTION
+
+
+# %% tests id=check_causal_mask
+# causal_mask(4) is 0 on and below the diagonal and -inf above it.
+check("causal_mask", causal_mask)
+
+# %% tests id=hidden_causal_mask
+# The hidden checks of causal_mask run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("causal_mask", causal_mask)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Here is your mask on the worked example. The first token can only read
+# itself, so its row is a plain copy of its own value; the last token still
+# reads all four.
+
+# %% locked
+try:
+    mask = causal_mask(4)
+    _, weights = attention(Q, K, V, mask)
+except NotImplementedError as e:
+    print("(shown once causal_mask and attention are written)", e)
+else:
+    print("mask\n", mask)
+    for token, row in zip(TOKENS, weights):
+        print(f"{token:>5}", " ".join(f"{w:.3f}" for w in row), f"  total {row.sum():.3f}")
+
+# %% [markdown]
+# Why this matters for training (the short chapter's "The causal mask"): a
+# model learning to predict the next token must not peek at it. With the mask
+# the output at position `i` depends on tokens `0 … i` only, so the whole true
+# sentence can go in as input at once and every position is trained on its own
+# next token in a single forward pass, with no answer leaking from the right.
+# Feeding the true tokens in this way is called **teacher forcing**.
+#
+# ### Exercise 2.2: `padding_mask`
+#
+# Sentences of different lengths share one rectangular batch, and the short
+# ones are filled up at the end with places that must never be read. Write
+# `padding_mask(lengths, n)`: `lengths` is a 1-D integer array of `b` true
+# lengths, each between 1 and `n`; return a float64 array of shape
+# `(b, 1, n)` with −∞ at the key positions `j >= lengths[k]` of sequence `k`
+# and 0 elsewhere. The middle axis of size 1 lets the same row serve every
+# query of that sequence. Raise a `ValueError` when `n` is not a positive
+# integer, when `lengths` is not a non-empty 1-D array of integers, or when a
+# length is outside 1 … `n`. About 7 lines.
+
+# %% solution id=padding_mask
+def padding_mask(lengths, n):
+    """Forbid the filler key positions at the end of each sequence.
+
+    lengths: (b,) integers, each between 1 and n; n: the padded length.
+    Returns (b, 1, n) float64: -inf at key positions j >= lengths[k], 0 elsewhere.
+    Raises ValueError on a bad n or bad lengths.
+    """
+    ### BEGIN SOLUTION
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or lengths.size == 0 or lengths.dtype.kind not in "iu":
+        raise ValueError(f"lengths must be a non-empty 1-D integer array, got shape {lengths.shape} "
+                         f"and dtype {lengths.dtype}")
+    if (lengths < 1).any() or (lengths > n).any():
+        raise ValueError(f"each length must lie between 1 and n = {n}, got {lengths.tolist()}")
+    real = np.arange(n)[None, :] < lengths[:, None]
+    return np.where(real, 0.0, -np.inf)[:, None, :]
+    ### END SOLUTION
+
+
+# %% tests id=check_padding_mask
+# Lengths 4 and 2 in a grid of 4 give shape (2, 1, 4); only the second sequence loses keys.
+check("padding_mask", padding_mask)
+
+# %% tests id=hidden_padding_mask
+# The hidden checks of padding_mask run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("padding_mask", padding_mask)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The chapter treats "cube" as padding and works the row of "up" by hand:
+# raise e to each masked score, add up, divide. The forbidden key contributes
+# e^(−∞) = 0 to the total, so the other three weights still add up to one.
+
+# %% locked
+try:
+    mask = padding_mask(np.array([3]), 4)[0]   # (1, 4): one row for every query
+    _, weights = attention(Q, K, V, mask)
+except NotImplementedError as e:
+    print("(shown once padding_mask and attention are written)", e)
+else:
+    up = TOKENS.index("up")
+    masked = Q[up] @ K.T / math.sqrt(K.shape[-1]) + mask[0]
+    raised = np.exp(masked)
+    show = lambda row: " ".join(f"{x:6.3f}" for x in row)  # noqa: E731
+    print("masked scores of 'up':", show(masked))
+    print("e to each score      :", show(raised), f"  total {raised.sum():.3f}")
+    print("divided by the total :", show(raised / raised.sum()))
+    print("your attention says  :", show(weights[up]))
+    print("weight on 'cube' in every row:", show(weights[:, 3]))
+
+# %% [markdown]
+# ### Exercise 2.3: `block_mask`
+#
+# A robot model reads a mixed stream: picture tokens, then words, then joint
+# readings, then action tokens, and a mask lays out which *kind* of token may
+# read which. Write `block_mask(group_sizes, allowed)`. `group_sizes` is a
+# 1-D integer array of the `g` group sizes, in the order the groups appear in
+# the stream; `allowed` is a `(g, g)` boolean array where `allowed[a, b]` says
+# whether tokens of group `a` may look at tokens of group `b`. Return the
+# `(N, N)` float64 mask for all `N = sum(group_sizes)` tokens: 0 where the
+# query's group may look at the key's group, −∞ where not. Raise a
+# `ValueError` when `group_sizes` is not a non-empty 1-D array of positive
+# integers, or `allowed` is not booleans of shape `(g, g)`. No Python loop over
+# tokens: label every token with its group, then index. About 8 lines.
+
+# %% solution id=block_mask
+def block_mask(group_sizes, allowed):
+    """The token-level mask of a stream made of groups.
+
+    group_sizes: (g,) positive integers; allowed: (g, g) booleans, allowed[a, b]
+    is True when group a may look at group b.
+    Returns (N, N) float64 with N = sum(group_sizes): 0 where allowed, -inf where not.
+    Raises ValueError on bad sizes or a bad allowed table.
+    """
+    ### BEGIN SOLUTION
+    sizes, allowed = np.asarray(group_sizes), np.asarray(allowed)
+    if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 1).any():
+        raise ValueError(f"group_sizes must be a non-empty 1-D array of positive integers, "
+                         f"got {sizes.tolist()}")
+    g = sizes.size
+    if allowed.dtype != bool or allowed.shape != (g, g):
+        raise ValueError(f"allowed must be a ({g}, {g}) boolean array, got shape {allowed.shape} "
+                         f"and dtype {allowed.dtype}")
+    group_of = np.repeat(np.arange(g), sizes)
+    return np.where(allowed[np.ix_(group_of, group_of)], 0.0, -np.inf)
+    ### END SOLUTION
+
+
+# %% tests id=check_block_mask
+# The robot layout of the chapter, 277 tokens: each token's row repeats its group's row of `allowed`.
+check("block_mask", block_mask)
+
+# %% tests id=hidden_block_mask
+# The hidden checks of block_mask run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("block_mask", block_mask)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The chapter's robot stream has 256 picture tokens, 12 words, 1 joint-reading
+# token and 8 action tokens. Pictures and words read each other, the joint
+# token reads them and itself, and the actions read everything; nothing reads
+# the actions except the actions.
+
+# %% locked
+GROUPS = ("picture", "words", "joint", "actions")
+SIZES = np.array([256, 12, 1, 8])
+ALLOWED = np.array([
+    # picture  words  joint  actions    <- may be looked at
+    [True,     True,  False, False],  # picture asks
+    [True,     True,  False, False],  # words ask
+    [True,     True,  True,  False],  # joint asks
+    [True,     True,  True,  True],   # actions ask
+])
+try:
+    mask = block_mask(SIZES, ALLOWED)
+except NotImplementedError as e:
+    print("(shown once block_mask is written)", e)
+else:
+    n_allowed = int(np.isfinite(mask).sum())
+    print(f"{mask.shape[0]} tokens, {mask.size:,} pairs, {n_allowed:,} allowed ({n_allowed / mask.size:.1%})")
+    starts = np.concatenate([[0], np.cumsum(SIZES)[:-1]])
+    for name, row in zip(GROUPS, starts):
+        seen = [other for other, col in zip(GROUPS, starts) if mask[row, col] == 0]
+        print(f"{name:>8} may look at: {', '.join(seen)}")
+
+# %% [markdown]
+# Applying a mask costs one addition per score, yet it decides what the model
+# can ever learn: a forbidden pair passes nothing at all. Section 7 turns to
+# the other side of that grid: what holding and filling it costs
+# (notebooks 06 and 07).

@@ -1,0 +1,309 @@
+# %% [markdown]
+# # Attention, part 7: what attention costs as the input grows
+#
+# This notebook follows chapter section 7. Nothing here needs an array: you
+# write six short formulas that count the work and the memory of one
+# attention layer, and the demonstrations use them to rebuild the chapter's
+# numbers for a model of width 768.
+#
+# Every function takes whole numbers and checks them: an argument that is not
+# a positive integer (a Python or NumPy int; `True` and `768.0` do not count)
+# raises a `ValueError` that names it. Counts are returned as integers.
+
+# %% setup id=setup_07
+import math
+
+import numpy as np
+
+from judge import NotStarted, check
+
+# %% [markdown]
+# ## 1. One cell per pair (chapter section 7)
+#
+# The score grid has a cell for every ordered pair of (query, key), so its size
+# is the square of the number of tokens: double the tokens, four times the
+# cells.
+
+# %% locked
+for n in (4, 8, 16):
+    print(f"{n:>2} tokens -> {n * n:>3} scores")
+
+# %% [markdown]
+# ## 2. Counting multiply-and-add steps (chapter section 7)
+#
+# The unit is one multiply-and-add step: one multiplication followed by one
+# addition. Multiplying an `(n, a)` matrix by an `(a, b)` one takes `n · a · b`
+# of them. Take a model of width `d` whose heads together also have width `d`.
+#
+# ### Exercise 2.1: `projection_flops`
+#
+# The parts that handle each token on its own are four matrix multiplies of an
+# `(n, d)` grid by a `(d, d)` matrix: the queries, the keys, the values and the
+# output projection. Write `projection_flops(n, d)` returning their total
+# number of steps. About 4 lines, most of them the argument check.
+
+# %% solution id=projection_flops
+def projection_flops(n, d):
+    """Multiply-and-add steps of the Q, K, V and output projections.
+
+    n: tokens; d: width. Both positive integers.
+    Returns an int: four (n, d) @ (d, d) products.
+    Raises ValueError when an argument is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("n", n), ("d", d)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return 4 * int(n) * int(d) ** 2
+    ### END SOLUTION
+
+
+# %% tests id=check_projection_flops
+# At 512 tokens and width 768: 4 x 512 x 768 x 768 = 1,207,959,552 steps.
+check("projection_flops", projection_flops)
+
+# %% tests id=hidden_projection_flops
+# The hidden checks of projection_flops run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("projection_flops", projection_flops)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 2.2: `score_flops`
+#
+# The grid itself takes two products, summed over all heads: the scores
+# `Q Kᵀ`, an `(n, d)` grid times a `(d, n)` one, and the mix `A V`, an `(n, n)`
+# grid times an `(n, d)` one. (The softmax and the division by √d_k are a few
+# steps per cell and are left out, as the chapter does.) Write
+# `score_flops(n, d)`. About 4 lines.
+
+# %% solution id=score_flops
+def score_flops(n, d):
+    """Multiply-and-add steps of the scores Q Kᵀ and the mix A V.
+
+    n: tokens; d: width of all heads together. Both positive integers.
+    Returns an int: two products of n · n · d steps each.
+    Raises ValueError when an argument is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("n", n), ("d", d)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return 2 * int(n) ** 2 * int(d)
+    ### END SOLUTION
+
+
+# %% tests id=check_score_flops
+# At 512 tokens and width 768 the grid costs a third of what the projections cost.
+check("score_flops", score_flops)
+
+# %% tests id=hidden_score_flops
+# The hidden checks of score_flops run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("score_flops", score_flops)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 2.3: `attention_share`
+#
+# Write `attention_share(n, d)`: the fraction of the layer's steps (the two
+# counts above added together) that the grid takes, a float between 0 and 1.
+# You may call your own two functions. About 3 lines.
+
+# %% solution id=attention_share
+def attention_share(n, d):
+    """Fraction of one attention layer's steps spent on the n x n grid.
+
+    n: tokens; d: width. Both positive integers.
+    Returns a float in (0, 1): score steps / (score steps + projection steps).
+    Raises ValueError when an argument is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    grid, per_token = score_flops(n, d), projection_flops(n, d)
+    return grid / (grid + per_token)
+    ### END SOLUTION
+
+
+# %% tests id=check_attention_share
+# At 512 tokens and width 768 the grid is exactly a quarter of the work.
+check("attention_share", attention_share)
+
+# %% tests id=hidden_attention_share
+# The hidden checks of attention_share run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("attention_share", attention_share)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The chapter's table for width 768: the share of the work, and the grid's
+# steps in billions, for one layer of a model that has dozens.
+
+# %% locked
+d = 768
+try:
+    rows = [(n, attention_share(n, d), score_flops(n, d)) for n in (128, 512, 2048, 8192, 32768)]
+except NotImplementedError as e:
+    print("(shown once score_flops and attention_share are written)", e)
+else:
+    print(f"{'tokens':>7} {'grid share':>10} {'grid steps (billion)':>21}")
+    for n, share, steps in rows:
+        print(f"{n:>7,} {share:>10.1%} {steps / 1e9:>21,.2f}")
+
+# %% [markdown]
+# ### Exercise 2.4: `crossover_length`
+#
+# The projections grow in step with `n`, the grid with `n²`, so there is one
+# length where the two cost the same. Set the two counts equal, solve for `n`
+# on paper, and write `crossover_length(d)` returning that length as an
+# integer. No search and no loop: the answer is a formula. About 3 lines.
+
+# %% solution id=crossover_length
+def crossover_length(d):
+    """The number of tokens at which the grid costs as much as the projections.
+
+    d: width, a positive integer.
+    Returns an int.
+    Raises ValueError when d is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    return 2 * int(d)
+    ### END SOLUTION
+
+
+# %% tests id=check_crossover_length
+# Checked at the chapter's width of 768.
+check("crossover_length", crossover_length)
+
+# %% tests id=hidden_crossover_length
+# The hidden checks of crossover_length run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("crossover_length", crossover_length)
+### END HIDDEN TESTS
+
+# %% locked
+try:
+    n = crossover_length(768)
+    print(f"crossover at width 768: {n:,} tokens;",
+          f"grid {score_flops(n, 768):,} steps, projections {projection_flops(n, 768):,} steps")
+except NotImplementedError as e:
+    print("(shown once crossover_length, score_flops and projection_flops are written)", e)
+
+# %% [markdown]
+# ## 3. Memory (chapter section 7)
+#
+# Work is one limit; memory often runs out first. Every head has its own
+# `n × n` score grid, and a number in 16-bit floating point takes 2 bytes.
+#
+# ### Exercise 3.1: `score_grid_bytes`
+#
+# Write `score_grid_bytes(n, n_heads, bytes_per_number=2)`: the bytes needed to
+# hold the score grids of every head of one layer at once. About 4 lines.
+
+# %% solution id=score_grid_bytes
+def score_grid_bytes(n, n_heads, bytes_per_number=2):
+    """Bytes to hold every head's n x n score grid of one layer.
+
+    n: tokens; n_heads: heads; bytes_per_number: bytes per score. All positive integers.
+    Returns an int.
+    Raises ValueError when an argument is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("n", n), ("n_heads", n_heads), ("bytes_per_number", bytes_per_number)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(n) ** 2 * int(n_heads) * int(bytes_per_number)
+    ### END SOLUTION
+
+
+# %% tests id=check_score_grid_bytes
+# Twelve heads at 512 tokens, 2 bytes a number: 6,291,456 bytes, which is 6 MiB.
+check("score_grid_bytes", score_grid_bytes)
+
+# %% tests id=hidden_score_grid_bytes
+# The hidden checks of score_grid_bytes run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("score_grid_bytes", score_grid_bytes)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The chapter's model has 12 heads and stores 2 bytes per number. One MiB is
+# 2²⁰ = 1,048,576 bytes and one GiB is 1,024 MiB. These are the grids of one
+# layer alone.
+
+# %% locked
+def readable(n_bytes):
+    """Bytes as MiB below one GiB, as GiB above."""
+    return f"{n_bytes / 2**20:g} MiB" if n_bytes < 2**30 else f"{n_bytes / 2**30:g} GiB"
+
+
+try:
+    for n in (512, 2048, 8192, 32768):
+        size = score_grid_bytes(n, 12)
+        print(f"{n:>6,} tokens: {size:>14,} bytes = {readable(size)}")
+except NotImplementedError as e:
+    print("(shown once score_grid_bytes is written)", e)
+
+# %% [markdown]
+# That is why blockwise attention (notebook 06) exists: it never holds these
+# grids, so its memory grows with `n`. It still does every step of
+# `score_flops`, though, so the time keeps growing with `n²`.
+#
+# ## 4. Parameters: what heads cost (chapter section 5)
+#
+# Cutting the width into heads changes how the columns of `W_q`, `W_k`, `W_v`
+# are grouped, not how many there are, and `W_o` stays `d × d`.
+#
+# ### Exercise 4.1: `attention_params`
+#
+# Write `attention_params(d, n_heads)`: the number of weights in `W_q`, `W_k`,
+# `W_v` and `W_o` of one attention layer of width `d` cut into `n_heads` heads
+# (no biases). Besides the positive-integer check, raise a `ValueError` when
+# `d` is not divisible by `n_heads`. About 5 lines.
+
+# %% solution id=attention_params
+def attention_params(d, n_heads):
+    """Weights of W_q, W_k, W_v and W_o, each d x d, for any number of heads.
+
+    d: width; n_heads: heads, dividing d. Both positive integers.
+    Returns an int.
+    Raises ValueError on a bad argument or when n_heads does not divide d.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("d", d), ("n_heads", n_heads)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if d % n_heads:
+        raise ValueError(f"n_heads = {n_heads} does not divide d = {d}")
+    return 4 * int(d) ** 2
+    ### END SOLUTION
+
+
+# %% tests id=check_attention_params
+# Width 768 with 12 heads: the chapter counts 2,359,296 weights.
+check("attention_params", attention_params)
+
+# %% tests id=hidden_attention_params
+# The hidden checks of attention_params run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("attention_params", attention_params)
+### END HIDDEN TESTS
+
+# %% locked
+try:
+    for n_heads in (1, 2, 12, 64):
+        print(f"width 768, {n_heads:>2} heads of size {768 // n_heads:>3}: {attention_params(768, n_heads):,} weights")
+except NotImplementedError as e:
+    print("(shown once attention_params is written)", e)
+
+# %% [markdown]
+# More heads cost no weights, but each head needs a score grid of its own,
+# which is the `n_heads` factor in `score_grid_bytes`. Notebook 08 asks the
+# chapter's own questions.

@@ -1,0 +1,396 @@
+"""One comparison policy for every check in the kit, visible or hidden.
+
+This file is copied unchanged into the student release (as ``judge.py``), so
+it holds no reference code and no hidden values: it only compares an answer
+with an expected value that it is given.
+
+The policy, in the order it is applied:
+
+1. type: an array answer must be exactly ``numpy.ndarray`` (not a subclass);
+   a number must be a real number; a tuple must have as many parts as expected;
+2. shape: exactly the expected shape (a student's array is never broadcast);
+3. dtype: exactly the expected dtype (float32 in gives float32 out);
+4. finiteness: NaN or ±inf only where the expected value has them;
+5. closeness: ``|got − expected| ≤ tol · max(1, |expected|)`` element by
+   element, with ``tol = √eps`` of the dtype: 1.5e-8 for float64, 3.5e-4 for
+   float32. Integers must be equal.
+
+When an answer fails, the message says what was expected, what came, where
+(the worst element's index) and, when the answer matches a known mistake,
+names it and points to the chapter section.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import sys
+import traceback
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["CheckFailed", "NotStarted", "tolerance", "judge", "call", "verdict", "check"]
+
+
+class CheckFailed(AssertionError):
+    """A check found a wrong answer; the message says what and where."""
+
+
+class NotStarted(NotImplementedError):
+    """Raised by an exercise's stub: names the function still to write."""
+
+    def __init__(self, message: str | None = None):
+        if message is None:
+            name = sys._getframe(1).f_code.co_name
+            message = (f"{name} is not implemented yet: replace `raise NotStarted()` "
+                       f"in the cell that defines {name} with your code." if name != "<module>" else
+                       "this answer is not given yet: replace `raise NotStarted()` with your answer.")
+        super().__init__(message)
+
+
+# ---------------------------------------------------------------- the policy
+
+
+def tolerance(dtype) -> float:
+    """√eps of a floating dtype: 1.5e-8 for float64, 3.5e-4 for float32."""
+    return float(np.sqrt(np.finfo(dtype).eps))
+
+
+class Foreign:
+    """Stands for an object the student returned that is not plain data
+    (an ndarray subclass, a custom class): only its description travels."""
+
+    def __init__(self, description: str):
+        self.description = description
+
+    def __repr__(self):
+        return self.description
+
+
+def _describe(x) -> str:
+    if isinstance(x, Foreign):
+        return x.description
+    if type(x) is np.ndarray:
+        return f"an array of shape {x.shape} and dtype {x.dtype}"
+    if isinstance(x, tuple):
+        return f"a tuple of {len(x)}"
+    return f"{type(x).__module__}.{type(x).__qualname__}".removeprefix("builtins.")
+
+
+def _is_number(x) -> bool:
+    return type(x) in (int, float) or type(x).__module__ == "numpy" and isinstance(x, (np.integer, np.floating))
+
+
+def _mismatch(got, expected, reveal: bool) -> str | None:
+    """The first way `got` breaks the policy against `expected`, or None."""
+    if isinstance(expected, tuple):
+        if type(got) not in (tuple, list) or len(got) != len(expected):
+            return f"expected a tuple of {len(expected)}, got {_describe(got)}"
+        for i, (g, e) in enumerate(zip(got, expected)):
+            problem = _mismatch(g, e, reveal)
+            if problem:
+                return f"part {i} of the tuple: {problem}"
+        return None
+    if isinstance(expected, np.ndarray):
+        return _array_mismatch(got, expected, reveal)
+    if isinstance(expected, (bool, str)) or expected is None:
+        if type(got) is type(expected) and got == expected:
+            return None
+        shown = f"{expected!r}" if reveal else "another answer"
+        return f"expected {shown}, got {got!r}"[:300]
+    if isinstance(expected, (int, np.integer)):
+        if not _is_number(got) or isinstance(got, (float, np.floating)):
+            return f"expected an integer, got {_describe(got)} {str(got)[:60]}"
+        if int(got) != int(expected):
+            return (f"expected {int(expected):,}, got {int(got):,}" if reveal
+                    else f"got {int(got):,}, which is not the right count")
+        return None
+    if isinstance(expected, (float, np.floating)):
+        if not _is_number(got):
+            return f"expected a number, got {_describe(got)}"
+        return _array_mismatch(np.asarray(float(got)), np.asarray(float(expected)), reveal)
+    raise TypeError(f"the policy cannot compare against {_describe(expected)}")
+
+
+def _array_mismatch(got, expected: np.ndarray, reveal: bool) -> str | None:
+    if type(got) is not np.ndarray:
+        return f"expected a numpy.ndarray, got {_describe(got)}: return a plain array (np.asarray)"
+    if got.shape != expected.shape:
+        return f"expected shape {expected.shape}, got shape {got.shape}"
+    if got.dtype != expected.dtype:
+        return f"expected dtype {expected.dtype}, got dtype {got.dtype}"
+    if got.dtype.kind in "biu":
+        wrong = got != expected
+        if not wrong.any():
+            return None
+        where = tuple(int(i) for i in np.argwhere(wrong)[0])
+        return _where_message(where, got, expected, reveal, "")
+    bad_finite = ~np.isfinite(got) & ~((got == expected) | (np.isnan(got) & np.isnan(expected)))
+    if bad_finite.any():
+        where = tuple(int(i) for i in np.argwhere(bad_finite)[0])
+        count = int(bad_finite.sum())
+        return (f"{count} value{'s' if count > 1 else ''} not finite (NaN or inf); first at index {where}: "
+                + _values_at(where, got, expected, reveal))
+    tol = tolerance(expected.dtype)
+    with np.errstate(all="ignore"):
+        error = np.abs(got.astype(np.float64) - expected) / np.maximum(1.0, np.abs(expected))
+        error = np.where(np.isfinite(expected), error, np.where(got == expected, 0.0, np.inf))
+    if not (error <= tol).all():
+        where = tuple(int(i) for i in np.unravel_index(np.argmax(error), error.shape)) if error.ndim else ()
+        return _where_message(where, got, expected, reveal, f" (tolerance {tol:.1e})")
+    return None
+
+
+def _values_at(where, got, expected, reveal) -> str:
+    g, e = got[where], expected[where]
+    if reveal:
+        return f"expected {e:.6g}, got {g:.6g}"
+    return f"got {g:.6g}, off by {abs(float(g) - float(e)):.3g}"
+
+
+def _where_message(where, got, expected, reveal, tol_note) -> str:
+    place = f"at index {where}" if where else "the value"
+    return f"worst mismatch {place}: {_values_at(where, got, expected, reveal)}{tol_note}"
+
+
+def _matches(got, variant) -> bool:
+    """Does `got` equal a mistaken variant's output (NaN and inf in the same places)?"""
+    if isinstance(variant, tuple):
+        return (type(got) in (tuple, list) and len(got) == len(variant)
+                and all(_matches(g, v) for g, v in zip(got, variant)))
+    if isinstance(variant, np.ndarray):
+        if type(got) is not np.ndarray or got.shape != variant.shape:
+            return False
+        g, v = got.astype(np.float64), variant.astype(np.float64)
+        if not np.array_equal(np.isnan(g), np.isnan(v)) or not np.array_equal(np.isinf(g), np.isinf(v)):
+            return False
+        finite = np.isfinite(v)
+        if not np.array_equal(g[~finite & ~np.isnan(v)], v[~finite & ~np.isnan(v)]):
+            return False
+        tol = tolerance(variant.dtype if variant.dtype.kind == "f" else np.float64)
+        return bool((np.abs(g[finite] - v[finite]) <= tol * np.maximum(1, np.abs(v[finite]))).all())
+    if _is_number(variant) and _is_number(got):
+        return _matches(np.asarray(float(got)), np.asarray(float(variant)))
+    return type(got) is type(variant) and got == variant
+
+
+def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | None:
+    """None when `got` follows the policy against `expected`, else the message.
+
+    variants: ``(name, section, explanation, output)`` for known mistakes; the
+    first whose output `got` matches is named in the message.
+    reveal: False for hidden checks: the message then shows the student's
+    value and the size of the error, never the expected value.
+    """
+    problem = _mismatch(got, expected, reveal)
+    if problem is None:
+        return None
+    message = f"{label}: {problem}."
+    for name, section, explanation, output in variants:
+        if _matches(got, output):
+            return f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})"
+    return message
+
+
+# ---------------------------------------------------------------- calling a student function
+
+
+def call(func, args=(), kwargs=None) -> tuple:
+    """Run a student function quietly and say what happened.
+
+    Returns ("value", result), ("not started", why) for a `NotImplementedError`,
+    or ("raised", exception type name, message). Warnings are silenced: a
+    warning on stderr must not zero a correct answer.
+    """
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return "value", func(*args, **(kwargs or {}))
+    except NotImplementedError as e:
+        return "not started", str(e) or f"{getattr(func, '__name__', 'this function')} is not implemented yet"
+    except Exception as e:  # the student's bug, reported, never raised through
+        frames = traceback.extract_tb(e.__traceback__)[1:]
+        where = f" (line {frames[-1].lineno}: {frames[-1].line})" if frames and frames[-1].line else ""
+        return "raised", type(e).__name__, f"{e}{where}"
+
+
+def outcome_of(answer, case: dict) -> tuple:
+    """What `answer` gives on a case: a function is called on fresh copies of
+    the inputs; a plain answer (case without "args") is the value itself."""
+    if case.get("args") is None:
+        return "value", answer
+    if not callable(answer):
+        return "raised", "TypeError", f"expected a function, got {_describe(answer)}"
+    return call(answer, *fresh_inputs(case))
+
+
+def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str | None:
+    """None when the outcome of a call passes the case, else the message.
+
+    case: "expected" (the right answer) and "variants" (known mistakes), or
+    "raises" (the name of the exception the call must raise).
+    """
+    if outcome[0] == "not started":
+        return f"{label}: not started. {outcome[1]}"
+    if case.get("raises"):
+        if outcome[0] == "raised" and outcome[1] == case["raises"]:
+            return None
+        came = f"{outcome[1]}: {outcome[2]}" if outcome[0] == "raised" else f"it returned {_describe(outcome[1])}"
+        return f"{label}: expected a {case['raises']} for this bad input, but {came}."
+    if outcome[0] == "raised":
+        return f"{label}: your function raised {outcome[1]}: {outcome[2]}"
+    return judge(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
+
+
+# ---------------------------------------------------------------- loading a notebook's answers
+
+
+def _runs_when_loaded(cell: dict) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.get("cell_type") == "code" and (
+        meta.get("solution", False) or str(meta.get("grade_id", "")).startswith("setup_"))
+
+
+def solution_namespace(path, cells=None) -> dict:
+    """Run a notebook's set-up and answer cells, in order; return their names.
+
+    Demonstrations and checks are skipped. A cell that fails is recorded in
+    ``namespace["__cell_errors__"]`` and the next cell still runs.
+    cells: the notebook's cells, when the caller has already read them.
+    """
+    if cells is None:
+        with open(path, encoding="utf-8") as f:
+            cells = json.load(f)["cells"]
+    namespace = {"__name__": "__answers__", "np": np, "NotStarted": NotStarted}
+    errors = namespace["__cell_errors__"] = []
+    for cell in filter(_runs_when_loaded, cells):
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(compile(source, f"<{Path(path).name}: {cell['metadata']['nbgrader']['grade_id']}>", "exec"),
+                     namespace)
+        except Exception as e:
+            errors.append(f"{cell['metadata']['nbgrader']['grade_id']}: {type(e).__name__}: {e}")
+    return namespace
+
+
+# ---------------------------------------------------------------- data: JSON structure + npz arrays
+
+
+class Seed(int):
+    """Stands for ``np.random.default_rng(seed)``: every decode makes a fresh generator."""
+
+
+def encode(obj, arrays: dict, prefix: str = "a"):
+    """A JSON-able form of `obj`; its arrays go into `arrays` under fresh keys."""
+    if isinstance(obj, np.ndarray):
+        key = f"{prefix}{len(arrays)}"
+        arrays[key] = obj
+        return {"array": key}
+    if isinstance(obj, Seed):
+        return {"rng": int(obj)}
+    if isinstance(obj, Foreign):
+        return {"foreign": obj.description}
+    if isinstance(obj, tuple):
+        return {"tuple": [encode(x, arrays, prefix) for x in obj]}
+    if isinstance(obj, list):
+        return [encode(x, arrays, prefix) for x in obj]
+    if isinstance(obj, dict):
+        return {"dict": {k: encode(v, arrays, prefix) for k, v in obj.items()}}
+    if isinstance(obj, (np.integer, np.floating, np.bool_)):
+        return obj.item()
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    raise TypeError(f"cannot encode {_describe(obj)}")
+
+
+def decode(data, arrays, live: bool = False):
+    """The inverse of `encode`. With `live`, every Seed becomes a new generator."""
+    if isinstance(data, list):
+        return [decode(x, arrays, live) for x in data]
+    if isinstance(data, dict):
+        if "array" in data:
+            return arrays[data["array"]]
+        if "tuple" in data:
+            return tuple(decode(x, arrays, live) for x in data["tuple"])
+        if "foreign" in data:
+            return Foreign(data["foreign"])
+        if "rng" in data:
+            return np.random.default_rng(data["rng"]) if live else Seed(data["rng"])
+        return {k: decode(v, arrays, live) for k, v in data["dict"].items()}
+    return data
+
+
+def save_cases(path, cases: list[dict]) -> None:
+    """Write cases (dicts of plain data and arrays) to one ``.npz`` file.
+
+    The file is byte-for-byte the same for the same cases (fixed zip dates),
+    so a regenerated release can be compared with the committed one.
+    """
+    arrays: dict = {}
+    structure = encode(cases, arrays)
+    arrays = {"__cases__": np.array(json.dumps(structure, sort_keys=True)), **arrays}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for key, array in arrays.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(array), allow_pickle=False)
+            archive.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0)),
+                             buffer.getvalue(), zipfile.ZIP_DEFLATED)
+
+
+def plain(obj, depth: int = 0):
+    """`obj` as plain data (exact ndarrays, numbers, strings, tuples), or a
+    `Foreign` description of whatever else it is. Never keeps a student's object."""
+    if type(obj) is np.ndarray and obj.dtype.kind in "biufc":
+        return obj
+    if type(obj) in (bool, int, float, str) or obj is None:
+        return obj
+    if type(obj) in (np.float32, np.float64, np.int32, np.int64, np.bool_):
+        return obj.item()
+    if type(obj) in (tuple, list) and depth < 2 and len(obj) <= 16:
+        return tuple(plain(x, depth + 1) for x in obj)
+    kind = type(obj)
+    name = f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")
+    if isinstance(obj, np.ndarray):
+        return Foreign(f"an ndarray subclass ({name})")
+    return Foreign(name)
+
+
+def fresh_inputs(case: dict) -> tuple[list, dict]:
+    """A case's (args, kwargs) as new copies, with a new generator for every Seed."""
+    arrays: dict = {}
+    data = encode([case["args"], case["kwargs"]], arrays)
+    return tuple(decode(data, {k: a.copy() for k, a in arrays.items()}, live=True))
+
+
+def load_cases(path) -> list[dict]:
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    return decode(json.loads(str(arrays.pop("__cases__"))), arrays)
+
+
+# ---------------------------------------------------------------- the notebooks' visible checks
+
+VISIBLE_CASES = Path(__file__).with_name("worked_example.npz")
+
+
+def check(function_name: str, func) -> None:
+    """The visible check of one exercise, on the chapter's worked example.
+
+    Prints one line per passing case; raises `CheckFailed` naming the first
+    wrong answer, or saying the exercise is not started.
+    """
+    cases = [c for c in load_cases(VISIBLE_CASES) if c["func"] == function_name]
+    if not cases:
+        raise KeyError(f"no visible checks for {function_name!r}")
+    for case in cases:
+        label = f"{function_name} on {case['label']}"
+        problem = verdict(label, outcome_of(func, case), case)
+        if problem:
+            raise CheckFailed(problem)
+        print(f"✓ {label}")

@@ -1,0 +1,44 @@
+"""What the notebooks share: the chapter's worked example and your own functions.
+
+Nothing here is a solution: the worked example is the chapter's data (its
+listing builds it from seed 28), and `my` loads the functions *you* wrote in
+another notebook of this assignment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from judge import solution_namespace
+
+TOKENS = ("pick", "up", "the", "cube")
+HERE = Path(__file__).resolve().parent
+
+
+def pick_up_the_cube() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The chapter's four tokens and three matrices, each (4, 4) float64.
+
+    Returns (X, W_q, W_k, W_v), built exactly as the chapter's listing builds them.
+    """
+    rng = np.random.default_rng(28)
+    X = np.round(rng.normal(0, 0.9, (4, 4)), 1)
+    W_q, W_k, W_v = (np.round(rng.normal(0, 0.6, (4, 4)), 1) for _ in range(3))
+    return X, W_q, W_k, W_v
+
+
+def my(notebook: str, *names: str):
+    """Your own functions from another notebook of this assignment.
+
+    Runs only that notebook's answer cells (nothing else), so a demonstration
+    there cannot slow or break this one. Example:
+    ``softmax, attention = my("03_softmax_and_mix", "softmax", "attention")``
+    """
+    namespace = solution_namespace(HERE / f"{notebook}.ipynb")
+    missing = [n for n in names if n not in namespace]
+    if missing:
+        raise NameError(f"{notebook}.ipynb defines no {', '.join(missing)}: "
+                        "did you rename a function or delete its cell?")
+    found = [namespace[n] for n in names]
+    return found[0] if len(found) == 1 else found
