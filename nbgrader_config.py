@@ -36,3 +36,10 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 
 # Never copy caches into the release or a student's feedback.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis"]
+
+# Feedback shows each hidden check's verdict and message, never its code.
+from kit.feedback import HideHiddenTests  # noqa: E402
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTests]

@@ -1,0 +1,29 @@
+"""Feedback that shows each hidden check's name, verdict and message, never its code.
+
+nbgrader's own feedback prints hidden test code, in the cell and again in the
+traceback (its issues 917 and 1363). `HideHiddenTests` runs last in
+`GenerateFeedback.preprocessors` (see nbgrader_config.py): it replaces the
+hidden part of every graded cell with one comment line, and every error's
+traceback with its last line, which is the check's own message.
+"""
+
+import re
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
+
+
+class HideHiddenTests(Preprocessor):
+    enabled = Bool(True, help="Hide hidden test code and tracebacks in feedback.").tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade"):
+            if "### BEGIN HIDDEN TESTS" in cell.source:
+                cell.source = HIDDEN.sub("# (hidden checks: their code is not shown)\n", cell.source)
+            for output in cell.get("outputs", []):
+                if output.output_type == "error":
+                    output.traceback = [f"{output.ename}: {output.evalue}"]
+        return cell, resources

@@ -1,0 +1,9 @@
+"""Mistake: causal mask off by one: diagonal forbidden."""
+
+import numpy as np
+
+
+def causal_mask(n):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return np.triu(np.full((n, n), -np.inf), k=0)

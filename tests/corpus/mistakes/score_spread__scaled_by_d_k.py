@@ -1,0 +1,13 @@
+"""Mistake: scaled by d_k instead of √d_k."""
+
+import numpy as np
+
+
+def score_spread(d_k, n_samples, rng):
+    for name, value in (("d_k", d_k), ("n_samples", n_samples)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    dots = (q * k).sum(axis=1)
+    return float(dots.std()), float((dots / d_k).std())

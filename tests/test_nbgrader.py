@@ -1,0 +1,70 @@
+"""Plain nbgrader on the kit: autograde awards what the kit's grader predicts,
+and feedback shows hidden verdicts without hidden code or reference values."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.grade import grade_cells
+from kit.notebooks import ROOT
+from tests.corpus_submissions import CORPUS, make_submission
+
+STUDENTS = {"ada": None, "bo": CORPUS / "mistakes" / "softmax__wrong_axis.py"}
+
+
+def nbgrader(course: Path, *args: str) -> None:
+    env_path = f"{Path(sys.executable).parent}:/usr/bin:/bin"
+    subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR"], cwd=course, check=True,
+                   env={"PATH": env_path, "HOME": str(course)}, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    for name in ("nbgrader_config.py", "course.toml"):
+        shutil.copy(ROOT / name, course / name)
+    shutil.copytree(ROOT / "source", course / "source")
+    nbgrader(course, "generate_assignment", "attention", "--force")
+    for student, corpus_file in STUDENTS.items():
+        folder = course / "submitted" / student / "attention"
+        if corpus_file:
+            make_submission(corpus_file, folder)
+        else:
+            shutil.copytree(ROOT / "source" / "attention", folder)
+        (folder / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
+        nbgrader(course, "db", "student", "add", student)
+    nbgrader(course, "autograde", "attention")
+    nbgrader(course, "generate_feedback", "attention")
+    return course
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_nbgrader_autograde_gives_the_scores_the_kit_predicts(course, student):
+    predicted = grade_cells(course / "submitted" / student / "attention")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        submission = gb.find_submission("attention", student)
+        awarded = {g.name: g.score for nb in submission.notebooks for g in nb.grades if g.cell_type == "code"}
+    assert awarded == {k: v.earned for k, v in predicted.items()}
+
+
+def test_the_mistaken_student_loses_softmax_and_what_is_built_on_it(course):
+    predicted = grade_cells(course / "submitted" / "bo" / "attention")
+    lost = {k for k, v in predicted.items() if v.earned < v.possible}
+    assert {"check_softmax", "hidden_softmax"} <= lost <= {"check_softmax", "hidden_softmax", "check_attention",
+                                                           "hidden_attention", "check_multi_head_attention",
+                                                           "hidden_multi_head_attention"}
+    assert "softmax over the wrong axis" in predicted["hidden_softmax"].message
+
+
+def test_feedback_shows_hidden_verdicts_but_no_hidden_code(course):
+    html = (course / "feedback" / "bo" / "attention" / "03_softmax_and_mix.html").read_text()
+    assert "hidden checks: their code is not shown" in html
+    assert "softmax over the wrong axis" in html  # the hidden check's diagnosis
+    for secret in ("hidden_check", "autograder", "BEGIN HIDDEN TESTS"):
+        assert secret not in html
