@@ -43,3 +43,17 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTests]
+
+# Autograding runs the student's code in a confined child process per student
+# and compares in nbgrader's own process (autograder/nbgrader_plugin.py).
+# KIT_GRADING=in-kernel restores nbgrader's stock path, which executes every
+# notebook in a kernel with the hidden checks in it (for comparison only).
+from nbgrader.preprocessors import (  # noqa: E402
+    AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades)
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+
+if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
+    from autograder.nbgrader_plugin import GradeOutOfProcess  # noqa: E402
+
+    c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                           SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]

@@ -1,12 +1,12 @@
-"""The process a student's code runs in: `python child.py JUDGE WORKDIR`.
+"""The process a student's code runs in: `python -I child.py JUDGE WORKDIR SECONDS`.
 
-It loads the comparison module from the trusted path JUDGE (never the
-student's copy), runs the student's notebooks' answer cells from WORKDIR, and
-serves requests from the parent, one per line on stdin:
-``{"notebook": ..., "answer": ..., "request": "req.npz", "reply": "reply.npz"}``.
-The request file holds only the inputs; the reply holds only plain data (see
-`judge.plain`), and the parent reads it with ``allow_pickle=False``. The
-parent then compares; nothing here decides a grade.
+It loads the comparison module from JUDGE (a copy of the trusted judge.py the
+parent made before any student code ran), runs the answer cells of the
+notebooks in WORKDIR, and serves requests from the parent, one per line on
+stdin: ``{"notebook", "answer", "request", "reply"}``. The request file holds
+only inputs; the reply holds only plain data (`judge.plain`), which the parent
+reads with ``allow_pickle=False``. Nothing here decides a grade. Whatever the
+student's code prints goes to /dev/null.
 """
 
 import importlib.util
@@ -15,36 +15,32 @@ import os
 import sys
 
 
-def _load_judge(path):
-    spec = importlib.util.spec_from_file_location("_trusted_judge", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def main():
-    judge_path, workdir = sys.argv[1], sys.argv[2]
+    judge_path, workdir, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    spec = importlib.util.spec_from_file_location("_grading_judge", judge_path)
+    judge = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(judge)
     replies = os.fdopen(os.dup(1), "w", buffering=1)
-    log = os.open(os.path.join(workdir, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    judge = _load_judge(judge_path)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
     os.chdir(workdir)
     sys.path.insert(0, workdir)
     namespaces = {}
     for line in sys.stdin:
         request = json.loads(line)
-        notebook = request["notebook"]
+        notebook, name = request["notebook"], request["answer"]
         if notebook not in namespaces:
-            namespaces[notebook] = judge.solution_namespace(notebook)
+            namespaces[notebook] = judge.solution_namespace(notebook, seconds_per_cell=seconds)
         namespace = namespaces[notebook]
-        name = request["answer"]
         answer = next((namespace[k] for k in (name, name.upper(), f"{name}_output") if k in namespace), None)
         case = judge.load_cases(request["request"])[0]
         if answer is None:
-            outcome = ("not started", f"{name} is not answered yet")
+            errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
+            outcome = ("not started", errors[0] if errors else f"{name} is not answered yet")
         else:
-            outcome = judge.outcome_of(answer, case)
+            with judge.time_limit(seconds):
+                outcome = judge.outcome_of(answer, case)
         if outcome[0] == "value":
             outcome = ("value", judge.plain(outcome[1]))
         judge.save_cases(request["reply"], [{"outcome": outcome}])

@@ -1,30 +1,45 @@
-"""Grade a submission cell by cell, the student's code running in its own process.
+"""Grade one submission cell by cell, the student's code running in its own process.
 
-`grade_cells(folder)` gives, for every graded cell of the assignment, the
-points earned and the first message, computed in this process from the plain
-answers the child returns: a visible check cell `check_<f>` earns its points
-when every worked-example case of <f> passes, a hidden cell `hidden_<f>` when
-every hidden case does.
+For every graded cell of the source notebooks: a visible check `check_<f>`
+earns its points when every worked-example case of <f> passes, a hidden cell
+`hidden_<f>` when every hidden case does. The comparison runs here, in the
+parent, on plain data the child sent back.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import NamedTuple
 
-from autograder.cases import EXERCISES, hidden_cases
+from autograder.cases import hidden_cases
 from autograder.judge import load_cases, verdict
-from autograder.submission import Submission
-from kit.notebooks import ROOT, course_points
-
-VISIBLE = ROOT / "source" / "attention" / "worked_example.npz"
+from autograder.submission import SOURCE, Submission
 
 
 class CellGrade(NamedTuple):
+    notebook: str
     grade_id: str
     earned: float
     possible: float
     message: str
+
+
+class Report(NamedTuple):
+    cells: dict[str, CellGrade]
+    problems: dict[str, str]  # notebook → why it could not be graded
+    tampering: list[str]      # read-only cells the student changed (restored before grading)
+
+
+def graded_cells(source: Path) -> list[tuple[str, str, float]]:
+    """(notebook, grade_id, points) of every graded cell, in order."""
+    found = []
+    for path in sorted(source.glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            meta = cell["metadata"].get("nbgrader", {})
+            if meta.get("grade") and cell["cell_type"] == "code":
+                found.append((path.name, meta["grade_id"], float(meta["points"])))
+    return found
 
 
 def _first_problem(submission: Submission, name: str, cases, reveal: bool) -> str | None:
@@ -35,18 +50,18 @@ def _first_problem(submission: Submission, name: str, cases, reveal: bool) -> st
     return None
 
 
-def grade_cells(folder: Path) -> dict[str, CellGrade]:
-    points = course_points()
-    visible = load_cases(VISIBLE)
-    grades = {}
-    with Submission(folder) as submission:
-        for name in EXERCISES:
-            for kind, cases, reveal in (("check", [c for c in visible if c["func"] == name], True),
-                                        ("hidden", hidden_cases(name), False)):
-                grade_id = f"{kind}_{name}"
-                if grade_id not in points:
-                    continue
-                problem = _first_problem(submission, name, cases, reveal)
-                grades[grade_id] = CellGrade(grade_id, 0.0 if problem else float(points[grade_id]),
-                                             float(points[grade_id]), problem or "passed")
-    return grades
+def grade_submission(folder: Path, source: Path = SOURCE) -> Report:
+    visible = load_cases(source / "worked_example.npz")
+    cells = {}
+    with Submission(folder, source) as submission:
+        for notebook, grade_id, points in graded_cells(source):
+            kind, name = grade_id.split("_", 1)
+            cases = hidden_cases(name) if kind == "hidden" else [c for c in visible if c["func"] == name]
+            problem = _first_problem(submission, name, cases, reveal=kind != "hidden") if cases else \
+                f"{grade_id}: no cases to grade this cell with"
+            cells[grade_id] = CellGrade(notebook, grade_id, 0.0 if problem else points, points, problem or "passed")
+        return Report(cells, dict(submission.problems), list(submission.tampering))
+
+
+def grade_cells(folder: Path, source: Path = SOURCE) -> dict[str, CellGrade]:
+    return grade_submission(folder, source).cells

@@ -22,9 +22,11 @@ names it and points to the chapter section.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
+import signal
 import sys
 import traceback
 import warnings
@@ -249,17 +251,36 @@ def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str 
 # ---------------------------------------------------------------- loading a notebook's answers
 
 
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Raise TimeoutError in the running code after `seconds` (main thread, Unix)."""
+    if not seconds or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TimeoutError(f"did not finish within {seconds:g} s (an endless loop?)")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _runs_when_loaded(cell: dict) -> bool:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return cell.get("cell_type") == "code" and (
         meta.get("solution", False) or str(meta.get("grade_id", "")).startswith("setup_"))
 
 
-def solution_namespace(path, cells=None) -> dict:
+def solution_namespace(path, cells=None, seconds_per_cell: float | None = None) -> dict:
     """Run a notebook's set-up and answer cells, in order; return their names.
 
-    Demonstrations and checks are skipped. A cell that fails is recorded in
-    ``namespace["__cell_errors__"]`` and the next cell still runs.
+    Demonstrations and checks are skipped. A cell that fails, or runs past
+    `seconds_per_cell`, is recorded in ``namespace["__cell_errors__"]`` and
+    the next cell still runs.
     cells: the notebook's cells, when the caller has already read them.
     """
     if cells is None:
@@ -270,7 +291,7 @@ def solution_namespace(path, cells=None) -> dict:
     for cell in filter(_runs_when_loaded, cells):
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), time_limit(seconds_per_cell):
                 warnings.simplefilter("ignore")
                 exec(compile(source, f"<{Path(path).name}: {cell['metadata']['nbgrader']['grade_id']}>", "exec"),
                      namespace)

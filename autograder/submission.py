@@ -1,92 +1,216 @@
 """A student's submission, graded from outside the student's process.
 
-`Submission(folder)` copies the submission's notebooks into a scratch folder
-and starts one child process (autograder/child.py) that runs the student's
-answer cells there. `outcome(name, case)` sends the case's inputs to the
-child and reads back plain data; the comparison happens in this process.
-A call that runs past its time limit or kills the child is reported as such,
-and a fresh child takes over for the next call.
+`Submission(folder)` prepares a scratch folder for one student:
+
+    scratch/grader/   judge.py and child.py, copied from this trusted package
+    scratch/work/     the student's notebooks, with every read-only cell
+                      (set-up, demonstrations, checks) restored from source/
+
+and starts one child process (child.py) confined by `sandbox.confine`, which
+runs the student's answer cells there. `outcome(name, case)` writes the
+case's inputs (never its expected value) to a file, the child answers with
+plain data, and the comparison happens in this process. A call that runs past
+its time limit, or code that kills the child, is reported as such; a fresh
+child takes over, and an answer that timed out is not called again.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import select
 import shutil
 import subprocess
 import sys
 import tempfile
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 from autograder.judge import load_cases, save_cases
+from autograder.sandbox import Limits, confine
 
 HERE = Path(__file__).resolve().parent
-# The files of the release that a submission may contain; nothing else is copied.
-COPIED = ("*.ipynb", "judge.py", "workbook.py", "worked_example.npz")
+ROOT = HERE.parent
+SOURCE = ROOT / "source" / "attention"
+# The files of the release a submission may hold besides notebooks; copied from source/, never from the student.
+SUPPORT = ("judge.py", "workbook.py", "worked_example.npz")
+HIDDEN_TESTS = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
+
+
+def read_notebook(path: Path) -> dict:
+    """The notebook's JSON, or ValueError saying in plain words why it cannot be read."""
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"notebook unreadable: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"notebook unreadable: not valid JSON at line {e.lineno}") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise ValueError("notebook unreadable: no list of cells")
+    return nb
+
+
+def _grade_id(cell) -> str | None:
+    meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+    return meta.get("grade_id") if isinstance(meta, dict) else None
+
+
+def restore_locked_cells(student: dict, source: dict) -> dict:
+    """The source notebook with the student's answer cells put in.
+
+    Everything read-only comes from the source, whatever the student did to it
+    (edited, deleted, retyped, duplicated, metadata changed); an answer cell
+    the student deleted stays as the stub.
+    """
+    answers = {}
+    for cell in student["cells"]:
+        gid = _grade_id(cell)
+        if gid and cell.get("cell_type") == "code" and gid not in answers:
+            answers[gid] = cell.get("source", "")
+    cells = []
+    for cell in source["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution") and meta.get("grade_id") in answers:
+            cell = {**cell, "source": answers[meta["grade_id"]]}
+        cells.append(cell)
+    return {**source, "cells": cells}
+
+
+def _as_released(cell: dict) -> str:
+    """A cell's text as the student received it: hidden tests removed."""
+    text = cell.get("source", "")
+    text = "".join(text) if isinstance(text, list) else str(text)
+    return HIDDEN_TESTS.sub("", text).strip()
+
+
+def tampering(student: dict, source: dict) -> list[str]:
+    """What the student did to the read-only cells of one notebook, in words."""
+    found = []
+    by_id: dict[str, list] = {}
+    for cell in student["cells"]:
+        if _grade_id(cell):
+            by_id.setdefault(_grade_id(cell), []).append(cell)
+    for cell in source["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        gid = meta.get("grade_id")
+        if not gid or meta.get("solution"):
+            continue
+        copies = by_id.get(gid, [])
+        if not copies:
+            found.append(f"{gid} deleted")
+            continue
+        if len(copies) > 1:
+            found.append(f"{gid} duplicated")
+        theirs = copies[0]
+        if theirs.get("cell_type") != cell["cell_type"]:
+            found.append(f"{gid} retyped as {theirs.get('cell_type')}")
+        elif _as_released(theirs) != _as_released(cell):
+            found.append(f"{gid} edited")
+        their_meta = theirs.get("metadata", {}).get("nbgrader", {})
+        if {k: their_meta.get(k) for k in ("grade", "solution", "locked", "points")} != \
+                {k: meta.get(k) for k in ("grade", "solution", "locked", "points")}:
+            found.append(f"{gid} metadata changed")
+    return found
 
 
 class Submission:
-    def __init__(self, folder, seconds_per_call: float = 20.0):
+    def __init__(self, folder, source: Path = SOURCE, seconds_per_call: float = 10.0, limits: Limits = Limits()):
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise FileNotFoundError(f"no submission folder {self.folder}")
+        self.source = Path(source)
         self.seconds_per_call = seconds_per_call
+        self.limits = limits
+        self.problems: dict[str, str] = {}  # notebook → why it could not be graded
+        self.tampering: list[str] = []      # read-only cells changed by the student, restored for grading
         self._scratch = Path(tempfile.mkdtemp(prefix="attention-grading-"))
         self.workdir = self._scratch / "work"
         self.workdir.mkdir()
-        for pattern in COPIED:
-            for path in self.folder.glob(pattern):
-                shutil.copyfile(path, self.workdir / path.name)
+        (self._scratch / "grader").mkdir()
+        for name in ("judge.py", "child.py"):
+            shutil.copyfile(HERE / name, self._scratch / "grader" / name)
+        for name in SUPPORT:
+            shutil.copyfile(self.source / name, self.workdir / name)
+        self._prepare_notebooks()
         self._child = None
         self._calls = 0
+        self._timed_out: dict[str, str] = {}
+
+    def _prepare_notebooks(self) -> None:
+        for source_path in sorted(self.source.glob("*.ipynb")):
+            source = json.loads(source_path.read_text())
+            student_path = self.folder / source_path.name
+            if not student_path.exists():
+                self.problems[source_path.name] = "notebook missing"
+                student = {"cells": []}
+            else:
+                try:
+                    student = read_notebook(student_path)
+                except ValueError as e:
+                    self.problems[source_path.name] = str(e)
+                    student = {"cells": []}
+            self.tampering += [f"{source_path.name}: {t}" for t in tampering(student, source)]
+            restored = restore_locked_cells(student, source)
+            (self.workdir / source_path.name).write_text(json.dumps(restored))
 
     @cached_property
     def notebook_of(self) -> dict[str, str]:
-        """Answer name (solution cell id) → the notebook that holds it."""
+        """Answer name (answer cell id) → the notebook that asks for it."""
         where = {}
-        for path in sorted(self.workdir.glob("*.ipynb")):
-            try:
-                cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-                continue
-            for cell in cells:
-                meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-                if meta.get("solution"):
-                    where.setdefault(meta.get("grade_id"), path.name)
+        for path in sorted(self.source.glob("*.ipynb")):
+            for cell in json.loads(path.read_text())["cells"]:
+                if cell["metadata"].get("nbgrader", {}).get("solution"):
+                    where[_grade_id(cell)] = path.name
         return where
 
     def _start(self) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-I", str(HERE / "child.py"), str(HERE / "judge.py"),
-                                 str(self.workdir)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, cwd=self.workdir, text=True)
+        grader = self._scratch / "grader"
+        env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+               "MPLBACKEND": "Agg", "HOME": str(self.workdir)}
+        return subprocess.Popen(
+            [sys.executable, "-I", str(grader / "child.py"), str(grader / "judge.py"), str(self.workdir),
+             str(self.seconds_per_call)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.workdir,
+            env=env, text=True, pass_fds=(),
+            preexec_fn=partial(confine, ROOT, Path(sys.prefix), Path(sys.base_prefix), self._scratch, self.limits))
 
     def outcome(self, name: str, case: dict) -> tuple:
         """What the student's answer `name` gives on `case` (see judge.call)."""
         notebook = self.notebook_of.get(name)
         if notebook is None:
-            return "raised", "LookupError", f"no notebook of this submission has an answer cell {name!r}"
+            return "raised", "LookupError", f"this assignment has no answer called {name!r}"
+        if notebook in self.problems:
+            return "not started", f"{notebook}: {self.problems[notebook]}"
+        if name in self._timed_out:
+            return "raised", "TimeoutError", self._timed_out[name]
         if self._child is None or self._child.poll() is not None:
             self._child = self._start()
         self._calls += 1
-        request, reply = self._scratch / f"request{self._calls}.npz", self.workdir / f"reply{self._calls}.npz"
+        request, reply = self._scratch / f"request{self._calls}.npz", self._scratch / f"reply{self._calls}.npz"
         save_cases(request, [{"args": case.get("args"), "kwargs": case.get("kwargs", {})}])
+        os.chmod(request, 0o644)
         try:
             self._child.stdin.write(json.dumps({"notebook": notebook, "answer": name, "request": str(request),
                                                 "reply": str(reply)}) + "\n")
             self._child.stdin.flush()
+            # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
+            ready, _, _ = select.select([self._child.stdout], [], [], self.seconds_per_call * 4)
+            if not ready:
+                self._stop()
+                self._timed_out[name] = f"did not finish within {self.seconds_per_call:g} s (an endless loop?)"
+                return "raised", "TimeoutError", self._timed_out[name]
+            if self._child.stdout.readline() != "done\n":
+                return self._lost()
+            try:
+                outcome = load_cases(reply)[0]["outcome"]
+            except Exception as e:
+                return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
+            if outcome[0] == "raised" and outcome[1] == "TimeoutError":
+                self._timed_out[name] = outcome[2]
+            return outcome
         except BrokenPipeError:
             return self._lost()
-        ready, _, _ = select.select([self._child.stdout], [], [], self.seconds_per_call)
-        if not ready:
-            self._stop()
-            return "raised", "TimeoutError", f"did not finish within {self.seconds_per_call:g} s (an endless loop?)"
-        if self._child.stdout.readline() != "done\n":
-            return self._lost()
-        try:
-            return load_cases(reply)[0]["outcome"]
-        except Exception as e:
-            return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
         finally:
             reply.unlink(missing_ok=True)
             request.unlink(missing_ok=True)
@@ -94,7 +218,9 @@ class Submission:
     def _lost(self) -> tuple:
         code = self._child.wait()
         self._child = None
-        return "raised", "ProcessEnded", f"your code ended the grading process (exit code {code})"
+        why = {-9: "killed (it used more memory or CPU time than allowed?)",
+               -25: "stopped for writing a file over the size limit"}.get(code, f"exit code {code}")
+        return "raised", "ProcessEnded", f"your code ended the grading process ({why})"
 
     def _stop(self) -> None:
         if self._child is not None:

@@ -7,12 +7,10 @@ hidden part of every graded cell with one comment line, and every error's
 traceback with its last line, which is the check's own message.
 """
 
-import re
-
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
+from autograder.submission import HIDDEN_TESTS
 
 
 class HideHiddenTests(Preprocessor):
@@ -22,7 +20,7 @@ class HideHiddenTests(Preprocessor):
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("grade"):
             if "### BEGIN HIDDEN TESTS" in cell.source:
-                cell.source = HIDDEN.sub("# (hidden checks: their code is not shown)\n", cell.source)
+                cell.source = HIDDEN_TESTS.sub("# (hidden checks: their code is not shown)\n", cell.source)
             for output in cell.get("outputs", []):
                 if output.output_type == "error":
                     output.traceback = [f"{output.ename}: {output.evalue}"]

@@ -1,0 +1,73 @@
+"""`nbgrader autograde` without running a student's code in the grader's process.
+
+nbgrader_config.py puts `GradeOutOfProcess` where nbgrader's `Execute` was in
+`Autograde.autograde_preprocessors`. Instead of running the notebook in a
+kernel, it grades the student's whole submission once (autograder.grade: one
+confined child process per student, comparison in this process) and writes
+each graded cell's verdict as that cell's output: a ✓ line, or an error whose
+message is the diagnosis. nbgrader's own SaveAutoGrades then turns outputs
+into scores in gradebook.db, AssignLatePenalties applies the late policy, and
+the formgrader, feedback and export all read them as usual.
+
+Students are graded two at a time (one per core): the first notebook nbgrader
+asks about starts every submitted student of the assignment.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from nbformat.v4 import new_output
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Integer
+
+from autograder.grade import Report, grade_submission
+
+_pool: ThreadPoolExecutor | None = None
+_reports: dict[tuple[str, str], Future] = {}
+
+
+class GradeOutOfProcess(NbGraderPreprocessor):
+    workers = Integer(os.cpu_count() or 1, help="Students graded at the same time.").tag(config=True)
+
+    def _report(self, student: str, assignment: str) -> Report:
+        global _pool
+        coursedir = CourseDirectory(config=self.config)
+        source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=self.workers)
+        if (student, assignment) not in _reports:
+            submitted = Path(coursedir.format_path(coursedir.submitted_directory, "*", assignment)).parent.parent
+            students = sorted({student} | {p.name for p in submitted.iterdir() if (p / assignment).is_dir()})
+            for other in students:
+                if (other, assignment) not in _reports:
+                    folder = Path(coursedir.format_path(coursedir.submitted_directory, other, assignment))
+                    _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source)
+        report = _reports[(student, assignment)].result()
+        for line in report.tampering:
+            self.log.warning("%s changed a read-only cell (restored before grading): %s", student, line)
+        for notebook, why in report.problems.items():
+            self.log.warning("%s: %s: %s", student, notebook, why)
+        return report
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        self._cells = self._report(info["student"], info["assignment"]).cells
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell, resources, index):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade"):
+            grade = self._cells.get(meta.get("grade_id"))
+            if grade is None:
+                cell.outputs = [new_output("error", ename="NotGraded", evalue="this check has no grader",
+                                           traceback=["NotGraded: this check has no grader"])]
+            elif grade.earned == grade.possible:
+                cell.outputs = [new_output("stream", name="stdout", text=f"✓ {grade.grade_id}\n")]
+            else:
+                cell.outputs = [new_output("error", ename="CheckFailed", evalue=grade.message,
+                                           traceback=[f"CheckFailed: {grade.message}"])]
+        return cell, resources
