@@ -84,6 +84,21 @@ def _as_released(cell: dict) -> str:
     return HIDDEN_TESTS.sub("", text).strip()
 
 
+def wrong_notebook(student: dict, source: dict) -> str | None:
+    """Why `student` is not this assignment's notebook at all, or None."""
+    theirs = {_grade_id(c) for c in student["cells"]} - {None}
+    ours = {_grade_id(c) for c in source["cells"]} - {None}
+    if student["cells"] and not theirs & ours:
+        found = ", ".join(sorted(theirs)[:4]) or "no nbgrader cells"
+        return f"wrong notebook: it has none of this notebook's exercises (it has {found})"
+    answers = {c["metadata"]["nbgrader"]["grade_id"] for c in source["cells"]
+               if c["metadata"].get("nbgrader", {}).get("solution")}
+    renamed = sorted(g for g in theirs - ours if g and not g.startswith("cell-"))
+    if renamed and not answers & theirs:
+        return f"wrong notebook: its exercises are renamed ({', '.join(renamed[:4])})"
+    return None
+
+
 def tampering(student: dict, source: dict) -> list[str]:
     """What the student did to the read-only cells of one notebook, in words."""
     found = []
@@ -135,7 +150,7 @@ class Submission:
         self._prepare_notebooks()
         self._child = None
         self._calls = 0
-        self._timed_out: dict[str, str] = {}
+        self._stopped: dict[str, str] = {}
 
     def _prepare_notebooks(self) -> None:
         for source_path in sorted(self.source.glob("*.ipynb")):
@@ -150,6 +165,10 @@ class Submission:
                 except ValueError as e:
                     self.problems[source_path.name] = str(e)
                     student = {"cells": []}
+            wrong = wrong_notebook(student, source)
+            if wrong:
+                self.problems[source_path.name] = wrong
+                student = {"cells": []}
             self.tampering += [f"{source_path.name}: {t}" for t in tampering(student, source)]
             restored = restore_locked_cells(student, source)
             (self.workdir / source_path.name).write_text(json.dumps(restored))
@@ -182,8 +201,8 @@ class Submission:
             return "raised", "LookupError", f"this assignment has no answer called {name!r}"
         if notebook in self.problems:
             return "not started", f"{notebook}: {self.problems[notebook]}"
-        if name in self._timed_out:
-            return "raised", "TimeoutError", self._timed_out[name]
+        if name in self._stopped:  # it timed out or ended the process once: not called again
+            return "raised", "Stopped", self._stopped[name]
         if self._child is None or self._child.poll() is not None:
             self._child = self._start()
         self._calls += 1
@@ -198,29 +217,30 @@ class Submission:
             ready, _, _ = select.select([self._child.stdout], [], [], self.seconds_per_call * 4)
             if not ready:
                 self._stop()
-                self._timed_out[name] = f"did not finish within {self.seconds_per_call:g} s (an endless loop?)"
-                return "raised", "TimeoutError", self._timed_out[name]
+                self._stopped[name] = f"did not finish within {self.seconds_per_call:g} s (an endless loop?)"
+                return "raised", "TimeoutError", self._stopped[name]
             if self._child.stdout.readline() != "done\n":
-                return self._lost()
+                return self._lost(name)
             try:
                 outcome = load_cases(reply)[0]["outcome"]
             except Exception as e:
                 return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
             if outcome[0] == "raised" and outcome[1] == "TimeoutError":
-                self._timed_out[name] = outcome[2]
+                self._stopped[name] = outcome[2]
             return outcome
         except BrokenPipeError:
-            return self._lost()
+            return self._lost(name)
         finally:
             reply.unlink(missing_ok=True)
             request.unlink(missing_ok=True)
 
-    def _lost(self) -> tuple:
+    def _lost(self, name: str) -> tuple:
         code = self._child.wait()
         self._child = None
         why = {-9: "killed (it used more memory or CPU time than allowed?)",
                -25: "stopped for writing a file over the size limit"}.get(code, f"exit code {code}")
-        return "raised", "ProcessEnded", f"your code ended the grading process ({why})"
+        self._stopped[name] = f"your code ended the grading process ({why})"
+        return "raised", "ProcessEnded", self._stopped[name]
 
     def _stop(self) -> None:
         if self._child is not None:
