@@ -49,11 +49,21 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHi
 # KIT_GRADING=in-kernel restores nbgrader's stock path, which executes every
 # notebook in a kernel with the hidden checks in it (for comparison only).
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades)
+    AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
+    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 
 if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
-    from autograder.nbgrader_plugin import GradeOutOfProcess  # noqa: E402
+    from autograder.nbgrader_plugin import GradeOutOfProcess, RestoreFromSource  # noqa: E402
 
+    c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
+                                          RestoreFromSource, CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+
+# Late policy from course.toml: a proportional penalty per started hour late.
+from kit.late import ProportionalLatePenalty  # noqa: E402
+
+c.AssignLatePenalties.plugin_class = ProportionalLatePenalty
+c.ProportionalLatePenalty.per_hour = COURSE["late"]["per_hour"]
+c.ProportionalLatePenalty.max_fraction = COURSE["late"]["max_fraction"]

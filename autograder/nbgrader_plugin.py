@@ -9,23 +9,30 @@ message is the diagnosis. nbgrader's own SaveAutoGrades then turns outputs
 into scores in gradebook.db, AssignLatePenalties applies the late policy, and
 the formgrader, feedback and export all read them as usual.
 
+`RestoreFromSource` runs among the sanitizing preprocessors: the autograded
+notebook (and so the feedback) has every read-only cell as the source has it.
+
 Students are graded two at a time (one per core): the first notebook nbgrader
 asks about starts every submitted student of the assignment.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+import nbformat
 from nbformat.v4 import new_output
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
 from autograder.grade import Report, grade_submission
+from autograder.submission import restore_locked_cells
 
+REPORT_FILE = "grading_report.json"  # beside the autograded notebooks: problems, tampering, every cell's verdict
 _pool: ThreadPoolExecutor | None = None
 _reports: dict[tuple[str, str], Future] = {}
 
@@ -47,6 +54,11 @@ class GradeOutOfProcess(NbGraderPreprocessor):
                     folder = Path(coursedir.format_path(coursedir.submitted_directory, other, assignment))
                     _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source)
         report = _reports[(student, assignment)].result()
+        autograded = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
+        autograded.mkdir(parents=True, exist_ok=True)
+        (autograded / REPORT_FILE).write_text(json.dumps(
+            {"problems": report.problems, "tampering": report.tampering,
+             "cells": {k: v._asdict() for k, v in report.cells.items()}}, indent=1))
         for line in report.tampering:
             self.log.warning("%s changed a read-only cell (restored before grading): %s", student, line)
         for notebook, why in report.problems.items():
@@ -71,3 +83,16 @@ class GradeOutOfProcess(NbGraderPreprocessor):
                 cell.outputs = [new_output("error", ename="CheckFailed", evalue=grade.message,
                                            traceback=[f"CheckFailed: {grade.message}"])]
         return cell, resources
+
+
+class RestoreFromSource(NbGraderPreprocessor):
+    """Sanitizing step: rebuild the notebook from the source, keeping only the
+    student's answers, so deleted, retyped or duplicated read-only cells are
+    back before grading and in the feedback."""
+
+    def preprocess(self, nb, resources):
+        coursedir = CourseDirectory(config=self.config)
+        info = resources["nbgrader"]
+        source = Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
+        original = nbformat.read(source / f"{info['notebook']}.ipynb", as_version=4)
+        return nbformat.from_dict(restore_locked_cells(nb, original)), resources

@@ -67,7 +67,7 @@ def _bind(libc, source: Path, target: Path, read_only: bool) -> None:
         _mount(libc, None, target, None, MS_BIND | MS_REC | MS_RDONLY | MS_REMOUNT)
 
 
-def confine(course_root: Path, prefix: Path, base_prefix: Path, scratch: Path, limits: Limits) -> None:
+def confine(course_roots: tuple[Path, ...], prefix: Path, base_prefix: Path, scratch: Path, limits: Limits) -> None:
     """Called in the child before exec; see the module docstring."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
@@ -91,7 +91,7 @@ def confine(course_root: Path, prefix: Path, base_prefix: Path, scratch: Path, l
     # Hidden: the course, /tmp (other students' scratch folders), home folders, and any
     # folder above a kept path that others may not enter (which would block the way back).
     closed = {a for path, _ in keep for a in path.parents if a.is_dir() and not a.stat().st_mode & 0o001}
-    hidden = {course_root, Path("/tmp"), Path.home(), Path("/home")} | closed
+    hidden = {*course_roots, Path("/tmp"), Path.home(), Path("/home")} | closed
     for hidden in sorted(hidden, key=lambda p: len(p.parts)):
         if hidden.is_dir() and hidden != Path("/"):
             _mount(libc, "tmpfs", hidden, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")

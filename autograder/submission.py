@@ -56,12 +56,16 @@ def _grade_id(cell) -> str | None:
     return meta.get("grade_id") if isinstance(meta, dict) else None
 
 
-def restore_locked_cells(student: dict, source: dict) -> dict:
-    """The source notebook with the student's answer cells put in.
+STUB = "raise NotStarted()"
+
+
+def restore_locked_cells(student: dict, source: dict, answers_only: bool = False) -> dict:
+    """The source notebook with the student's answers in its answer cells.
 
     Everything read-only comes from the source, whatever the student did to it
-    (edited, deleted, retyped, duplicated, metadata changed); an answer cell
-    the student deleted stays as the stub.
+    (edited, deleted, retyped, duplicated, metadata changed). An answer cell
+    the student deleted becomes the stub, never the source's solution.
+    answers_only: keep only set-up and answer cells (what grading runs).
     """
     answers = {}
     for cell in student["cells"]:
@@ -71,8 +75,11 @@ def restore_locked_cells(student: dict, source: dict) -> dict:
     cells = []
     for cell in source["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("solution") and meta.get("grade_id") in answers:
-            cell = {**cell, "source": answers[meta["grade_id"]]}
+        gid = meta.get("grade_id", "")
+        if meta.get("solution"):
+            cell = {**cell, "source": answers.get(gid, STUB)}
+        elif answers_only and not gid.startswith("setup_"):
+            continue
         cells.append(cell)
     return {**source, "cells": cells}
 
@@ -169,8 +176,9 @@ class Submission:
             if wrong:
                 self.problems[source_path.name] = wrong
                 student = {"cells": []}
-            self.tampering += [f"{source_path.name}: {t}" for t in tampering(student, source)]
-            restored = restore_locked_cells(student, source)
+            if source_path.name not in self.problems:
+                self.tampering += [f"{source_path.name}: {t}" for t in tampering(student, source)]
+            restored = restore_locked_cells(student, source, answers_only=True)
             (self.workdir / source_path.name).write_text(json.dumps(restored))
 
     @cached_property
@@ -192,7 +200,17 @@ class Submission:
              str(self.seconds_per_call)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.workdir,
             env=env, text=True, pass_fds=(),
-            preexec_fn=partial(confine, ROOT, Path(sys.prefix), Path(sys.base_prefix), self._scratch, self.limits))
+            preexec_fn=partial(confine, self.hidden_roots, Path(sys.prefix), Path(sys.base_prefix), self._scratch,
+                               self.limits))
+
+    @property
+    def hidden_roots(self) -> tuple[Path, ...]:
+        """Folders that hold course files: this kit, the course being graded, and
+        the folder around the Python environment (a kit's .venv sits in the kit)."""
+        roots = [ROOT, self.source.resolve().parent.parent]
+        if sys.prefix != sys.base_prefix:
+            roots.append(Path(sys.prefix).resolve().parent)
+        return tuple(dict.fromkeys(roots))
 
     def outcome(self, name: str, case: dict) -> tuple:
         """What the student's answer `name` gives on `case` (see judge.call)."""

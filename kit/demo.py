@@ -1,69 +1,140 @@
-"""The kit's main job: `make demo`.
+"""The kit's main job, `make demo`: a whole term's loop on the example class.
 
-Regenerates the student release from the instructor notebooks, then runs every
-solved instructor notebook top to bottom (visible and hidden checks) and
-prints one row per exercise with the points each check earned.
+1. generate the student release from the instructor notebooks;
+2. put the assignment (with its due date) and the roster into gradebook.db;
+3. release it through nbgrader's local exchange (in .run/, owned by this
+   command), submit every example student's work through it, collect;
+4. autograde (the kit's out-of-process path, see nbgrader_config.py), with a
+   progress bar; a student nbgrader cannot grade never stops the others;
+5. generate feedback, export grades.csv;
+6. print one row per exercise, one column per student, with totals, the late
+   penalty, and a note on whatever happened to a student.
+
+Run twice, it gives the same table and the same gradebook.
 """
 
 from __future__ import annotations
 
-import shutil
+import json
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from kit.execute import errors_outside_graded_cells, execute, graded_results
+from nbgrader.api import Gradebook
+
+from autograder.nbgrader_plugin import REPORT_FILE
+from kit import classroom
+from kit.notebooks import ROOT
 from kit.release import build_source, generate_release
 
-
-def run_solved_notebooks(source: Path) -> dict[str, list]:
-    """notebook name → its graded cells' results, run in a scratch copy."""
-    with tempfile.TemporaryDirectory() as scratch:
-        shutil.copytree(source, scratch, dirs_exist_ok=True)
-        names = sorted(p.name for p in source.glob("*.ipynb"))
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            runs = dict(zip(names, pool.map(lambda n: execute(Path(scratch) / n, with_graders=True), names)))
-    problems = {n: errors_outside_graded_cells(nb) for n, nb in runs.items()}
-    for name, errors in problems.items():
-        for error in errors:
-            print(f"! {name}: {error}", file=sys.stderr)
-    return {name: graded_results(nb) for name, nb in runs.items()}
+EXAMPLES = ROOT / "examples" / "class"
+GRADES_CSV = ROOT / "grades.csv"
 
 
-def exercise_table(results: dict[str, list]) -> tuple[list[tuple], float, float]:
-    """Rows (notebook, exercise, visible, hidden) with 'earned/possible' points."""
-    rows, earned, possible = [], 0.0, 0.0
-    for notebook, cells in results.items():
-        by_exercise: dict[str, dict[str, str]] = {}
-        for cell in cells:
-            kind, exercise = cell.grade_id.split("_", 1)
-            got = cell.points if cell.passed else 0.0
-            by_exercise.setdefault(exercise, {})[kind] = f"{got:g}/{cell.points:g}"
-            earned, possible = earned + got, possible + cell.points
-        for exercise, points in by_exercise.items():
-            rows.append((notebook.removesuffix(".ipynb"), exercise, points.get("check", "-"), points.get("hidden", "-")))
-    return rows, earned, possible
+def progress(done: int, total: int, label: str) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    sys.stderr.write(f"\rgrading [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<12}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
 
 
-def print_table(rows: list[tuple], earned: float, possible: float) -> None:
-    header = ("notebook", "exercise", "visible", "hidden")
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(4)]
-    line = lambda r: "  ".join(str(v).ljust(w) for v, w in zip(r, widths))  # noqa: E731
+def run_loop(students: list[dict]) -> dict[str, list[str]]:
+    """Steps 1-5; returns student → notes on what happened to their submission."""
+    build_source()
+    generate_release()
+    classroom.enrol(students)
+    classroom.release()
+    notes: dict[str, list[str]] = {s["id"]: [] for s in students}
+    for s in students:
+        work = EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT
+        classroom.submit(s["id"], work)
+    classroom.collect()
+    for s in students:
+        work = EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT
+        classroom.replay_timestamp(s["id"], (work / "timestamp.txt").read_text())
+        for notebook, why in classroom.set_aside_unreadable(s["id"]).items():
+            notes[s["id"]].append(f"{notebook}: {why} (scored 0, file kept)")
+    started = []
+    progress(0, len(students), "")
+
+    def on_student(student: str) -> None:
+        if started:
+            progress(len(started), len(students), started[-1])
+        started.append(student)
+    errors = classroom.autograde(on_student)
+    progress(len(students), len(students), "done")
+    for student, why in errors.items():
+        notes[student].append(why)
+    classroom.generate_feedback()
+    classroom.export_grades(GRADES_CSV)
+    return notes
+
+
+def _report_notes(student: str) -> list[str]:
+    path = ROOT / "autograded" / student / classroom.ASSIGNMENT / REPORT_FILE
+    if not path.exists():
+        return []
+    report = json.loads(path.read_text())
+    notes = [f"{nb}: {why}" for nb, why in report["problems"].items() if "missing" not in why]
+    if report["tampering"]:
+        notes.append("changed read-only cells (restored, graded as if untouched): " + "; ".join(report["tampering"]))
+    return notes
+
+
+def score_table(students: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """Rows: one per exercise (visible + hidden checks), then totals. Columns: students."""
+    ids = [s["id"] for s in students]
+    scores: dict[str, dict[str, float]] = {}
+    possible: dict[str, float] = {}
+    footer = {"total": {}, "late penalty": {}, "score": {}, "out of": {}}
+    with Gradebook(classroom.db_url(), classroom.COURSE_ID) as gb:
+        assignment = gb.find_assignment(classroom.ASSIGNMENT)
+        for notebook in assignment.notebooks:
+            for cell in notebook.grade_cells:
+                exercise = cell.name.split("_", 1)[1]
+                possible[exercise] = possible.get(exercise, 0) + cell.max_score
+        for student in ids:
+            submission = gb.find_submission(classroom.ASSIGNMENT, student)
+            for nb in submission.notebooks:
+                for grade in nb.grades:
+                    exercise = grade.name.split("_", 1)[1]
+                    scores.setdefault(exercise, {}).setdefault(student, 0.0)
+                    scores[exercise][student] += grade.score or 0.0
+            footer["total"][student] = submission.code_score
+            footer["late penalty"][student] = -submission.late_submission_penalty
+            footer["score"][student] = submission.score
+            footer["out of"][student] = submission.max_score
+    rows = [[exercise, f"{possible[exercise]:g}", *[f"{scores.get(exercise, {}).get(s, 0):g}" for s in ids]]
+            for exercise in possible]
+    rows += [[name, "", *[f"{values[s]:g}" for s in ids]] for name, values in footer.items()]
+    return ["exercise", "max", *ids], rows
+
+
+def print_table(header: list[str], rows: list[list[str]], notes: dict[str, list[str]]) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda r: "  ".join(v.rjust(w) if i else v.ljust(w) for i, (v, w) in enumerate(zip(r, widths)))  # noqa: E731
     print(line(header))
     print(line(["-" * w for w in widths]))
     for row in rows:
+        if row[0] == "total":
+            print(line(["-" * w for w in widths]))
         print(line(row))
-    print(f"\ntotal: {earned:g} of {possible:g} points")
+    print()
+    for student, lines in notes.items():
+        for text in lines:
+            print(f"{student}: {text}")
 
 
 def main() -> int:
-    source = build_source()
-    release = generate_release()
-    print(f"student release written to {release}\nrunning the solved instructor notebooks ...\n")
-    rows, earned, possible = exercise_table(run_solved_notebooks(source))
-    print_table(rows, earned, possible)
-    return 0 if earned == possible else 1
+    students = classroom.roster(EXAMPLES / "roster.csv")
+    notes = run_loop(students)
+    for s in students:
+        notes[s["id"]] += _report_notes(s["id"])
+    header, rows = score_table(students)
+    print_table(header, rows, notes)
+    print(f"\ngrades: {GRADES_CSV.relative_to(ROOT)}   feedback: feedback/<student>/attention/*.html")
+    return 0
 
 
 if __name__ == "__main__":

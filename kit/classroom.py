@@ -1,0 +1,131 @@
+"""The steps of a term's loop for one assignment, each a small function over nbgrader.
+
+Every step is idempotent: run twice, it leaves the same gradebook and the same
+files. Nothing here deletes a student's file: an unreadable notebook is set
+aside beside itself, never removed.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from nbgrader.api import Gradebook
+
+from autograder.submission import read_notebook
+from kit.notebooks import ROOT
+
+ASSIGNMENT = "attention"
+COURSE_ID = "attention-kit"
+RUN = ROOT / ".run"              # owned by the main command: the exchange and students' working copies
+EXCHANGE = RUN / "exchange"
+UNREADABLE = ".unreadable"
+
+
+def db_url(root: Path = ROOT) -> str:
+    return f"sqlite:///{root / 'gradebook.db'}"
+
+
+def nbgrader(*args: str, cwd: Path = ROOT, stream=None) -> subprocess.CompletedProcess | subprocess.Popen:
+    """Run an nbgrader command with this environment's tools on PATH."""
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    command = [sys.executable, "-m", "nbgrader", *args]
+    if stream:
+        return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+    return subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True, text=True)
+
+
+def course_policy(root: Path = ROOT) -> dict:
+    with open(root / "course.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def roster(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def enrol(students: list[dict], root: Path = ROOT) -> None:
+    """The assignment with its due date, and every student of the roster, in the gradebook."""
+    duedate = course_policy(root)["assignment"]["duedate"]
+    with Gradebook(db_url(root), COURSE_ID) as gb:
+        gb.update_or_create_assignment(ASSIGNMENT, duedate=duedate)
+        for s in students:
+            gb.update_or_create_student(s["id"], first_name=s["first_name"], last_name=s["last_name"],
+                                        email=s["email"])
+
+
+def release() -> None:
+    """Put the generated release into the exchange (replacing an earlier release)."""
+    nbgrader("release_assignment", ASSIGNMENT, "--force", f"--Exchange.root={EXCHANGE}",
+             f"--CourseDirectory.course_id={COURSE_ID}")
+
+
+def submit(student: str, work: Path) -> None:
+    """Submit a student's working folder `work` (holding their notebooks) through the exchange."""
+    home = RUN / "students" / student
+    if home.exists():
+        shutil.rmtree(home)
+    shutil.copytree(work, home / ASSIGNMENT, ignore=shutil.ignore_patterns("timestamp.txt"))
+    nbgrader("submit", ASSIGNMENT, f"--student={student}", f"--Exchange.root={EXCHANGE}",
+             f"--CourseDirectory.course_id={COURSE_ID}", f"--CourseDirectory.root={home}", cwd=home)
+
+
+def collect() -> None:
+    nbgrader("collect", ASSIGNMENT, "--update", f"--Exchange.root={EXCHANGE}",
+             f"--CourseDirectory.course_id={COURSE_ID}")
+
+
+def submitted_folder(student: str, root: Path = ROOT) -> Path:
+    return root / "submitted" / student / ASSIGNMENT
+
+
+def replay_timestamp(student: str, timestamp: str, root: Path = ROOT) -> None:
+    """Give a collected submission the time the example class recorded for it
+    (the exchange stamps it with the time of this run)."""
+    (submitted_folder(student, root) / "timestamp.txt").write_text(timestamp)
+
+
+def set_aside_unreadable(student: str, root: Path = ROOT) -> dict[str, str]:
+    """Move each notebook nbgrader cannot read beside itself (``.ipynb.unreadable``);
+    returns notebook → why. nbgrader then scores it as missing and grades the rest."""
+    problems = {}
+    for path in sorted(submitted_folder(student, root).glob("*.ipynb")):
+        try:
+            read_notebook(path)
+        except ValueError as e:
+            problems[path.name] = str(e)
+            path.replace(path.with_name(path.name + UNREADABLE))
+    return problems
+
+
+def autograde(on_student) -> dict[str, str]:
+    """`nbgrader autograde` for every submission; calls on_student(id) as each one
+    starts; returns student → error for those nbgrader could not grade."""
+    process = nbgrader("autograde", ASSIGNMENT, "--force", stream=True)
+    errors, current = {}, None
+    for line in process.stderr:
+        started = re.search(r"Creating/updating student with ID '([^']+)'", line)
+        failed = re.search(r"error processing assignment: .*/submitted/([^/]+)/", line)
+        if started:
+            current = started.group(1)
+            on_student(current)
+        elif failed:
+            errors[failed.group(1)] = "nbgrader could not grade this submission (see its log)"
+    process.wait()
+    return errors
+
+
+def generate_feedback() -> None:
+    nbgrader("generate_feedback", ASSIGNMENT, "--force")
+
+
+def export_grades(path: Path) -> None:
+    nbgrader("export", f"--to={path}")
