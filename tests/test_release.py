@@ -15,6 +15,7 @@ from autograder.cases import FUNCTIONS, QUESTIONS, hidden_cases
 from autograder.judge import load_cases
 from kit.execute import errors_outside_graded_cells, execute, graded_results
 from kit.notebooks import ROOT
+from tests.course_copy import copy_course
 
 SOURCE = ROOT / "source" / "attention"
 RELEASE = ROOT / "assignments" / "attention"
@@ -51,10 +52,7 @@ def test_instructor_notebooks_are_committed_without_outputs():
 
 
 def test_regenerating_the_source_and_the_release_changes_nothing(tmp_path):
-    copy = tmp_path / "kit"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "gradebook.db", "__pycache__", ".hypothesis", ".pytest_cache", "submitted",
-        "autograded", "feedback", "exchange", ".run"))
+    copy = copy_course(tmp_path)
     subprocess.run([sys.executable, "-m", "kit.release"], cwd=copy, check=True, capture_output=True)
     for folder in ("source/attention", "assignments/attention"):
         committed = {p.relative_to(ROOT / folder): p.read_bytes()

@@ -1,0 +1,139 @@
+"""README's first command: the whole instructor loop on the example class."""
+
+from __future__ import annotations
+
+import csv
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.grade import grade_submission
+from examples.make_class import STUDENTS
+from kit.late import late_penalty
+from kit.notebooks import ROOT
+from tests.course_copy import copy_course
+
+def run_demo(course: Path) -> str:
+    result = subprocess.run([sys.executable, "-m", "kit.demo"], cwd=course, capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def dump(db: Path) -> list:
+    with sqlite3.connect(db) as con:
+        tables = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        return [(t, sorted(map(repr, con.execute(f"SELECT * FROM '{t}'")))) for t in tables]
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course = copy_course(tmp_path_factory.mktemp("course"))
+    first = run_demo(course)
+    first_db = dump(course / "gradebook.db")
+    second = run_demo(course)
+    return course, first, second, first_db
+
+
+def test_a_second_run_gives_the_same_table_and_the_same_gradebook(course):
+    folder, first, second, first_db = course
+    assert first == second
+    assert dump(folder / "gradebook.db") == first_db
+
+
+def table_scores(stdout: str) -> dict[str, float]:
+    lines = stdout.splitlines()
+    header = lines[0].split()
+    score = next(line.split() for line in lines if line.startswith("score "))
+    return dict(zip(header[2:], map(float, score[1:])))
+
+
+def predicted_score(student: str, timestamp: str) -> float:
+    report = grade_submission(ROOT / "examples" / "class" / "submitted" / student / "attention")
+    total = sum(cell.earned for cell in report.cells.values())
+    late_seconds = 30 * 3600 if student == "fay" else 0
+    return total - late_penalty(total, late_seconds, per_hour=0.01, max_fraction=1.0)
+
+
+def test_the_table_gives_every_student_the_score_the_graders_predict(course):
+    scores = table_scores(course[1])
+    for student, *_ in STUDENTS:
+        assert scores[student] == pytest.approx(predicted_score(student, "")), student
+    assert scores["ada"] == 63 and scores["dee"] == 0 and scores["hal"] == 63
+
+
+def test_the_table_says_what_happened_to_the_broken_and_the_tampered_student(course):
+    stdout = course[1]
+    assert "gus: 03_softmax_and_mix.ipynb: notebook unreadable: not valid JSON at line" in stdout
+    assert "hal: changed read-only cells (restored, graded as if untouched)" in stdout
+    assert "check_softmax edited" in stdout and "hidden_attention deleted" in stdout
+
+
+def test_grades_csv_has_one_row_per_student_and_the_late_penalty(course):
+    with open(course[0] / "grades.csv") as f:
+        rows = {row["student_id"]: row for row in csv.DictReader(f)}
+    assert sorted(rows) == sorted(s[0] for s in STUDENTS)
+    assert float(rows["fay"]["late_submission_penalty"]) == pytest.approx(18.9)
+    assert float(rows["ada"]["late_submission_penalty"]) == 0
+
+
+def test_every_graded_student_has_feedback_without_hidden_code_or_values(course):
+    folder = course[0]
+    for student, *_ in STUDENTS:
+        pages = sorted((folder / "feedback" / student / "attention").glob("*.html"))
+        expected = 7 if student == "gus" else 8  # gus's unreadable notebook is scored as missing
+        assert len(pages) == expected, student
+        for page in pages:
+            html = page.read_text()
+            for secret in ("hidden_check(", "BEGIN HIDDEN TESTS", "autograder", "most recent call last"):
+                assert secret not in html, (page, secret)
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_formgrader_reports_the_grades_in_the_gradebook(course):
+    import json
+    import secrets
+    import time
+    import urllib.request
+
+    from nbgrader.api import Gradebook
+
+    folder = course[0]
+    port, token = free_port(), secrets.token_hex(16)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "server", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+         f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False", f"--ServerApp.root_dir={folder}"],
+        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(folder)})
+
+    def get(path: str):
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"token {token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+    try:
+        for _ in range(120):
+            try:
+                get("/api/status")
+                break
+            except OSError:
+                time.sleep(0.5)
+        assignment = get("/formgrader/api/assignment/attention")
+        submissions = {s["student"]: s for s in get("/formgrader/api/submissions/attention")}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert assignment["name"] == "attention" and assignment["num_submissions"] == len(STUDENTS)
+    with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
+        for student, *_ in STUDENTS:
+            expected = gb.find_submission("attention", student)
+            assert submissions[student]["score"] == pytest.approx(expected.score), student
+            assert submissions[student]["max_score"] == pytest.approx(expected.max_score)
