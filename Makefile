@@ -2,27 +2,45 @@
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test release setup clean
+.PHONY: demo test release setup browser lab bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e . pytest-xdist
+	$(PY) -m pip install --quiet -e '.[browser]' pytest-xdist
 	touch $@
 
 setup: $(VENV)/.installed
 
-# Regenerate source/ and the student release from notebooks/ and the reference.
+# Debian's Chromium for the browser tests (Playwright's own browser download does
+# not work everywhere). Installed when running as root; otherwise the browser
+# tests skip and say how to enable them.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "chromium not found: browser tests will skip (install Debian's chromium to run them)"; fi
+
+# Regenerate source/, the student release and the example class from notebooks/ and the reference.
 release: setup
 	$(PY) -m kit.release
+	$(PY) -m examples.make_class
 
-# The kit's main job.
+# The kit's main job: the instructor's whole loop on the example class.
 demo: setup
 	$(PY) -m kit.demo
 
-test: setup
+test: setup browser
 	$(PY) -m pytest -n 2 tests
 
+# Open the student release in JupyterLab with nbgrader's extension.
+lab: setup
+	$(VENV)/bin/jupyter lab assignments/attention
+
+bench: setup
+	$(PY) -m benchmarks.run
+
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exchange .run
+	rm -rf $(VENV) gradebook.db submitted autograded feedback exchange .run grades.csv

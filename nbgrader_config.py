@@ -22,6 +22,11 @@ c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "assignments"
 c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'gradebook.db'}"
 
+# The exchange students fetch from and submit to. A folder in the course keeps a
+# single-machine course self-contained; on a shared server point it at a folder
+# every student can write to (nbgrader's default is /srv/nbgrader/exchange).
+c.Exchange.root = str(ROOT / "exchange")
+
 # Stubs raise NotStarted, which names the function still to write (see judge.py).
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotStarted()"}
 
@@ -67,3 +72,11 @@ from kit.late import ProportionalLatePenalty  # noqa: E402
 c.AssignLatePenalties.plugin_class = ProportionalLatePenalty
 c.ProportionalLatePenalty.per_hour = COURSE["late"]["per_hour"]
 c.ProportionalLatePenalty.max_fraction = COURSE["late"]["max_fraction"]
+
+# Two autograde runs on one gradebook never interleave: the second waits.
+import sys  # noqa: E402
+
+if "autograde" in sys.argv[1:2]:
+    from kit.lock import hold_grading_lock  # noqa: E402
+
+    hold_grading_lock(ROOT)

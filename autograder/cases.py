@@ -42,9 +42,16 @@ ROBOT_ALLOWED = [[True, True, False, False],
                  [True, True, True, True]]
 
 
-def _case(func: str, label: str, *args, raises: str | None = None, **kwargs) -> dict:
-    """A case: inputs, plus the reference's answer and every known mistake's answer."""
+def _case(func: str, label: str, *args, raises: str | None = None, memory_limit_bytes: int | None = None,
+          grid_bytes: int | None = None, **kwargs) -> dict:
+    """A case: inputs, plus the reference's answer and every known mistake's answer.
+
+    memory_limit_bytes: the most the call may allocate at its peak (grid_bytes
+    is the size of the full n_q × n_k grid, for the message).
+    """
     case = {"func": func, "label": label, "args": list(args), "kwargs": kwargs}
+    if memory_limit_bytes:
+        case.update(memory_limit_bytes=memory_limit_bytes, grid_bytes=grid_bytes)
     if raises:
         case["raises"] = raises
         return case
@@ -52,6 +59,8 @@ def _case(func: str, label: str, *args, raises: str | None = None, **kwargs) -> 
     case["expected"] = getattr(ref, func)(*args, **kwargs)
     variants = []
     for mistake in MISTAKES.get(func, ()):
+        if mistake.variant is None:  # a mistake that shows in memory, not in values
+            continue
         a, k = fresh_inputs(case)
         try:
             with np.errstate(all="ignore"):
@@ -248,6 +257,9 @@ def _hidden(func: str) -> list[dict]:
         add("large scores, blocks of 2", n(5, 8, scale=30), n(9, 8, scale=30), n(9, 2), 2)
         add("one block of all 6 keys", n(6, 4), n(6, 4), n(6, 4), 64)
         add("a block size of 0", n(3, 4), n(3, 4), n(3, 4), 0, raises="ValueError")
+        tokens = 4096
+        add(f"{tokens:,} tokens in blocks of 64, with its memory measured", n(tokens, 8), n(tokens, 8), n(tokens, 8),
+            64, memory_limit_bytes=tokens * tokens * 8 // 2, grid_bytes=tokens * tokens * 8)
     elif func in ("projection_flops", "score_flops", "attention_share"):
         for tokens, width in ((100, 64), (4096, 1024), (7, 3)):
             add(f"{tokens} tokens of width {width}", tokens, width)

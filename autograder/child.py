@@ -42,7 +42,7 @@ def main():
             with judge.time_limit(seconds):
                 outcome = judge.outcome_of(answer, case)
         if outcome[0] == "value":
-            outcome = ("value", judge.plain(outcome[1]))
+            outcome = ("value", judge.plain(outcome[1]), *outcome[2:])
         judge.save_cases(request["reply"], [{"outcome": outcome}])
         replies.write("done\n")
 

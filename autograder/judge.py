@@ -29,6 +29,7 @@ import math
 import signal
 import sys
 import traceback
+import tracemalloc
 import warnings
 import zipfile
 from pathlib import Path
@@ -201,17 +202,26 @@ def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | 
 # ---------------------------------------------------------------- calling a student function
 
 
-def call(func, args=(), kwargs=None) -> tuple:
+def call(func, args=(), kwargs=None, measure_memory: bool = False) -> tuple:
     """Run a student function quietly and say what happened.
 
     Returns ("value", result), ("not started", why) for a `NotImplementedError`,
     or ("raised", exception type name, message). Warnings are silenced: a
-    warning on stderr must not zero a correct answer.
+    warning on stderr must not zero a correct answer. With `measure_memory`,
+    a value comes with the peak bytes allocated during the call (tracemalloc):
+    ("value", result, peak).
     """
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            return "value", func(*args, **(kwargs or {}))
+            if not measure_memory:
+                return "value", func(*args, **(kwargs or {}))
+            tracemalloc.start()
+            try:
+                result = func(*args, **(kwargs or {}))
+                return "value", result, tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
     except NotImplementedError as e:
         return "not started", str(e) or f"{getattr(func, '__name__', 'this function')} is not implemented yet"
     except Exception as e:  # the student's bug, reported, never raised through
@@ -227,7 +237,7 @@ def outcome_of(answer, case: dict) -> tuple:
         return "value", answer
     if not callable(answer):
         return "raised", "TypeError", f"expected a function, got {_describe(answer)}"
-    return call(answer, *fresh_inputs(case))
+    return call(answer, *fresh_inputs(case), measure_memory="memory_limit_bytes" in case)
 
 
 def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str | None:
@@ -245,7 +255,23 @@ def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str 
         return f"{label}: expected a {case['raises']} for this bad input, but {came}."
     if outcome[0] == "raised":
         return f"{label}: your function raised {outcome[1]}: {outcome[2]}"
-    return judge(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
+    problem = judge(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
+    if problem or "memory_limit_bytes" not in case:
+        return problem
+    return _memory_problem(label, outcome[2] if len(outcome) > 2 else None, case)
+
+
+def _memory_problem(label: str, peak: int | None, case: dict) -> str | None:
+    """Blockwise attention must never hold the n_q × n_k grid: its peak allocation is capped."""
+    limit, grid = case["memory_limit_bytes"], case["grid_bytes"]
+    if peak is None:
+        return f"{label}: the memory your function used could not be measured."
+    if peak <= limit:
+        return None
+    return (f"{label}: the values are right, but the call allocated {peak / 2**20:.1f} MiB at its peak, "
+            f"more than the {limit / 2**20:.0f} MiB allowed; the full n_q × n_k grid is {grid / 2**20:.0f} MiB.\n"
+            "Likely mistake: builds the full n × n grid. Work through the keys one block at a time and keep "
+            "only a running maximum, sum and weighted sum per query (chapter section 7)")
 
 
 # ---------------------------------------------------------------- loading a notebook's answers

@@ -19,7 +19,7 @@ class Mistake(NamedTuple):
     name: str
     section: int
     explanation: str
-    variant: Callable
+    variant: Callable | None  # None: the mistake shows in memory use, not in values
 
 
 def _softmax_no_max(S, axis=-1):
@@ -218,6 +218,8 @@ MISTAKES: dict[str, list[Mistake]] = {
                 lambda *a, **k: _blockwise_with(*a, **k, rescale=False)),
         Mistake("no final division by the running sum", 7, "Divide the accumulator by the running sum at the end.",
                 lambda *a, **k: _blockwise_with(*a, **k, divide=False)),
+        Mistake("builds the full n × n grid", 7, "Its values are right but its memory grows with n²; "
+                "the memory-measured hidden case names it.", None),
     ],
     "projection_flops": [
         Mistake("factor 4 missing", 7, "There are four projections (Q, K, V and the output), each n·d².",

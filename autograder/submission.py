@@ -136,6 +136,23 @@ def tampering(student: dict, source: dict) -> list[str]:
     return found
 
 
+def _status_bytes(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise LookupError(field)
+
+
+def _reset_peak(pid: int) -> int:
+    """Reset a process's peak resident memory; returns its resident memory now."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+    return _status_bytes(pid, "VmRSS")
+
+
+def _peak_resident(pid: int) -> int:
+    return _status_bytes(pid, "VmHWM")
+
+
 class Submission:
     def __init__(self, folder, source: Path = SOURCE, seconds_per_call: float = 10.0, limits: Limits = Limits()):
         self.folder = Path(folder)
@@ -226,6 +243,9 @@ class Submission:
         self._calls += 1
         request, reply = self._scratch / f"request{self._calls}.npz", self._scratch / f"reply{self._calls}.npz"
         save_cases(request, [{"args": case.get("args"), "kwargs": case.get("kwargs", {})}])
+        measured = "memory_limit_bytes" in case
+        if measured:
+            resident_before = _reset_peak(self._child.pid)
         os.chmod(request, 0o644)
         try:
             self._child.stdin.write(json.dumps({"notebook": notebook, "answer": name, "request": str(request),
@@ -243,6 +263,9 @@ class Submission:
                 outcome = load_cases(reply)[0]["outcome"]
             except Exception as e:
                 return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
+            if measured and outcome[0] == "value":
+                # Measured here, from outside: the child could lie about its own memory.
+                outcome = ("value", outcome[1], max(0, _peak_resident(self._child.pid) - resident_before))
             if outcome[0] == "raised" and outcome[1] == "TimeoutError":
                 self._stopped[name] = outcome[2]
             return outcome

@@ -95,14 +95,20 @@ def replay_timestamp(student: str, timestamp: str, root: Path = ROOT) -> None:
 
 def set_aside_unreadable(student: str, root: Path = ROOT) -> dict[str, str]:
     """Move each notebook nbgrader cannot read beside itself (``.ipynb.unreadable``);
-    returns notebook → why. nbgrader then scores it as missing and grades the rest."""
+    returns notebook → why, for those set aside now or by an earlier run. nbgrader
+    then scores such a notebook as missing and grades the rest."""
+    folder = submitted_folder(student, root)
+    for path in sorted(folder.glob("*.ipynb")):
+        try:
+            read_notebook(path)
+        except ValueError:
+            path.replace(path.with_name(path.name + UNREADABLE))
     problems = {}
-    for path in sorted(submitted_folder(student, root).glob("*.ipynb")):
+    for path in sorted(folder.glob(f"*.ipynb{UNREADABLE}")):
         try:
             read_notebook(path)
         except ValueError as e:
-            problems[path.name] = str(e)
-            path.replace(path.with_name(path.name + UNREADABLE))
+            problems[path.name.removesuffix(UNREADABLE)] = str(e)
     return problems
 
 

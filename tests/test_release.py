@@ -15,7 +15,7 @@ from autograder.cases import FUNCTIONS, QUESTIONS, hidden_cases
 from autograder.judge import load_cases
 from kit.execute import errors_outside_graded_cells, execute, graded_results
 from kit.notebooks import ROOT
-from tests.course_copy import copy_course
+from kit.course_copy import copy_course
 
 SOURCE = ROOT / "source" / "attention"
 RELEASE = ROOT / "assignments" / "attention"

@@ -1,0 +1,44 @@
+"""Scratch copies of the kit, for tests and benchmarks that run whole commands.
+
+Files come from git's index (committed or staged), so work in progress
+elsewhere in the tree cannot leak into a test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from kit.notebooks import ROOT
+
+EXAMPLE = ROOT / "examples" / "class" / "submitted"
+
+
+def copy_course(target: Path) -> Path:
+    subprocess.run(["git", "checkout-index", "--all", f"--prefix={target}/"], cwd=ROOT, check=True)
+    return target
+
+
+def run_nbgrader(course: Path, *args: str, grading: str = "out-of-process", **kwargs) -> subprocess.CompletedProcess:
+    """An nbgrader command in `course`; grading: "out-of-process" (the kit) or "in-kernel" (stock nbgrader)."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "KIT_GRADING": grading}
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, check=True,
+                          capture_output=True, **kwargs)
+
+
+def class_course(target: Path, n_students: int) -> list[str]:
+    """A scratch course with the release generated and `n_students` copies of the
+    example class submitted (ids like ``bo003``); returns the ids."""
+    from kit.classroom import set_aside_unreadable
+
+    copy_course(target)
+    run_nbgrader(target, "generate_assignment", "attention", "--force")
+    kinds = sorted(p.name for p in EXAMPLE.iterdir())
+    students = [f"{kinds[i % len(kinds)]}{i // len(kinds):03d}" for i in range(n_students)]
+    for student in students:
+        shutil.copytree(EXAMPLE / student[:-3] / "attention", target / "submitted" / student / "attention")
+        set_aside_unreadable(student, target)
+    return students

@@ -1,0 +1,67 @@
+"""Grading that is killed part-way, or started twice at once, loses nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from kit.course_copy import class_course
+
+N_STUDENTS = 8
+
+
+def snapshot(course: Path, students: list[str]) -> dict:
+    """Every score, penalty and timestamp in the gradebook, by name rather than row id."""
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {(s, nb.name, g.name): (g.auto_score, g.manual_score, nb.late_submission_penalty)
+                for s in students for nb in gb.find_submission("attention", s).notebooks for g in nb.grades}
+
+
+def autograde(course: Path) -> subprocess.Popen:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    return subprocess.Popen([sys.executable, "-m", "nbgrader", "autograde", "attention", "--force"], cwd=course,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def finish(process: subprocess.Popen) -> tuple[int, str]:
+    _, log = process.communicate(timeout=900)
+    return process.returncode, log
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    course = tmp_path_factory.mktemp("uninterrupted")
+    students = class_course(course, N_STUDENTS)
+    assert finish(autograde(course))[0] == 0
+    return snapshot(course, students)
+
+
+def test_a_run_killed_part_way_and_rerun_ends_with_the_same_gradebook(uninterrupted, tmp_path):
+    students = class_course(tmp_path, N_STUDENTS)
+    first = autograde(tmp_path)
+    for line in first.stderr:  # kill it once the third student is under way
+        if "Creating/updating student with ID" in line and students[2] in line:
+            break
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    assert finish(autograde(tmp_path))[0] == 0
+    assert snapshot(tmp_path, students) == uninterrupted
+
+
+def test_two_runs_started_at_once_take_turns_and_agree(uninterrupted, tmp_path):
+    students = class_course(tmp_path, N_STUDENTS)
+    first = autograde(tmp_path)
+    time.sleep(0.5)
+    second = autograde(tmp_path)
+    (first_code, first_log), (second_code, second_log) = finish(first), finish(second)
+    assert first_code == 0 and second_code == 0
+    assert "Another grading run" in first_log + second_log
+    assert snapshot(tmp_path, students) == uninterrupted
