@@ -62,4 +62,4 @@ def pytest_terminal_summary(terminalreporter, config):
         else:
             first = next(m for s, m in statuses if s != "passed")
             line = f"failed {len(statuses) - passed} of {len(statuses)}: {first}"
-        terminalreporter.write_line(f"{exercise:22} {line}".replace("\n", "\n" + " " * 23))
+        terminalreporter.write_line(f"{exercise:22} {line}".replace("\n", " "))
