@@ -35,9 +35,14 @@ demo: setup
 test: setup browser
 	$(PY) -m pytest -n 2 tests
 
-# Open the student release in JupyterLab with nbgrader's extension.
+# The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your
+# own copy in student/attention (fetched once from the course exchange, never overwritten).
 lab: setup
-	$(VENV)/bin/jupyter lab assignments/attention
+	$(PY) -m nbgrader release_assignment attention --force --log-level=ERROR
+	mkdir -p student
+	printf 'c = get_config()  # noqa: F821\nc.Exchange.root = "$(CURDIR)/exchange"\nc.CourseDirectory.course_id = "attention-kit"\n' > student/nbgrader_config.py
+	cd student && { test -d attention || $(CURDIR)/$(PY) -m nbgrader fetch_assignment attention --log-level=ERROR; }
+	cd student && $(CURDIR)/$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) attention/01_worked_example.ipynb
 
 bench: setup
 	$(PY) -m benchmarks.run

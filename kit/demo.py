@@ -24,7 +24,7 @@ from nbgrader.api import Gradebook
 from autograder.nbgrader_plugin import REPORT_FILE
 from kit import classroom
 from kit.notebooks import ROOT
-from kit.release import build_source, generate_release
+from kit.release import build_source, generate_release, register_in_gradebook
 
 EXAMPLES = ROOT / "examples" / "class"
 GRADES_CSV = ROOT / "grades.csv"
@@ -44,6 +44,7 @@ def run_loop(students: list[dict]) -> dict[str, list[str]]:
     build_source()
     generate_release()
     classroom.enrol(students)
+    register_in_gradebook()
     classroom.release()
     notes: dict[str, list[str]] = {s["id"]: [] for s in students}
     for s in students:

@@ -4,7 +4,11 @@
 2. put beside them what the notebooks import: ``judge.py`` (the comparison
    policy, from autograder/), ``workbook.py`` and ``worked_example.npz`` (the
    visible checks' cases, computed from the reference);
-3. run ``nbgrader generate_assignment`` into ``assignments/attention``.
+3. run ``nbgrader generate_assignment --no-db`` into ``assignments/attention``
+   (files only: the gradebook is never touched, so a gradebook that already
+   holds submissions can never make nbgrader delete the release);
+4. record the notebooks, their cells and points in gradebook.db (the same
+   command into a scratch folder, so a refusal there leaves the release alone).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from autograder.cases import visible_cases
@@ -41,17 +46,33 @@ def nbgrader(*args: str, root: Path = ROOT, **kwargs) -> subprocess.CompletedPro
 
 
 def generate_release(root: Path = ROOT) -> Path:
-    """Run nbgrader generate_assignment; returns the release folder."""
-    nbgrader("generate_assignment", ASSIGNMENT, "--force", "--log-level=WARN", root=root, check=True)
+    """Run nbgrader generate_assignment without the gradebook; returns the release folder."""
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", "--no-db", "--log-level=WARN", root=root, check=True)
     release = root / "assignments" / ASSIGNMENT
     for stray in release.rglob("__pycache__"):
         shutil.rmtree(stray)
     return release
 
 
+def register_in_gradebook(root: Path = ROOT) -> None:
+    """Record the assignment's notebooks, cells and points in gradebook.db.
+
+    nbgrader refuses when the set of notebooks changed after students submitted;
+    its message is raised as a RuntimeError and the release is untouched.
+    """
+    with tempfile.TemporaryDirectory() as scratch:
+        result = nbgrader("generate_assignment", ASSIGNMENT, "--force", f"--CourseDirectory.release_directory={scratch}",
+                          "--log-level=ERROR", root=root, capture_output=True, text=True)
+    if result.returncode:
+        errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
+        raise RuntimeError("gradebook not updated: " + (errors[0] if errors else result.stderr[-500:]))
+
+
 def main() -> None:
     print("source :", build_source().relative_to(ROOT))
     print("release:", generate_release().relative_to(ROOT))
+    register_in_gradebook()
+    print("gradebook: notebooks, cells and points recorded")
 
 
 if __name__ == "__main__":

@@ -22,11 +22,14 @@ names it and points to the chapter section.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
+import signal
 import sys
 import traceback
+import tracemalloc
 import warnings
 import zipfile
 from pathlib import Path
@@ -199,17 +202,26 @@ def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | 
 # ---------------------------------------------------------------- calling a student function
 
 
-def call(func, args=(), kwargs=None) -> tuple:
+def call(func, args=(), kwargs=None, measure_memory: bool = False) -> tuple:
     """Run a student function quietly and say what happened.
 
     Returns ("value", result), ("not started", why) for a `NotImplementedError`,
     or ("raised", exception type name, message). Warnings are silenced: a
-    warning on stderr must not zero a correct answer.
+    warning on stderr must not zero a correct answer. With `measure_memory`,
+    a value comes with the peak bytes allocated during the call (tracemalloc):
+    ("value", result, peak).
     """
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            return "value", func(*args, **(kwargs or {}))
+            if not measure_memory:
+                return "value", func(*args, **(kwargs or {}))
+            tracemalloc.start()
+            try:
+                result = func(*args, **(kwargs or {}))
+                return "value", result, tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
     except NotImplementedError as e:
         return "not started", str(e) or f"{getattr(func, '__name__', 'this function')} is not implemented yet"
     except Exception as e:  # the student's bug, reported, never raised through
@@ -225,7 +237,7 @@ def outcome_of(answer, case: dict) -> tuple:
         return "value", answer
     if not callable(answer):
         return "raised", "TypeError", f"expected a function, got {_describe(answer)}"
-    return call(answer, *fresh_inputs(case))
+    return call(answer, *fresh_inputs(case), measure_memory="memory_limit_bytes" in case)
 
 
 def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str | None:
@@ -243,10 +255,44 @@ def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str 
         return f"{label}: expected a {case['raises']} for this bad input, but {came}."
     if outcome[0] == "raised":
         return f"{label}: your function raised {outcome[1]}: {outcome[2]}"
-    return judge(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
+    problem = judge(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
+    if problem or "memory_limit_bytes" not in case:
+        return problem
+    return _memory_problem(label, outcome[2] if len(outcome) > 2 else None, case)
+
+
+def _memory_problem(label: str, peak: int | None, case: dict) -> str | None:
+    """Blockwise attention must never hold the n_q × n_k grid: its peak allocation is capped."""
+    limit, grid = case["memory_limit_bytes"], case["grid_bytes"]
+    if peak is None:
+        return f"{label}: the memory your function used could not be measured."
+    if peak <= limit:
+        return None
+    return (f"{label}: the values are right, but the call allocated {peak / 2**20:.1f} MiB at its peak, "
+            f"more than the {limit / 2**20:.0f} MiB allowed; the full n_q × n_k grid is {grid / 2**20:.0f} MiB.\n"
+            "Likely mistake: builds the full n × n grid. Work through the keys one block at a time and keep "
+            "only a running maximum, sum and weighted sum per query (chapter section 7)")
 
 
 # ---------------------------------------------------------------- loading a notebook's answers
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Raise TimeoutError in the running code after `seconds` (main thread, Unix)."""
+    if not seconds or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TimeoutError(f"did not finish within {seconds:g} s (an endless loop?)")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _runs_when_loaded(cell: dict) -> bool:
@@ -255,11 +301,12 @@ def _runs_when_loaded(cell: dict) -> bool:
         meta.get("solution", False) or str(meta.get("grade_id", "")).startswith("setup_"))
 
 
-def solution_namespace(path, cells=None) -> dict:
+def solution_namespace(path, cells=None, seconds_per_cell: float | None = None) -> dict:
     """Run a notebook's set-up and answer cells, in order; return their names.
 
-    Demonstrations and checks are skipped. A cell that fails is recorded in
-    ``namespace["__cell_errors__"]`` and the next cell still runs.
+    Demonstrations and checks are skipped. A cell that fails, or runs past
+    `seconds_per_cell`, is recorded in ``namespace["__cell_errors__"]`` and
+    the next cell still runs.
     cells: the notebook's cells, when the caller has already read them.
     """
     if cells is None:
@@ -270,7 +317,7 @@ def solution_namespace(path, cells=None) -> dict:
     for cell in filter(_runs_when_loaded, cells):
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), time_limit(seconds_per_cell):
                 warnings.simplefilter("ignore")
                 exec(compile(source, f"<{Path(path).name}: {cell['metadata']['nbgrader']['grade_id']}>", "exec"),
                      namespace)

@@ -103,6 +103,12 @@ from autograder.incell import hidden_check
 hidden_check("token_movement", token_movement)
 ### END HIDDEN TESTS
 
+# %% locked
+# The chapter's picture of section 1, with the movement column from your token_movement.
+import figures
+
+figures.tokens_before_after(token_movement)
+
 # %% [markdown]
 # ## 2. Query, key and value (chapter section 2)
 #

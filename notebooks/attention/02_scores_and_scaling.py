@@ -105,6 +105,12 @@ else:
         print(f"{token:>11}", "".join(f"{s:+8.2f}" for s in row))
     print(f"largest {S.max():+.2f}, smallest {S.min():+.2f}")
 
+# %% locked
+# The same grid as a heat map, drawn from your raw_scores.
+import figures
+
+figures.score_grid(raw_scores)
+
 # %% [markdown]
 # ## Why the scores are divided by √d_k
 #
@@ -150,6 +156,12 @@ check("scaled_scores", scaled_scores)
 from autograder.incell import hidden_check
 hidden_check("scaled_scores", scaled_scores)
 ### END HIDDEN TESTS
+
+# %% locked
+# The scaled grid, drawn from your scaled_scores: every gap is halved.
+import figures
+
+figures.score_grid(scaled_scores, scaled=True)
 
 # %% [markdown]
 # ### Exercise 3.3: `score_spread`
@@ -210,6 +222,12 @@ else:
     print("head size   raw spread    √d_k   scaled spread   chapter (raw / scaled)")
     for d_k, raw, scaled in rows:
         print(f"{d_k:>9}   {raw:>10.2f}  {math.sqrt(d_k):>6.2f}   {scaled:>13.2f}   {chapter.get(d_k, '     / 1.00')}")
+
+# %% locked
+# The table above as the chapter draws it, on log axes.
+import figures
+
+figures.score_spread(score_spread)
 
 # %% [markdown]
 # ### Exercise 3.4: `largest_weight`
@@ -285,6 +303,12 @@ else:
     print("head size   raw   scaled   chapter (raw / scaled)")
     for d_k, raw, scaled in rows:
         print(f"{d_k:>9}  {raw:.3f}   {scaled:.3f}   {chapter.get(d_k, '      / 0.11')}")
+
+# %% locked
+# The table above as a picture: raw scores against scaled ones.
+import figures
+
+figures.largest_weight(largest_weight)
 
 # %% [markdown]
 # With the division, how peaked a pattern is becomes something training decides,

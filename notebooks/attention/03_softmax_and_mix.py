@@ -98,6 +98,18 @@ else:
     print("weight     " + "".join(f"{w:9.3f}" for w in weights), f"  total {weights.sum():.3f}")
     print("chapter    " + "".join(f"{w:9.3f}" for w in (0.683, 0.103, 0.168, 0.046)))
 
+# %% locked
+# The row of "cube" as bars, from your softmax.
+import figures
+
+figures.cube_weights(softmax)
+
+# %% locked
+# Every row at once: the weight grid, from your softmax.
+import figures
+
+figures.weight_grid(softmax)
+
 # %% [markdown]
 # How much a lead is worth: two keys, one ahead of the other by `lead`. Then the
 # hard cases above, so you can see your softmax handle them (each row should add
@@ -115,6 +127,12 @@ else:
         print(f"{lead:>4.0f}   {w:>20.3f}   {chapter.get(lead, '')}")
     hard = np.array([[1e4, 0.0, -1e4], [0.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf]])
     print("\nscores", hard.tolist(), "\nweights", softmax(hard).round(3).tolist())
+
+# %% locked
+# The lead table as a curve, from your softmax.
+import figures
+
+figures.softmax_lead(softmax)
 
 # %% [markdown]
 # ## The mix, and the whole thing as matrices
@@ -197,6 +215,12 @@ else:
     print("\nfirst number of cube:", " + ".join(f"{w:.3f}×({v:+.2f})" for w, v in terms),
           f"= {sum(w * v for w, v in terms):+.4f}")
     print("new vector of cube:", np.array2string(O[3], precision=2, sign="+"), "  chapter: +0.58 -1.08 +0.54 +0.12")
+
+# %% locked
+# Chapter section 1's comparison: fixed weights against the weights of your attention.
+import figures
+
+figures.convolution_vs_attention(attention)
 
 # %% [markdown]
 # Cross-attention is the same function with fewer (or more) queries than keys.

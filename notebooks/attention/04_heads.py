@@ -136,6 +136,12 @@ else:
         for token, row in zip(TOKENS, A):
             print(f"{token:>9} " + "".join(f"{w:7.3f}" for w in row))
 
+# %% locked
+# The two heads' weight grids, from your split_heads and your attention.
+import figures
+
+figures.two_heads(split_heads, attention)
+
 # %% [markdown]
 # ## Joining the heads: the output projection
 #

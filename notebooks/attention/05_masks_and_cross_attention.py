@@ -114,6 +114,12 @@ else:
     for token, row in zip(TOKENS, weights):
         print(f"{token:>5}", " ".join(f"{w:.3f}" for w in row), f"  total {row.sum():.3f}")
 
+# %% locked
+# Your causal mask as a grid.
+import figures
+
+figures.causal_mask(causal_mask)
+
 # %% [markdown]
 # Why this matters for training (the short chapter's "The causal mask"): a
 # model learning to predict the next token must not peek at it. With the mask
@@ -188,6 +194,12 @@ else:
     print("divided by the total :", show(raised / raised.sum()))
     print("your attention says  :", show(weights[up]))
     print("weight on 'cube' in every row:", show(weights[:, 3]))
+
+# %% locked
+# Your padding mask as a grid, one row per sentence.
+import figures
+
+figures.padding_mask(padding_mask)
 
 # %% [markdown]
 # ### Exercise 2.3: `block_mask`
@@ -265,6 +277,12 @@ else:
     for name, row in zip(GROUPS, starts):
         seen = [other for other, col in zip(GROUPS, starts) if mask[row, col] == 0]
         print(f"{name:>8} may look at: {', '.join(seen)}")
+
+# %% locked
+# Your mask of the robot stream: all of it, and the last tokens up close.
+import figures
+
+figures.block_mask(block_mask)
 
 # %% [markdown]
 # Applying a mask costs one addition per score, yet it decides what the model

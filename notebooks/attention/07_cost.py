@@ -194,6 +194,12 @@ try:
 except NotImplementedError as e:
     print("(shown once crossover_length, score_flops and projection_flops are written)", e)
 
+# %% locked
+# Your two counts on log-log axes, with your crossover.
+import figures
+
+figures.cost(projection_flops, score_flops, crossover_length)
+
 # %% [markdown]
 # ## 3. Memory (chapter section 7)
 #
@@ -249,6 +255,12 @@ try:
         print(f"{n:>6,} tokens: {size:>14,} bytes = {readable(size)}")
 except NotImplementedError as e:
     print("(shown once score_grid_bytes is written)", e)
+
+# %% locked
+# The memory table as bars, from your score_grid_bytes.
+import figures
+
+figures.memory(score_grid_bytes)
 
 # %% [markdown]
 # That is why blockwise attention (notebook 06) exists: it never holds these
