@@ -32,7 +32,9 @@ FUNCTIONS = (
     "attention_params",
 )
 QUESTIONS = tuple(check_yourself.ANSWERS)
-EXERCISES = FUNCTIONS + QUESTIONS
+# Notebook 09's exercises on the explorer's model (cases in autograder/model_cases.py).
+MODEL_FUNCTIONS = ("self_score", "previous_score", "start_score", "induction_score", "classify_head")
+EXERCISES = FUNCTIONS + MODEL_FUNCTIONS + QUESTIONS
 
 # The robot layout of chapter section 6: picture, words, joint reading, actions.
 ROBOT_GROUPS = [256, 12, 1, 8]
@@ -96,6 +98,11 @@ def worked_example():
 
 
 def visible_cases() -> list[dict]:
+    from autograder.model_cases import model_cases
+    return _worked_example_cases() + list(model_cases()[0])
+
+
+def _worked_example_cases() -> list[dict]:
     X, W_q, W_k, W_v = worked_example()
     Q, K, V = ref.project_qkv(X, W_q, W_k, W_v)
     O, _ = ref.attention(Q, K, V)
@@ -292,6 +299,9 @@ def _hidden_question(name: str) -> list[dict]:
 @lru_cache(maxsize=None)
 def hidden_cases(func: str) -> tuple[dict, ...]:
     """The hidden cases of one exercise (computed once per process)."""
+    if func in MODEL_FUNCTIONS:
+        from autograder.model_cases import model_cases
+        return tuple(model_cases()[1][func])
     if func in QUESTIONS:
         return tuple(_hidden_question(func))
     if func not in FUNCTIONS:

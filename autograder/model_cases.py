@@ -14,11 +14,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from autograder.cases import MODEL_FUNCTIONS
 from autograder.mistakes import Mistake
 from model import grammar, heads
 from model.reference import run, trained, untrained
 
-MODEL_FUNCTIONS = ("self_score", "previous_score", "start_score", "induction_score", "classify_head")
 HIDDEN_SEED = 61_283  # appears nowhere in the notebooks
 SECTION = 5  # the chapter's section on heads
 
@@ -122,24 +122,18 @@ def _visible() -> list[dict]:
     model = trained()
     chapter = grammar.encode("<s> the cat sat on the mat .".split())
     repeated = grammar.encode("<s> the cat sat on the mat . the cat sat on the mat".split())
-    grids = dict(_grids(model, chapter))
+    grids = _grids(model, chapter)
     repeated_grids = _grids(model, repeated)
-    kinds = heads.kinds(model)
-    first: dict[str, str] = {}  # kind → the first head of that kind
-    for layer, row in enumerate(kinds):
-        for head, kind in enumerate(row):
-            first.setdefault(kind, f"layer {layer} head {head}")
-    induction_head = first.get("induction", "layer 1 head 0")
+    induction_head, induction_grid = max(repeated_grids, key=lambda g: heads.induction_score(g[1], repeated))
     cases = []
     for func in ("self_score", "previous_score", "start_score"):
-        kind = func.removesuffix("_score")
-        head = first.get(kind, "layer 0 head 0")
+        head, A = max(grids, key=lambda g: getattr(heads, func)(g[1]))  # the clearest example of the kind
         cases += [_case(func, "the grid given by hand", HAND),
-                  _case(func, f"{head} of the trained model on 'the cat sat on the mat .'", grids[head])]
+                  _case(func, f"{head} of the trained model on 'the cat sat on the mat .'", A)]
     cases += [
         _case("induction_score", "the grid given by hand on '<s> x y x y'", HAND_REPEAT, HAND_REPEAT_TOKENS),
         _case("induction_score", f"{induction_head} of the trained model on the prompt written twice",
-              dict(repeated_grids)[induction_head], repeated),
+              induction_grid, repeated),
         _case("induction_score", "a prompt where no token repeats", HAND_REPEAT[:4, :4], np.array([0, 5, 6, 7])),
     ]
     cases += [_case("classify_head", f"{name} of the trained model on the prompt written twice", A, repeated)

@@ -32,8 +32,9 @@ def build_source(root: Path = ROOT) -> Path:
     source = root / "source" / ASSIGNMENT
     build_all(ASSIGNMENT, root)
     shutil.copyfile(root / "autograder" / "judge.py", source / "judge.py")
-    for helper in (root / "notebooks" / ASSIGNMENT).glob("[a-z]*.py"):
-        shutil.copyfile(helper, source / helper.name)
+    for pattern in ("[a-z]*.py", "[a-z]*.npz"):  # helpers and data the notebooks load (links are followed)
+        for helper in (root / "notebooks" / ASSIGNMENT).glob(pattern):
+            shutil.copyfile(helper, source / helper.name)
     save_cases(source / "worked_example.npz", visible_cases())
     return source
 

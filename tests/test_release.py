@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.cases import FUNCTIONS, QUESTIONS, hidden_cases
+from autograder.cases import FUNCTIONS, MODEL_FUNCTIONS, QUESTIONS, hidden_cases
 from autograder.judge import load_cases
 from kit.execute import errors_outside_graded_cells, execute, graded_results
 from kit.notebooks import ROOT
@@ -33,13 +33,13 @@ def _source(cell: dict) -> str:
 def test_every_section_of_the_chapter_has_its_notebook():
     stems = [n.split("_", 1)[1].removesuffix(".ipynb") for n in NOTEBOOKS]
     assert stems == ["worked_example", "scores_and_scaling", "softmax_and_mix", "heads",
-                     "masks_and_cross_attention", "blockwise", "cost", "check_yourself"]
+                     "masks_and_cross_attention", "blockwise", "cost", "check_yourself", "model_explorer"]
 
 
 def test_every_exercise_has_an_answer_cell_a_visible_check_and_hidden_checks():
     ids = {c["metadata"]["nbgrader"]["grade_id"] for n in NOTEBOOKS for c in _cells(SOURCE / n)
            if "nbgrader" in c["metadata"]}
-    for name in FUNCTIONS:
+    for name in FUNCTIONS + MODEL_FUNCTIONS:
         assert {name, f"check_{name}", f"hidden_{name}"} <= ids, name
     for name in QUESTIONS:
         assert {name, f"hidden_{name}"} <= ids, name
@@ -66,7 +66,8 @@ def test_regenerating_the_source_and_the_release_changes_nothing(tmp_path):
 
 def test_the_release_holds_no_solution_code_and_no_hidden_tests():
     released = {p.name for p in RELEASE.iterdir()}
-    assert released == set(NOTEBOOKS) | {"judge.py", "workbook.py", "figures.py", "worked_example.npz"}
+    assert released == set(NOTEBOOKS) | {"judge.py", "workbook.py", "figures.py", "worked_example.npz",
+                                         "explorer_model.py", "model_weights.npz"}
     for name in NOTEBOOKS:
         text = (RELEASE / name).read_text()
         for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden_check", "autograder",

@@ -1,0 +1,324 @@
+# %% [markdown]
+# # Attention, part 9: the Model Explorer, with your own attention
+#
+# The chapter asks whether heads really learn different jobs: in its small
+# model, trained on a toy grammar, one head mostly reads the token itself while
+# others read the previous token, the start token or spread over earlier
+# words, and an **induction head** in "… A B … A" looks from the second A at
+# B, the token after the first A. This notebook runs a model of that kind,
+# trained by the kit, with **the attention you wrote**, and asks you to tell
+# its heads apart with code: which of those jobs did training really make?
+#
+# The model: 2 layers of 4 heads, width 64, a context of 32 tokens, trained by
+# the kit on sentences such as "the cat sat on the mat ." and on spans of
+# random words written twice or more. Its weights are in `model_weights.npz`;
+# `explorer_model.py` runs it in NumPy, except for the attention, which it
+# takes from you:
+#
+# | your function | from notebook |
+# |---|---|
+# | `scaled_scores` | 02 |
+# | `softmax` | 03 |
+# | `split_heads`, `multi_head_attention` | 04 |
+# | `causal_mask` | 05 |
+#
+# The pictures below appear once those are written; the exercises of this
+# notebook (section 2) need only NumPy.
+
+# %% setup id=setup_09
+import numpy as np
+
+from judge import NotStarted, check
+
+# %% locked
+import matplotlib.pyplot as plt
+
+import explorer_model
+from workbook import my
+
+# Your own attention, from the answer cells of notebooks 02 to 05.
+yours = explorer_model.Pieces(
+    scaled_scores=my("02_scores_and_scaling", "scaled_scores"),
+    softmax=my("03_softmax_and_mix", "softmax"),
+    split_heads=my("04_heads", "split_heads"),
+    causal_mask=my("05_masks_and_cross_attention", "causal_mask"),
+    multi_head_attention=my("04_heads", "multi_head_attention"),
+)
+trained = explorer_model.load("model_weights.npz")
+# Random weights of the same shapes: exactly where training started.
+untrained = explorer_model.random_weights(trained.seed, trained.vocab)
+print(f"{len(trained.loss)} training steps: loss {trained.loss[:50].mean():.2f} at the start, "
+      f"{trained.loss[-50:].mean():.2f} at the end")
+print("words it knows:", " ".join(trained.vocab[1:]))
+
+# %% [markdown]
+# ## 1. Every head of the model, on a prompt of your choice (chapter section 5)
+#
+# Write a prompt with the words above, separated by spaces (the start token
+# `<s>` is put in front for you). A prompt that repeats part of itself, like
+# the one given, lets an induction head show itself.
+
+# %%
+prompt = "the cat sat on the mat . the cat sat on the mat"
+
+# %% locked
+def run(model, prompt):
+    """The model's forward pass on `prompt` with your attention, or None (and why) if it cannot run yet."""
+    tokens = explorer_model.tokenize(prompt, model.vocab)
+    try:
+        return explorer_model.forward(model, tokens, yours)
+    except NotImplementedError as e:
+        print("(the grids appear once your attention functions are written)", e)
+    except Exception as e:  # a bug in one of your functions: say which error, keep the notebook going
+        print(f"(your attention functions stopped the model: {type(e).__name__}: {e})")
+    return None
+
+
+def draw(result, model, title):
+    """Every head's weight grid: row i is where token i looks, column j the token it looks at."""
+    if result is None:
+        return
+    words = [model.vocab[t] for t in result.tokens]
+    layers, heads = result.weights.shape[:2]
+    fig, axes = plt.subplots(layers, heads, figsize=(3.2 * heads, 3.4 * layers), constrained_layout=True)
+    for (layer, head), ax in np.ndenumerate(np.asarray(axes).reshape(layers, heads)):
+        image = ax.imshow(result.weights[layer, head], cmap="viridis", vmin=0, vmax=1)
+        ax.set_title(f"layer {layer}, head {head}", fontsize=9)
+        ax.set_xticks(range(len(words)), words, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(words)), words, fontsize=7)
+        ax.set_xlabel("looked at (key)", fontsize=8)
+        ax.set_ylabel("looking (query)", fontsize=8)
+    fig.colorbar(image, ax=axes, shrink=0.6, label="attention weight")
+    fig.suptitle(title)
+    plt.show()
+
+
+trained_run = run(trained, prompt)
+draw(trained_run, trained, f"trained weights: {prompt!r}")
+
+# %% [markdown]
+# The same cells with the random weights training started from. Every grid is
+# nearly uniform: row i spreads its weight evenly over the i + 1 tokens it may
+# see. All the structure above was learned.
+
+# %% locked
+untrained_run = run(untrained, prompt)
+draw(untrained_run, untrained, f"random weights: {prompt!r}")
+
+# %% [markdown]
+# ## 2. Telling heads apart with numbers
+#
+# Looking at pictures is a start; to find heads in a model with thousands of
+# them you need numbers. Each measure below takes one head's weight grid `A`,
+# shape `(n, n)`, where row `i` is where token `i` looks (each row adds up to
+# one, nothing above the diagonal), and averages over the rows `1 … n−1`.
+# Row 0 is left out: the start token can only look at itself, so it would
+# count for every kind of head at once.
+#
+# Each measure returns a Python `float` (a NumPy scalar is fine too). The
+# checks compare with the policy of notebook 01: within `1.5e-8 · max(1, |expected|)`.
+#
+# ### Exercise 2.1: `self_score`, `previous_score`, `start_score`
+#
+# * `self_score(A)`: the mean of `A[i, i]`, how much a token reads itself;
+# * `previous_score(A)`: the mean of `A[i, i−1]`, how much it reads the token just before;
+# * `start_score(A)`: the mean of `A[i, 0]`, how much it reads the start token.
+#
+# All three over `i = 1 … n−1`. About 1 line each (`np.diagonal` takes an `offset`).
+
+# %% solution id=self_score
+def self_score(A):
+    """Mean weight of a token on itself.
+
+    A: (n, n) one head's weights, n ≥ 2. Returns the mean of A[i, i] over i = 1 … n−1, a float.
+    """
+    ### BEGIN SOLUTION
+    return float(np.diagonal(np.asarray(A))[1:].mean())
+    ### END SOLUTION
+
+
+# %% tests id=check_self_score
+# On the grid given by hand the answer is (0.75 + 0.5) / 2 = 0.625; then heads of the trained model.
+check("self_score", self_score)
+
+# %% tests id=hidden_self_score
+# The hidden checks of self_score run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("self_score", self_score)
+### END HIDDEN TESTS
+
+# %% solution id=previous_score
+def previous_score(A):
+    """Mean weight of a token on the token just before it.
+
+    A: (n, n) one head's weights, n ≥ 2. Returns the mean of A[i, i−1] over i = 1 … n−1, a float.
+    """
+    ### BEGIN SOLUTION
+    return float(np.diagonal(np.asarray(A), offset=-1).mean())
+    ### END SOLUTION
+
+
+# %% tests id=check_previous_score
+# On the grid given by hand the answer is (0.25 + 0.3) / 2 = 0.275.
+check("previous_score", previous_score)
+
+# %% tests id=hidden_previous_score
+# The hidden checks of previous_score run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("previous_score", previous_score)
+### END HIDDEN TESTS
+
+# %% solution id=start_score
+def start_score(A):
+    """Mean weight of a token on the start token (column 0).
+
+    A: (n, n) one head's weights, n ≥ 2. Returns the mean of A[i, 0] over i = 1 … n−1, a float.
+    """
+    ### BEGIN SOLUTION
+    return float(np.asarray(A)[1:, 0].mean())
+    ### END SOLUTION
+
+
+# %% tests id=check_start_score
+# On the grid given by hand the answer is (0.25 + 0.2) / 2 = 0.225.
+check("start_score", start_score)
+
+# %% tests id=hidden_start_score
+# The hidden checks of start_score run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("start_score", start_score)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 2.2: `induction_score`
+#
+# In "… A B … A", an induction head looks from the second A at B: the token
+# *after* an earlier copy of the current token. For a query row `i`, the
+# **targets** are the columns `t` with `1 ≤ t < i` whose previous token is the
+# token at `i`: `tokens[t − 1] == tokens[i]`. (`t = i` is left out: that would
+# be the token itself.) A row with at least one target counts; its score is the
+# total weight on its targets. `induction_score(A, tokens)` is the mean of the
+# counted rows' scores, or `0.0` when no row has a target.
+#
+# For `tokens` = `<s> x y x y` (ids `0 5 6 5 6`): row 3 (the second x) targets
+# column 2 (y, the token after the first x), row 4 (the second y) targets
+# column 3 (the x after the first y), and rows 1 and 2 have no target.
+# Build a boolean `(n, n)` grid of targets with one comparison of `tokens`
+# against itself, then keep the part below the diagonal. About 6 lines.
+
+# %% solution id=induction_score
+def induction_score(A, tokens):
+    """Mean weight a repeated token puts on the tokens that followed its earlier copies.
+
+    A: (n, n) one head's weights; tokens: (n,) int, the token ids the head read.
+    Returns a float: over the rows i with a target t (1 ≤ t < i, tokens[t − 1] == tokens[i]),
+    the mean of the row's total weight on its targets; 0.0 when no row has one.
+    """
+    ### BEGIN SOLUTION
+    A, tokens = np.asarray(A), np.asarray(tokens)
+    n = len(tokens)
+    targets = np.zeros((n, n), dtype=bool)
+    targets[:, 1:] = tokens[:, None] == tokens[None, :-1]
+    targets &= np.tril(np.ones((n, n), dtype=bool), k=-1)
+    rows = targets.any(axis=1)
+    return float((A * targets).sum(axis=1)[rows].mean()) if rows.any() else 0.0
+    ### END SOLUTION
+
+
+# %% tests id=check_induction_score
+# On <s> x y x y with the grid given by hand, rows 3 and 4 count: (0.6 + 0.7) / 2 = 0.65.
+check("induction_score", induction_score)
+
+# %% tests id=hidden_induction_score
+# The hidden checks of induction_score run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("induction_score", induction_score)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 2.3: `classify_head`
+#
+# Put the four measures together. `classify_head(A, tokens)` computes the
+# scores in this order: self, previous, start, induction. If the largest is at
+# least 0.5, it returns that kind's name: `"self"`, `"previous"`, `"start"` or
+# `"induction"` (on a tie, the first in that order); otherwise `"spread"`: the
+# head spreads its attention over several tokens. Return a plain Python `str`.
+# About 4 lines.
+
+# %% solution id=classify_head
+def classify_head(A, tokens):
+    """What one head attends to.
+
+    A: (n, n) one head's weights; tokens: (n,) int.
+    Returns "self", "previous", "start" or "induction" (the largest score, if at least 0.5), else "spread".
+    """
+    ### BEGIN SOLUTION
+    kinds = ("self", "previous", "start", "induction")
+    scores = [self_score(A), previous_score(A), start_score(A), induction_score(A, tokens)]
+    best = int(np.argmax(scores))
+    return kinds[best] if scores[best] >= 0.5 else "spread"
+    ### END SOLUTION
+
+
+# %% tests id=check_classify_head
+# Heads of the trained model on the chapter's "the cat sat on the mat", and one spread grid.
+check("classify_head", classify_head)
+
+# %% tests id=hidden_classify_head
+# The hidden checks of classify_head run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("classify_head", classify_head)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 3. What training made
+#
+# Your measures on every head of your prompt, trained against random weights:
+
+# %% locked
+def head_table(result, title):
+    if result is None:
+        return
+    print(title)
+    print("              self  previous  start  induction   kind")
+    try:
+        for layer, grids in enumerate(result.weights):
+            for head, A in enumerate(grids):
+                scores = [self_score(A), previous_score(A), start_score(A), induction_score(A, result.tokens)]
+                print(f"layer {layer} head {head} " + "".join(f"{s:8.2f}" for s in scores)
+                      + f"   {classify_head(A, result.tokens)}")
+    except NotImplementedError as e:
+        print("(the table appears once the measures are written)", e)
+
+
+head_table(trained_run, f"trained weights on {prompt!r}")
+head_table(untrained_run, "random weights, the same prompt")
+
+# %% [markdown]
+# One prompt can mislead. The induction test of the chapter uses sequences the
+# model never saw: a span of random words written twice. Averaged over 20 of
+# them, every head's induction score, trained against random:
+
+# %% locked
+rng = np.random.default_rng(9)
+spans = [rng.choice(np.arange(1, len(trained.vocab)), size=10, replace=False) for _ in range(20)]
+repeats = [" ".join(trained.vocab[t] for t in np.concatenate([span, span])) for span in spans]
+try:
+    for model, name in ((trained, "trained"), (untrained, "random ")):
+        results = [explorer_model.forward(model, explorer_model.tokenize(text, model.vocab), yours)
+                   for text in repeats]
+        means = np.mean([[[induction_score(A, r.tokens) for A in layer] for layer in r.weights]
+                         for r in results], axis=0)
+        print(f"{name} induction scores, layer by layer:", np.array2string(means, precision=2))
+except NotImplementedError as e:
+    print("(shown once your attention functions and induction_score are written)", e)
+
+# %% [markdown]
+# The same model and the same prompts are in the kit's **Model Explorer** page,
+# where you can type prompts and flip between trained and random weights:
+# `python -m explorer` in the kit's folder, then open the address it prints.

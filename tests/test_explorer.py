@@ -1,0 +1,131 @@
+"""The Model Explorer page: its JSON endpoint, and the page in a real browser."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from explorer.server import start
+from model.transformer import HEADS, LAYERS
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+PROMPT = "the dog sees a red ball . the dog sees a red ball"
+
+
+@pytest.fixture
+def explorer():
+    server, url = start(port=0)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+def _get(url: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as reply:
+            return reply.status, json.load(reply)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+
+
+def test_does_the_server_answer_on_loopback_with_every_layer_and_head(explorer):
+    assert explorer.startswith("http://127.0.0.1:") and not explorer.endswith(":0/")
+    status, answer = _get(explorer + "api/run?prompt=the+cat+sat+on+the+mat&weights=trained")
+    assert status == 200
+    n = len(answer["words"])
+    assert answer["words"] == ["<s>", "the", "cat", "sat", "on", "the", "mat"]
+    assert len(answer["layers"]) == LAYERS and all(len(layer) == HEADS for layer in answer["layers"])
+    for layer in answer["layers"]:
+        for head in layer:
+            assert len(head["scores"]) == len(head["weights"]) == n
+            assert all(abs(sum(row) - 1) < 1e-3 for row in head["weights"])
+    # −∞ travels as null: JSON has no infinity.
+    assert answer["mask"][0] == [0.0] + [None] * (n - 1)
+
+
+def test_does_the_switch_give_other_weights(explorer):
+    _, trained = _get(explorer + "api/run?prompt=the+cat+sat&weights=trained")
+    _, random = _get(explorer + "api/run?prompt=the+cat+sat&weights=random")
+    assert random["weights"] == "random"
+    assert random["layers"][0][0]["weights"] != trained["layers"][0][0]["weights"]
+
+
+def test_is_an_unknown_word_refused_with_a_message_that_names_it(explorer):
+    status, answer = _get(explorer + "api/run?prompt=the+zebra+sat")
+    assert status == 400 and "'zebra'" in answer["error"]
+
+
+def test_does_the_server_stop(explorer):
+    server, url = start(port=0)
+    server.shutdown()
+    server.server_close()
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url, timeout=5)
+
+
+# ---------------------------------------------------------------- the page in Chromium
+
+
+def _browser_or_skip():
+    """Playwright's sync API, or a skip that says how to enable the test (a failure under CI)."""
+    missing = []
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing.append("playwright (pip install -e '.[browser]')")
+        sync_playwright = None
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        missing.append(f"Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    if missing:
+        message = "the browser test needs " + " and ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(message + "; CI must install them", pytrace=False)
+        pytest.skip(message)
+    return sync_playwright
+
+
+def test_does_the_page_draw_every_grid_and_switch_to_random_weights(explorer):
+    sync_playwright = _browser_or_skip()
+    docs = ROOT / "docs"
+    docs.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(explorer)
+            page.wait_for_selector("body[data-state=ready]")
+            page.fill("#prompt", PROMPT)
+            page.press("#prompt", "Enter")
+            page.wait_for_selector(f'body[data-state=ready][data-prompt="{PROMPT}"]')
+            n = len(PROMPT.split()) + 1
+            # Every head's weights in the overview, and one head's scores, mask and weights in detail.
+            assert page.locator("#overview svg.grid[data-what=weights]").count() == LAYERS * HEADS
+            assert page.locator("#detail svg.grid").count() == 3
+            assert page.locator("#overview svg.grid").first.locator("rect[fill^='rgb']").count() > n
+            assert page.locator("#overview .kind").all_inner_texts().count("induction") >= 1
+            page.screenshot(path=str(docs / "explorer-trained.png"), full_page=True)
+
+            page.check("input[name=weights][value=random]")
+            page.wait_for_selector("body[data-state=ready][data-weights=random]")
+            assert page.locator("#overview svg.grid[data-what=weights]").count() == LAYERS * HEADS
+            assert set(page.locator("#overview .kind").all_inner_texts()) == {"spread"}
+            page.screenshot(path=str(docs / "explorer-random.png"), full_page=True)
+
+            page.fill("#prompt", "the zebra")
+            page.press("#prompt", "Enter")
+            page.wait_for_selector("body[data-state=error]")
+            assert "zebra" in page.inner_text("#error")
+            assert errors == []
+        finally:
+            browser.close()
