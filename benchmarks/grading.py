@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from nbgrader.api import Gradebook
 
 from autograder.grade import grade_submission
 from kit.course_copy import class_course, run_nbgrader
+from kit.notebooks import ROOT
 
 
 def _timed(course: Path, grading: str, *args: str) -> float:
@@ -58,6 +60,33 @@ def measure(n_students: int, plain_students: int) -> dict:
     }
 
 
+def feedback_speed() -> dict:
+    """What a student waits for: one visible check cell, and the self-learner's whole graders run."""
+    import contextlib
+    import io
+    import subprocess
+
+    from autograder.judge import solution_namespace
+
+    source = ROOT / "source" / "attention"
+    sys.path.insert(0, str(source))
+    try:
+        import judge as shipped_judge  # the copy a student's notebook imports
+        answers = solution_namespace(source / "03_softmax_and_mix.ipynb")
+        timings = {}
+        for name in ("softmax", "attention"):
+            start = time.perf_counter()
+            with contextlib.redirect_stdout(io.StringIO()):
+                shipped_judge.check(name, answers[name])
+            timings[name] = time.perf_counter() - start
+    finally:
+        sys.path.remove(str(source))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pytest", "autograder", f"--submission={source}", "-q", "-p",
+                    "no:cacheprovider"], cwd=ROOT, capture_output=True, check=True)
+    return {"visible_check_s": timings, "self_learner_s": time.perf_counter() - start}
+
+
 def report(m: dict) -> str:
     lines = [
         "## Grading throughput",
@@ -80,6 +109,13 @@ def report(m: dict) -> str:
         "single-student figure above; the remainder is nbgrader's own work per notebook (reading, sanitizing, "
         "writing the autograded copy, saving every cell's grade to the gradebook).",
     ]
+    if "feedback" in m:
+        f = m["feedback"]
+        checks = ", ".join(f"`{k}` {v * 1000:.0f} ms" for k, v in f["visible_check_s"].items())
+        lines += ["", "## Feedback speed", "",
+                  f"A visible check cell, as the student runs it: {checks}.",
+                  f"A self-learner's run of the hidden graders over the whole assignment "
+                  f"(`pytest autograder --submission ...`, every exercise): {f['self_learner_s']:.1f} s."]
     return "\n".join(lines) + "\n"
 
 
@@ -88,7 +124,9 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--plain-students", type=int, default=16)
     args = parser.parse_args()
-    print(report(measure(args.students, args.plain_students)))
+    m = measure(args.students, args.plain_students)
+    m["feedback"] = feedback_speed()
+    print(report(m))
 
 
 if __name__ == "__main__":

@@ -139,3 +139,26 @@ def test_the_formgrader_reports_the_grades_in_the_gradebook(course):
             expected = gb.find_submission("attention", student)
             assert submissions[student]["score"] == pytest.approx(expected.score), student
             assert submissions[student]["max_score"] == pytest.approx(expected.max_score)
+
+
+def test_no_feedback_page_holds_a_hidden_reference_value(course):
+    import re
+
+    import numpy as np
+
+    from autograder.cases import EXERCISES, hidden_cases
+
+    def numbers(x):
+        if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+            yield from x[np.isfinite(x)].ravel().tolist()
+        elif isinstance(x, (tuple, list)):
+            for part in x:
+                yield from numbers(part)
+        elif isinstance(x, float):
+            yield x
+    secrets = {f"{v:.6g}" for name in EXERCISES for case in hidden_cases(name)
+               for v in numbers(case.get("expected")) if len(f"{abs(v):.6g}".strip("0.")) >= 4}
+    for page in (course[0] / "feedback").rglob("*.html"):
+        shown = set(re.findall(r"-?\d+\.\d{3,}(?:e-?\d+)?", page.read_text()))
+        leaked = {n for n in shown if f"{float(n):.6g}" in secrets}
+        assert not leaked, (page.name, sorted(leaked)[:5])
