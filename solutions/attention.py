@@ -10,6 +10,8 @@ argument and the shapes involved.
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -292,15 +294,46 @@ def block_mask(group_sizes, allowed) -> np.ndarray:
 # ---------------------------------------------------------------- section 7
 
 
+# Each matrix product is one tile of queries against one block of keys. numpy's
+# BLAS (OpenBLAS) splits a product of 2¹⁹ multiply-adds or more over threads of
+# its own, which would then fight ours for the cores: tiles are made half that.
+_PRODUCT = 2**18
+# Most queries that one thread carries through all the key blocks: their scores
+# against one block (512 · block_size numbers) stay in the core's own cache.
+_ROWS_PER_TASK = 512
+
+
 def blockwise_attention(Q, K, V, block_size: int = 128, causal: bool = False) -> np.ndarray:
-    """Attention computed one block of keys at a time, never holding the n_q × n_k grid.
+    """Attention computed one tile at a time, never holding the n_q × n_k grid.
 
     Q: (..., n_q, d_k); K: (..., n_k, d_k); V: (..., n_k, d_v).
-    Keeps, for every query, a running maximum score, a running sum of
-    exponentials and a running weighted sum of values; each new block rescales
-    them by exp(old max − new max). With `causal`, key j is forbidden to query
-    i when j > i. Returns the output (..., n_q, d_v), equal to `attention`'s.
-    Memory grows with n_q · block_size instead of n_q · n_k.
+    Returns the output (..., n_q, d_v), equal to `attention`'s. With `causal`,
+    key j is forbidden to query i when j > i.
+
+    The keys go in blocks of `block_size`, the queries in tiles (32 rows at
+    the default and d = 64). Every query keeps a running maximum score, a
+    running sum of exponentials and a running weighted sum of values; each new
+    key block rescales them by exp(old max − new max). What FlashAttention
+    does, in numpy:
+
+    - the tiles are independent, so groups of them go to different cores
+      (threads: numpy lets go of Python's lock inside each call);
+    - each matrix product is one tile against one key block: small enough to
+      stay in the core's cache and on the thread that asked for it;
+    - with `causal`, the key blocks after a group's last query are skipped,
+      not masked: half the work is never done;
+    - 1/√d_k is folded into the queries once, and each step works in place,
+      in buffers made before the loop.
+
+    Memory grows with n_q · d + cores · 512 · block_size, not with n_q · n_k.
+
+    Why block_size = 128 (benchmarks/REPORT.md sweeps 32 to 1024 at n = 2048
+    and 8192): on one core, in CPU time, which a busy machine barely disturbs,
+    it was the fastest or within 6% of the fastest in every case; 32 and 1024
+    were 1.3 to 1.9 times slower. The tiles are sized so that a product has
+    2¹⁸ multiply-adds: a smaller block means more numpy calls and more
+    rescaling per score, a larger one thinner tiles (16 rows at 256, 4 at
+    1024), whose products run further below the BLAS peak.
     """
     Q, K, V = _as_float("Q", Q, 2), _as_float("K", K, 2), _as_float("V", V, 2)
     _check_qk(Q, K)
@@ -309,26 +342,81 @@ def blockwise_attention(Q, K, V, block_size: int = 128, causal: bool = False) ->
     block_size = _positive_int("block_size", block_size)
     dtype = _same_dtype(Q, K, V)
     Q, K, V = (a.astype(dtype, copy=False) for a in (Q, K, V))
-    n_q, n_k = Q.shape[-2], K.shape[-2]
-    Q = Q / math.sqrt(Q.shape[-1])
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
-    running_max = np.full((*batch, n_q, 1), -np.inf, dtype=dtype)
-    running_sum = np.zeros((*batch, n_q, 1), dtype=dtype)
-    acc = np.zeros((*batch, n_q, V.shape[-1]), dtype=dtype)
-    query_pos = np.arange(n_q)[:, None]
-    for start in range(0, n_k, block_size):
-        stop = min(start + block_size, n_k)
-        s = Q @ np.swapaxes(K[..., start:stop, :], -1, -2)
-        if causal:
-            s = np.where(np.arange(start, stop)[None, :] > query_pos, -np.inf, s)
-        new_max = np.maximum(running_max, s.max(axis=-1, keepdims=True))
-        safe_max = np.where(np.isneginf(new_max), 0, new_max)
-        rescale = np.exp(running_max - safe_max)
-        p = np.exp(s - safe_max)
-        running_sum = running_sum * rescale + p.sum(axis=-1, keepdims=True)
-        acc = acc * rescale + p @ V[..., start:stop, :]
-        running_max = new_max
-    return np.divide(acc, running_sum, out=np.zeros_like(acc), where=running_sum > 0)
+    n_q, d_k, d_v = Q.shape[-2], Q.shape[-1], V.shape[-1]
+    rows = _tile_rows(n_q, min(block_size, K.shape[-2]), max(d_k, d_v))
+    # Scaled once and cut into tiles, the last one padded with zeros.
+    n_tiles = -(-n_q // rows)
+    tiles = np.zeros((*batch, n_tiles * rows, d_k), dtype)
+    np.multiply(Q, 1 / math.sqrt(d_k), out=tiles[..., :n_q, :])
+    tiles = tiles.reshape(*batch, n_tiles, rows, d_k)
+    out = np.zeros((*batch, n_tiles, rows, d_v), dtype)
+
+    def attend(group: slice) -> None:
+        _attend_tiles(tiles[..., group, :, :], K, V, group.start * rows, block_size, causal,
+                      out=out[..., group, :, :])
+
+    _on_every_core(attend, n_tiles, most=max(1, _ROWS_PER_TASK // rows))
+    return out.reshape(*batch, n_tiles * rows, d_v)[..., :n_q, :]
+
+
+def _tile_rows(n_q: int, keys: int, d: int) -> int:
+    """Queries per tile: a product of one tile with `keys` keys is at most 2¹⁸ multiply-adds."""
+    return max(1, min(n_q, _ROWS_PER_TASK, _PRODUCT // max(1, keys * d)))
+
+
+def _attend_tiles(q, K, V, first_query: int, block_size: int, causal: bool, out: np.ndarray) -> None:
+    """The online softmax for a group of query tiles, written into `out`.
+
+    q: (..., t, rows, d_k) scaled query tiles, the first row being query
+    `first_query`; K: (..., n_k, d_k); V: (..., n_k, d_v); out: (..., t, rows, d_v).
+    """
+    t, rows = q.shape[-3:-1]
+    query = first_query + np.arange(t * rows).reshape(t, rows, 1)
+    # No query of the group may see a key after the group's last query.
+    n_seen = min(K.shape[-2], first_query + t * rows) if causal else K.shape[-2]
+    running_max = np.full((*q.shape[:-1], 1), -np.inf, q.dtype)
+    new_max, running_sum = np.empty_like(running_max), np.zeros_like(running_max)
+    acc, mixed = np.zeros(out.shape, q.dtype), np.empty(out.shape, q.dtype)
+    scores = np.empty((*q.shape[:-1], min(block_size, n_seen)), q.dtype)
+    # A new axis lets one key block meet every tile of the group.
+    K_T, V = np.swapaxes(K, -1, -2)[..., None, :, :], V[..., None, :, :]
+    # Blocks go in order, so every query meets key 0 in the first one and its
+    # running maximum is finite from then on: no −∞ − (−∞).
+    for start in range(0, n_seen, block_size):
+        stop = min(start + block_size, n_seen)
+        s = scores[..., :stop - start]
+        np.matmul(q, K_T[..., start:stop], out=s)
+        if causal and stop - 1 > first_query:
+            np.copyto(s, -np.inf, where=np.arange(start, stop) > query)
+        np.maximum(running_max, np.max(s, axis=-1, keepdims=True, out=new_max), out=new_max)
+        p = np.exp(np.subtract(s, new_max, out=s), out=s)
+        # exp(old max − new max): how much what was summed so far shrinks.
+        rescale = np.exp(np.subtract(running_max, new_max, out=running_max), out=running_max)
+        running_sum *= rescale
+        running_sum += p.sum(axis=-1, keepdims=True)
+        acc *= rescale
+        acc += np.matmul(p, V[..., start:stop, :], out=mixed)
+        running_max, new_max = new_max, running_max
+    # Only with no keys at all is a sum 0; those rows stay 0.
+    np.divide(acc, running_sum, out=out, where=running_sum > 0)
+
+
+def _on_every_core(work, n_tiles: int, most: int) -> None:
+    """work(group) for groups of at most `most` of the `n_tiles` tiles, one thread per core.
+
+    Every core gets a group when there are tiles enough. The last groups go
+    first: with `causal` they see the most keys.
+    """
+    cores = os.cpu_count() or 1
+    size = max(1, min(most, -(-n_tiles // cores)))
+    groups = [slice(start, min(start + size, n_tiles)) for start in range(0, n_tiles, size)][::-1]
+    if cores == 1 or len(groups) <= 1:
+        for group in groups:
+            work(group)
+        return
+    with ThreadPoolExecutor(min(cores, len(groups))) as pool:
+        list(pool.map(work, groups))  # list() re-raises the first error
 
 
 def projection_flops(n: int, d: int) -> int:
