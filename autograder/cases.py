@@ -45,13 +45,16 @@ ROBOT_ALLOWED = [[True, True, False, False],
 
 
 def _case(func: str, label: str, *args, raises: str | None = None, memory_limit_bytes: int | None = None,
-          grid_bytes: int | None = None, **kwargs) -> dict:
+          grid_bytes: int | None = None, seconds: float | None = None, **kwargs) -> dict:
     """A case: inputs, plus the reference's answer and every known mistake's answer.
 
     memory_limit_bytes: the most the call may allocate at its peak (grid_bytes
     is the size of the full n_q × n_k grid, for the message).
+    seconds: a longer time limit than the grader's default, for a large case.
     """
     case = {"func": func, "label": label, "args": list(args), "kwargs": kwargs}
+    if seconds:
+        case["seconds"] = seconds
     if memory_limit_bytes:
         case.update(memory_limit_bytes=memory_limit_bytes, grid_bytes=grid_bytes)
     if raises:
@@ -266,7 +269,7 @@ def _hidden(func: str) -> list[dict]:
         add("a block size of 0", n(3, 4), n(3, 4), n(3, 4), 0, raises="ValueError")
         tokens = 4096
         add(f"{tokens:,} tokens in blocks of 64, with its memory measured", n(tokens, 8), n(tokens, 8), n(tokens, 8),
-            64, memory_limit_bytes=tokens * tokens * 8 // 2, grid_bytes=tokens * tokens * 8)
+            64, memory_limit_bytes=tokens * tokens * 8 // 2, grid_bytes=tokens * tokens * 8, seconds=60)
     elif func in ("projection_flops", "score_flops", "attention_share"):
         for tokens, width in ((100, 64), (4096, 1024), (7, 3)):
             add(f"{tokens} tokens of width {width}", tokens, width)

@@ -39,7 +39,7 @@ def main():
             errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
             outcome = ("not started", errors[0] if errors else f"{name} is not answered yet")
         else:
-            with judge.time_limit(seconds):
+            with judge.time_limit(request.get("seconds", seconds)):
                 outcome = judge.outcome_of(answer, case)
         if outcome[0] == "value":
             outcome = ("value", judge.plain(outcome[1]), *outcome[2:])

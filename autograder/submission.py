@@ -248,14 +248,15 @@ class Submission:
             resident_before = _reset_peak(self._child.pid)
         os.chmod(request, 0o644)
         try:
+            seconds = case.get("seconds", self.seconds_per_call)
             self._child.stdin.write(json.dumps({"notebook": notebook, "answer": name, "request": str(request),
-                                                "reply": str(reply)}) + "\n")
+                                                "reply": str(reply), "seconds": seconds}) + "\n")
             self._child.stdin.flush()
             # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
-            ready, _, _ = select.select([self._child.stdout], [], [], self.seconds_per_call * 4)
+            ready, _, _ = select.select([self._child.stdout], [], [], seconds + self.seconds_per_call * 3)
             if not ready:
                 self._stop()
-                self._stopped[name] = f"did not finish within {self.seconds_per_call:g} s (an endless loop?)"
+                self._stopped[name] = f"did not finish within {seconds:g} s (an endless loop?)"
                 return "raised", "TimeoutError", self._stopped[name]
             if self._child.stdout.readline() != "done\n":
                 return self._lost(name)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from nbgrader.api import Gradebook
@@ -43,13 +44,13 @@ def run_loop(students: list[dict]) -> dict[str, list[str]]:
     """Steps 1-5; returns student → notes on what happened to their submission."""
     build_source()
     generate_release()
-    classroom.enrol(students)
     register_in_gradebook()
+    classroom.enrol(students)  # after: nbgrader's registration would reset the due date
     classroom.release()
     notes: dict[str, list[str]] = {s["id"]: [] for s in students}
-    for s in students:
-        work = EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT
-        classroom.submit(s["id"], work)
+    with ThreadPoolExecutor(max_workers=2) as pool:  # each submit is its own nbgrader process
+        list(pool.map(lambda s: classroom.submit(s["id"], EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT),
+                      students))
     classroom.collect()
     for s in students:
         work = EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT

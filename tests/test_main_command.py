@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import sqlite3
 import subprocess
 import sys
@@ -112,7 +113,8 @@ def test_the_formgrader_reports_the_grades_in_the_gradebook(course):
     port, token = free_port(), secrets.token_hex(16)
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "server", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-         f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False", f"--ServerApp.root_dir={folder}"],
+         f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False", f"--ServerApp.root_dir={folder}",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
         cwd=folder, stdout=subprocess.DEVNULL, stderr=open(folder / "server.log", "w"),
         env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(folder)})
 
