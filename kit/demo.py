@@ -105,7 +105,7 @@ def score_table(students: list[dict]) -> tuple[list[str], list[list[str]]]:
                     scores[exercise][student] += grade.score or 0.0
             footer["total"][student] = submission.code_score
             footer["late penalty"][student] = -submission.late_submission_penalty
-            footer["score"][student] = submission.score
+            footer["score"][student] = submission.score - submission.late_submission_penalty
             footer["out of"][student] = submission.max_score
     rows = [[exercise, f"{possible[exercise]:g}", *[f"{scores.get(exercise, {}).get(s, 0):g}" for s in ids]]
             for exercise in possible]

@@ -25,6 +25,9 @@ def nbgrader(course: Path, *args: str, grading: str) -> None:
                    env={"PATH": env_path, "HOME": str(course), "KIT_GRADING": grading}, capture_output=True)
 
 
+pytestmark = pytest.mark.xdist_group("nbgrader")  # its module fixture is built once, on one worker
+
+
 @pytest.fixture(scope="module", params=["out-of-process", "in-kernel"])
 def course(request, tmp_path_factory):
     grading = request.param

@@ -36,6 +36,9 @@ def finish(process: subprocess.Popen) -> tuple[int, str]:
     return process.returncode, log
 
 
+pytestmark = pytest.mark.xdist_group("nothing_lost")  # its module fixture is built once, on one worker
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     course = tmp_path_factory.mktemp("uninterrupted")
