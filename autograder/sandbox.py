@@ -8,7 +8,7 @@
   mount namespace in which the course folder and /tmp are empty tmpfs
   mounts, with only the Python environment and the student's own scratch
   folder bound back in; a new network namespace with no interfaces; then the
-  process drops to an unprivileged user (nobody) and can never regain
+  process drops to an unprivileged user of its own and can never regain
   privileges. The reference solution, the graders, hidden values, the
   gradebook and other students' work are not hidden by name: they are absent.
 
@@ -27,7 +27,7 @@ from typing import NamedTuple
 CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS = 38
-NOBODY = 65534
+FIRST_SANDBOX_USER = 1_000_000  # far above any account of the machine
 
 
 class Limits(NamedTuple):
@@ -97,9 +97,12 @@ def confine(course_roots: tuple[Path, ...], prefix: Path, base_prefix: Path, scr
             _mount(libc, "tmpfs", hidden, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
     for index, (path, read_only) in enumerate(keep):
         _bind(libc, staging / str(index), path, read_only)
+    # A user of its own (from its process id, unique while it runs): a sibling child
+    # grading another student at the same time cannot look into it through /proc.
+    user = FIRST_SANDBOX_USER + os.getpid()
     for path in (scratch, scratch / "work"):
-        os.chown(path, NOBODY, NOBODY)
+        os.chown(path, user, user)
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     os.setgroups([])
-    os.setgid(NOBODY)
-    os.setuid(NOBODY)
+    os.setgid(user)
+    os.setuid(user)

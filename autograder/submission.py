@@ -16,6 +16,7 @@ child takes over, and an answer that timed out is not called again.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -24,17 +25,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from functools import cached_property, partial
 from pathlib import Path
 
-from autograder.judge import load_cases, save_cases
-from autograder.sandbox import Limits, confine
+from autograder.judge import cases_from_bytes, cases_to_bytes
+from autograder.sandbox import Limits, confine, isolated
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SOURCE = ROOT / "source" / "attention"
 # The files of the release a submission may hold besides notebooks; copied from source/, never from the student.
 SUPPORT = ("judge.py", "workbook.py", "worked_example.npz")
+MAX_REPLY_BYTES = 256 << 20
 HIDDEN_TESTS = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
 
 
@@ -116,9 +119,14 @@ def tampering(student: dict, source: dict) -> list[str]:
     for cell in source["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
         gid = meta.get("grade_id")
-        if not gid or meta.get("solution"):
+        if not gid:
             continue
         copies = by_id.get(gid, [])
+        if meta.get("solution"):
+            their_meta = copies[0].get("metadata", {}).get("nbgrader", {}) if copies else meta
+            if any(their_meta.get(k) != meta.get(k) for k in ("grade", "solution", "locked", "points")):
+                found.append(f"{gid} metadata changed")
+            continue
         if not copies:
             found.append(f"{gid} deleted")
             continue
@@ -173,7 +181,7 @@ class Submission:
             shutil.copyfile(self.source / name, self.workdir / name)
         self._prepare_notebooks()
         self._child = None
-        self._calls = 0
+        self._pending = b""
         self._stopped: dict[str, str] = {}
 
     def _prepare_notebooks(self) -> None:
@@ -214,9 +222,9 @@ class Submission:
                "MPLBACKEND": "Agg", "HOME": str(self.workdir)}
         return subprocess.Popen(
             [sys.executable, "-I", str(grader / "child.py"), str(grader / "judge.py"), str(self.workdir),
-             str(self.seconds_per_call)],
+             str(self.seconds_per_call), "isolated" if isolated() else "open"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.workdir,
-            env=env, text=True, pass_fds=(),
+            env=env, text=False, pass_fds=(),
             preexec_fn=partial(confine, self.hidden_roots, Path(sys.prefix), Path(sys.base_prefix), self._scratch,
                                self.limits))
 
@@ -239,42 +247,53 @@ class Submission:
         if name in self._stopped:  # it timed out or ended the process once: not called again
             return "raised", "Stopped", self._stopped[name]
         if self._child is None or self._child.poll() is not None:
-            self._child = self._start()
-        self._calls += 1
-        request, reply = self._scratch / f"request{self._calls}.npz", self._scratch / f"reply{self._calls}.npz"
-        save_cases(request, [{"args": case.get("args"), "kwargs": case.get("kwargs", {})}])
+            self._child, self._pending = self._start(), b""
+        request = base64.b64encode(cases_to_bytes([{"args": case.get("args"), "kwargs": case.get("kwargs", {})}]))
         measured = "memory_limit_bytes" in case
         if measured:
             resident_before = _reset_peak(self._child.pid)
-        os.chmod(request, 0o644)
+        seconds = case.get("seconds", self.seconds_per_call)
         try:
-            seconds = case.get("seconds", self.seconds_per_call)
-            self._child.stdin.write(json.dumps({"notebook": notebook, "answer": name, "request": str(request),
-                                                "reply": str(reply), "seconds": seconds}) + "\n")
+            self._child.stdin.write(json.dumps({"notebook": notebook, "answer": name, "seconds": seconds,
+                                                "request": request.decode()}).encode() + b"\n")
             self._child.stdin.flush()
-            # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
-            ready, _, _ = select.select([self._child.stdout], [], [], seconds + self.seconds_per_call * 3)
-            if not ready:
-                self._stop()
-                self._stopped[name] = f"did not finish within {seconds:g} s (an endless loop?)"
-                return "raised", "TimeoutError", self._stopped[name]
-            if self._child.stdout.readline() != "done\n":
-                return self._lost(name)
-            try:
-                outcome = load_cases(reply)[0]["outcome"]
-            except Exception as e:
-                return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
-            if measured and outcome[0] == "value":
-                # Measured here, from outside: the child could lie about its own memory.
-                outcome = ("value", outcome[1], max(0, _peak_resident(self._child.pid) - resident_before))
-            if outcome[0] == "raised" and outcome[1] == "TimeoutError":
-                self._stopped[name] = outcome[2]
-            return outcome
         except BrokenPipeError:
             return self._lost(name)
-        finally:
-            reply.unlink(missing_ok=True)
-            request.unlink(missing_ok=True)
+        # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
+        line = self._read_line(time.monotonic() + seconds + self.seconds_per_call * 3)
+        if line is None:
+            self._stop()
+            self._stopped[name] = f"did not finish within {seconds:g} s (an endless loop?)"
+            return "raised", "TimeoutError", self._stopped[name]
+        if not line:
+            return self._lost(name)
+        try:
+            outcome = cases_from_bytes(base64.b64decode(line))[0]["outcome"]
+        except Exception as e:
+            return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
+        if measured and outcome[0] == "value":
+            # Measured here, from outside: the child could lie about its own memory.
+            outcome = ("value", outcome[1], max(0, _peak_resident(self._child.pid) - resident_before))
+        if outcome[0] == "raised" and outcome[1] == "TimeoutError":
+            self._stopped[name] = outcome[2]
+        return outcome
+
+    def _read_line(self, deadline: float) -> bytes | None:
+        """One reply line: bytes (b"" if the child ended), or None past the deadline.
+        Read in chunks, so a child that writes half a line cannot block the grader."""
+        stream = self._child.stdout
+        while b"\n" not in self._pending:
+            ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return None
+            chunk = os.read(stream.fileno(), 1 << 20)
+            if not chunk:
+                return b""
+            self._pending += chunk
+            if len(self._pending) > MAX_REPLY_BYTES:
+                return b"unreadable"
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
 
     def _lost(self, name: str) -> tuple:
         code = self._child.wait()

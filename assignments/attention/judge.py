@@ -301,28 +301,54 @@ def _runs_when_loaded(cell: dict) -> bool:
         meta.get("solution", False) or str(meta.get("grade_id", "")).startswith("setup_"))
 
 
-def solution_namespace(path, cells=None, seconds_per_cell: float | None = None) -> dict:
-    """Run a notebook's set-up and answer cells, in order; return their names.
-
-    Demonstrations and checks are skipped. A cell that fails, or runs past
-    `seconds_per_cell`, is recorded in ``namespace["__cell_errors__"]`` and
-    the next cell still runs.
-    cells: the notebook's cells, when the caller has already read them.
-    """
+def answer_cells(path, cells=None) -> list[tuple[str, str]]:
+    """(grade_id, source) of a notebook's set-up and answer cells, in order."""
     if cells is None:
         with open(path, encoding="utf-8") as f:
             cells = json.load(f)["cells"]
-    namespace = {"__name__": "__answers__", "np": np, "NotStarted": NotStarted}
-    errors = namespace["__cell_errors__"] = []
-    for cell in filter(_runs_when_loaded, cells):
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    return [(cell["metadata"]["nbgrader"]["grade_id"],
+             "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
+            for cell in filter(_runs_when_loaded, cells)]
+
+
+def fresh_namespace() -> dict:
+    return {"__name__": "__answers__", "np": np, "NotStarted": NotStarted, "__cell_errors__": []}
+
+
+def run_cells(cells, namespace: dict, start: int = 0, seconds_per_cell: float | None = None, until=None,
+              where: str = "notebook") -> int:
+    """Run cells[start:] in `namespace`; returns the index of the next cell to run.
+
+    A cell that fails, runs past `seconds_per_cell` or calls sys.exit is
+    recorded in ``namespace["__cell_errors__"]`` and the next cell still runs.
+    until: stop after the first cell for which until(namespace) is true, so a
+    later cell (one that ends the process, say) cannot spoil earlier answers.
+    """
+    if until is not None and until(namespace):
+        return start
+    for index in range(start, len(cells)):
+        grade_id, source = cells[index]
         try:
             with warnings.catch_warnings(), time_limit(seconds_per_cell):
                 warnings.simplefilter("ignore")
-                exec(compile(source, f"<{Path(path).name}: {cell['metadata']['nbgrader']['grade_id']}>", "exec"),
-                     namespace)
-        except Exception as e:
-            errors.append(f"{cell['metadata']['nbgrader']['grade_id']}: {type(e).__name__}: {e}")
+                exec(compile(source, f"<{where}: {grade_id}>", "exec"), namespace)
+        except SystemExit as e:
+            namespace["__cell_errors__"].append(f"{grade_id}: the cell called sys.exit({e.code!r}) and was stopped")
+        except (Exception, KeyboardInterrupt) as e:
+            namespace["__cell_errors__"].append(f"{grade_id}: {type(e).__name__}: {e}")
+        if until is not None and until(namespace):
+            return index + 1
+    return len(cells)
+
+
+def solution_namespace(path, cells=None, seconds_per_cell: float | None = None) -> dict:
+    """Run a notebook's set-up and answer cells, in order; return their names.
+
+    Demonstrations and checks are skipped (see `run_cells` for failures).
+    cells: the notebook's cells, when the caller has already read them.
+    """
+    namespace = fresh_namespace()
+    run_cells(answer_cells(path, cells), namespace, seconds_per_cell=seconds_per_cell, where=Path(path).name)
     return namespace
 
 
@@ -371,6 +397,16 @@ def decode(data, arrays, live: bool = False):
             return np.random.default_rng(data["rng"]) if live else Seed(data["rng"])
         return {k: decode(v, arrays, live) for k, v in data["dict"].items()}
     return data
+
+
+def cases_to_bytes(cases: list[dict]) -> bytes:
+    buffer = io.BytesIO()
+    save_cases(buffer, cases)
+    return buffer.getvalue()
+
+
+def cases_from_bytes(data: bytes) -> list[dict]:
+    return load_cases(io.BytesIO(data))
 
 
 def save_cases(path, cases: list[dict]) -> None:

@@ -1,0 +1,396 @@
+"""Can a student's code forge, crash or stall its own grading? (issue 5, part 2)
+
+Every adversarial fixture of tests/adversarial is graded through
+`grade_submission`, the path of the main command, and must get the outcome
+its docstring states: the cells of its `Loses:` line zero, every other cell
+full marks; and each kind of attack leaves what it must (a message about the
+type, the shapes, the time-out or the memory; the tampering named; nothing
+found). A test marked xfail is a known gap of autograder/, named in its reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import autograder.grade
+from autograder.cases import hidden_cases
+from autograder.grade import graded_cells, grade_submission
+from autograder.submission import Submission
+from tests.adversarial.build import SOLVED, fixtures
+from tests.adversarial.processes import kill_tree
+
+FIXTURES = fixtures()
+GRADED = {grade_id for _, grade_id, _ in graded_cells(SOLVED)}
+CANARY = Path("/tmp/attention-kit-canary")  # clobbers_the_grader_files links here
+
+# Known gaps of autograder/, each the reason of an xfail below.
+CHECKSUM_UNREPORTED = "tampering() ignores nbgrader checksums, so a changed checksum alone is not reported"
+
+
+SHORT_LIMIT = {"loops_forever", "loops_stubbornly"}  # each waits out several time limits: 2 s a call, not 10
+ON_THEIR_OWN = {"stalls_the_grader_with_a_fifo", "reads_another_students_work"}  # graded by their tests
+
+
+class Graded:
+    """The fixtures, each graded once per session as nbgrader autograde would
+    have it: submitted/<name>/attention in a course folder that holds a
+    gradebook.db, with nbgrader's NBGRADER_EXECUTION=autograde set.
+
+    `prefetch` grades the fixtures of every selected test four at a time
+    (the kit's plugin grades students at once too); under pytest-xdist, where
+    a worker does not know which tests it will get, each is graded when asked.
+    """
+
+    def __init__(self, tmp_path_factory):
+        self.tmp_path_factory = tmp_path_factory
+        self.courses, self.before, self.reports = {}, {}, {}
+        self.made_canary = False
+        for cell in sorted(GRADED):  # compute the hidden cases once, before threads ask for them
+            if cell.startswith("hidden_"):
+                hidden_cases(cell.removeprefix("hidden_"))
+
+    def prefetch(self, names) -> None:
+        names = [n for n in names if n not in self.reports]
+        for name in names:
+            self.courses[name] = self.tmp_path_factory.mktemp(name)
+        short = {self._folder(name) for name in SHORT_LIMIT & set(names)}
+
+        def submission(folder, source, **kwargs):
+            return Submission(folder, source, **({"seconds_per_call": 2} if Path(folder) in short else {}), **kwargs)
+        if "clobbers_the_grader_files" in names:
+            CANARY.write_text("canary")
+            CANARY.chmod(0o600)
+            self.made_canary = True
+        for name in names:  # here, not in the threads: ast.parse is not safe in several threads at once (3.11)
+            FIXTURES[name].build(self._folder(name))
+            with sqlite3.connect(self.courses[name] / "gradebook.db") as db:
+                db.execute("CREATE TABLE grade (id TEXT, notebook_id TEXT, cell_id TEXT, auto_score REAL)")
+            self.before[name] = self._listing(self.courses[name])
+        with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=4) as pool:
+            patch.setattr(autograder.grade, "Submission", submission)
+            patch.setenv("NBGRADER_EXECUTION", "autograde")
+            self.reports.update(zip(names, pool.map(grade_submission, map(self._folder, names))))
+
+    def _folder(self, name: str) -> Path:
+        return self.courses[name] / "submitted" / name / "attention"
+
+    def __call__(self, name: str):
+        if name not in self.reports:
+            self.prefetch([name])
+        return self.reports[name]
+
+    def changes(self, name: str) -> list:
+        """What grading added to, removed from or changed in the fixture's course folder."""
+        before, after = self.before[name], self._listing(self.courses[name])
+        return sorted(str(path) for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+
+    @staticmethod
+    def _listing(course: Path) -> dict:
+        return {p.relative_to(course): p.read_bytes() for p in course.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def graded(request, tmp_path_factory):
+    """graded(name) → the Report of that fixture (see Graded)."""
+    graded = Graded(tmp_path_factory)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        params = [getattr(getattr(item, "callspec", None), "params", {}) for item in request.session.items
+                  if "graded" in item.fixturenames]
+        graded.prefetch(sorted({p["name"] for p in params if "name" in p} - ON_THEIR_OWN))
+    yield graded
+    if graded.made_canary:
+        CANARY.unlink(missing_ok=True)
+
+
+def misgraded(name: str, report) -> dict[str, str]:
+    """Graded cell → what is wrong with its score, against the fixture's `Loses:` line."""
+    must_lose = FIXTURES[name].lost_cells(GRADED)
+    wrong = {gid: "missing from the report" for gid in GRADED - set(report.cells)}
+    for gid, cell in report.cells.items():
+        if gid in must_lose and cell.earned != 0:
+            wrong[gid] = f"earned {cell.earned:g} of {cell.possible:g}, must be zero"
+        elif gid not in must_lose and cell.earned != cell.possible:
+            wrong[gid] = f"lost points: {cell.message}"
+    return wrong
+
+
+def messages_of(report, exercise: str) -> list[str]:
+    return [report.cells[gid].message for gid in (f"check_{exercise}", f"hidden_{exercise}") if gid in report.cells]
+
+
+COVERED: set[str] = set()
+
+
+def cases(*rows, xfail: dict[str, str] | None = None) -> list:
+    """Parameters of a test, one per row (a fixture name, or a tuple that starts with one);
+    `xfail` maps a fixture to the gap of autograder/ that gives it the wrong outcome today."""
+    params = []
+    for row in rows:
+        row = row if isinstance(row, tuple) else (row,)
+        COVERED.add(row[0])
+        reason = (xfail or {}).get(row[0])
+        marks = pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason) if reason else ()
+        params.append(pytest.param(*row, id=row[0], marks=marks))
+    return params
+
+
+# ---------------------------------------------------------------- forging the checks
+
+
+@pytest.mark.parametrize("name", cases("patches_numpy", "patches_builtins", "patches_the_grader"))
+def test_patching_numpy_builtins_or_the_grader_does_not_save_a_wrong_answer(name, graded):
+    assert misgraded(name, graded(name)) == {}
+
+
+@pytest.mark.parametrize("name", cases("hides_tracebacks"))
+def test_hiding_tracebacks_does_not_save_a_wrong_answer(name, graded):
+    assert misgraded(name, graded(name)) == {}
+
+
+@pytest.mark.parametrize("name, exercise, kind", cases(
+    ("returns_an_ndarray_subclass", "causal_mask", "Agreeable"),
+    ("returns_an_always_equal_object", "score_grid_bytes", "Anything"),
+    ("returns_an_array_function_override", "padding_mask", "Chameleon")))
+def test_an_object_posing_as_the_answer_scores_zero_with_its_type_named(name, exercise, kind, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    for message in messages_of(report, exercise):
+        assert kind in message and ("numpy.ndarray" in message or "an integer" in message), message
+
+
+@pytest.mark.parametrize("name", cases("returns_a_broadcastable_shape"))
+def test_a_shape_that_would_broadcast_scores_zero_with_both_shapes_named(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    check, hidden = messages_of(report, "token_movement")
+    assert "expected shape (4,), got shape (1, 4)" in check
+    assert re.search(r"expected shape \(([\d, ]+)\), got shape \(1, \1\)", hidden), hidden
+
+
+# ---------------------------------------------------------------- reaching what is not the student's
+
+
+@pytest.mark.parametrize("name", cases("reads_what_it_must_not"))
+def test_code_that_looks_for_course_files_finds_nothing(name, graded):
+    report = graded(name)
+    assert "got 'found nothing'" in report.cells["hidden_skip_formula"].message
+    assert misgraded(name, report) == {}
+
+
+COVERED.add("reads_another_students_work")  # graded beside another student, below
+
+
+def test_another_student_graded_at_the_same_time_is_out_of_reach(tmp_path):
+    # The other student's code keeps its child alive for a while; the reader polls /proc meanwhile.
+    other = tmp_path / "other" / "attention"
+    shutil.copytree(SOLVED, other)
+    notebook = other / "01_worked_example.ipynb"
+    nb = json.loads(notebook.read_text())
+    answer = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "project_qkv")
+    answer["source"] = "import time\ntime.sleep(4)\n" + "".join(answer["source"])
+    notebook.write_text(json.dumps(nb))
+    reader = tmp_path / "reader" / "attention"
+    FIXTURES["reads_another_students_work"].build(reader)
+    reports = {}
+    threads = [threading.Thread(target=lambda f=f: reports.setdefault(f, grade_submission(f))) for f in (other, reader)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert "got 'found nothing'" in reports[reader].cells["hidden_skip_formula"].message
+    assert misgraded("reads_another_students_work", reports[reader]) == {}
+
+
+@pytest.mark.parametrize("name", cases("fakes_its_results", "forges_the_gradebook"))
+def test_announced_success_fake_results_and_a_forged_gradebook_are_ignored(name, graded):
+    assert misgraded(name, graded(name)) == {}
+    assert graded.changes(name) == []  # the course folder, its gradebook.db with it, as it was
+
+
+@pytest.mark.parametrize("name", cases("clobbers_the_grader_files"))
+def test_links_planted_by_the_student_do_not_redirect_the_graders_writes(name, graded):
+    report = graded(name)
+    assert (CANARY.read_text(errors="replace"), stat.S_IMODE(CANARY.stat().st_mode)) == ("canary", 0o600)
+    assert misgraded(name, report) == {}
+
+
+# ---------------------------------------------------------------- read-only cells and notebooks
+
+TAMPERED = {  # fixture → the (notebook, cell) changes the report must name
+    "edits_a_locked_cell": [("03_softmax_and_mix", "check_softmax"), ("03_softmax_and_mix", "hidden_softmax")],
+    "deletes_a_locked_cell": [("03_softmax_and_mix", "hidden_attention")],
+    "retypes_a_locked_cell": [("02_scores_and_scaling", "check_raw_scores")],
+    "duplicates_a_locked_cell": [("05_masks_and_cross_attention", "check_causal_mask")],
+    "edits_locked_metadata": [("03_softmax_and_mix", "hidden_softmax"), ("03_softmax_and_mix", "check_attention")],
+    "forges_a_checksum": [("04_heads", "check_merge_heads")],
+    "edits_answer_metadata": [("03_softmax_and_mix", "softmax")],
+    "changes_a_checksum": [("04_heads", "hidden_merge_heads")],
+}
+WORDS = {"edits_a_locked_cell": "edited", "deletes_a_locked_cell": "deleted", "retypes_a_locked_cell": "retyped",
+         "duplicates_a_locked_cell": "duplicated", "edits_locked_metadata": "metadata", "forges_a_checksum": "edited"}
+
+
+@pytest.mark.parametrize("name", cases(*TAMPERED, xfail={"changes_a_checksum": CHECKSUM_UNREPORTED}))
+def test_changed_read_only_cells_are_restored_and_each_change_is_named(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    for notebook, cell in TAMPERED[name]:
+        named = [line for line in report.tampering if line.startswith(f"{notebook}.ipynb: {cell} ")]
+        assert named, f"{cell} not named in {report.tampering}"
+        assert WORDS.get(name, "") in named[0]
+
+
+@pytest.mark.parametrize("name, exercise", cases(("deletes_an_answer_cell", "softmax"),
+                                                 ("retypes_an_answer_cell", "causal_mask"),
+                                                 ("renames_one_exercise", "padding_mask")))
+def test_a_missing_answer_cell_scores_zero_never_the_reference(name, exercise, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    assert all("not started" in m for m in messages_of(report, exercise)), messages_of(report, exercise)
+
+
+@pytest.mark.parametrize("name, notebook", cases(("hands_in_another_assignment", "03_softmax_and_mix"),
+                                                 ("hands_in_a_plain_notebook", "07_cost"),
+                                                 ("renames_every_exercise", "05_masks_and_cross_attention")))
+def test_a_wrong_notebook_is_named_as_such(name, notebook, graded):
+    report = graded(name)
+    assert list(report.problems) == [f"{notebook}.ipynb"]
+    assert report.problems[f"{notebook}.ipynb"].startswith("wrong notebook: ")
+    assert misgraded(name, report) == {}
+
+
+# ---------------------------------------------------------------- stalling and crashing
+
+
+@pytest.mark.parametrize("name", cases("loops_forever"))
+def test_an_endless_loop_times_out_alone(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    assert all("did not finish within" in m for m in messages_of(report, "crossover_length"))
+
+
+@pytest.mark.parametrize("name", cases("loops_stubbornly"))
+def test_a_loop_that_catches_the_time_out_is_stopped_alone(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    assert all("did not finish within" in m for m in messages_of(report, "score_grid_bytes"))
+
+
+GRADE_WITH_SHORT_LIMITS = """
+import json, sys
+from functools import partial
+import autograder.grade
+from autograder.submission import Submission
+autograder.grade.Submission = partial(Submission, seconds_per_call=2)
+report = autograder.grade.grade_submission(sys.argv[1])
+print(json.dumps({gid: [c.earned, c.possible, c.message] for gid, c in report.cells.items()}))
+"""
+
+
+@pytest.mark.parametrize("name", cases("stalls_the_grader_with_a_fifo"))
+def test_a_reply_that_never_comes_does_not_stall_the_grader(name, tmp_path):
+    # Graded in a process of its own, which can be ended if it stalls; a FIFO that stays 10 s is a stall.
+    FIXTURES[name].build(tmp_path / "attention")
+    others = set(Path(tempfile.gettempdir()).glob("attention-grading-*"))
+    grading = subprocess.Popen([sys.executable, "-c", GRADE_WITH_SHORT_LIMITS, str(tmp_path / "attention")],
+                               cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE, text=True)
+    fifos: dict[Path, float] = {}
+    stalled, give_up = False, time.monotonic() + 60
+    while grading.poll() is None and not stalled:
+        now = time.monotonic()
+        for folder in set(Path(tempfile.gettempdir()).glob("attention-grading-*")) - others:
+            for path in folder.glob("reply*.npz"):
+                if stat.S_ISFIFO(path.lstat().st_mode):
+                    fifos.setdefault(path, now)
+        stalled = any(path.exists() and now - since > 10 for path, since in fifos.items()) or now > give_up
+        time.sleep(0.25)
+    if stalled:
+        kill_tree(grading.pid)
+    output = grading.communicate()[0]
+    assert not stalled, "grading waited on a FIFO the student's code left as its reply"
+    if grading.returncode:
+        raise RuntimeError(f"the grading process failed (exit code {grading.returncode})")
+    report = {gid: SimpleNamespace(earned=e, possible=p, message=m) for gid, (e, p, m) in json.loads(output).items()}
+    assert misgraded(name, SimpleNamespace(cells=report)) == {}
+
+
+@pytest.mark.parametrize("name", cases("hoards_memory"))
+def test_unbounded_memory_fails_alone_and_leaves_the_grader_unharmed(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    assert all("memory" in m.lower() for m in messages_of(report, "block_mask"))
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 1 << 20  # KiB: this process stayed under 1 GiB
+
+
+EXITS = ("exits_at_import_with_sys_exit", "exits_at_import_with_os_exit", "kills_itself_at_import")
+
+
+@pytest.mark.parametrize("name", cases(*EXITS))
+def test_ending_the_process_at_import_is_named_and_the_other_notebooks_are_graded(name, graded):
+    report = graded(name)
+    assert set(report.cells) == GRADED
+    for message in messages_of(report, "attention_params"):
+        assert re.search(r"exit|ended|killed", message), message
+    elsewhere = {gid: c.message for gid, c in report.cells.items() if c.notebook != "07_cost.ipynb"
+                 and c.earned != c.possible}
+    assert elsewhere == {}
+
+
+@pytest.mark.parametrize("name", cases(*EXITS))
+def test_the_exercises_before_an_exit_are_graded(name, graded):
+    assert misgraded(name, graded(name)) == {}
+
+
+@pytest.mark.parametrize("name", cases("prints_ten_million_lines"))
+def test_ten_million_printed_lines_are_cut_and_grading_completes(name, graded):
+    assert misgraded(name, graded(name)) == {}
+
+
+def test_a_crash_or_an_endless_loop_in_one_submission_does_not_stop_the_next(graded, tmp_path):
+    for crash in ("kills_itself_at_import", "hoards_memory", "loops_stubbornly"):
+        assert graded(crash).cells
+    shutil.copytree(SOLVED, tmp_path / "attention")
+    report = grade_submission(tmp_path / "attention")
+    assert {gid: c.earned for gid, c in report.cells.items()} == {gid: c.possible for gid, c in report.cells.items()}
+
+
+# ---------------------------------------------------------------- behaving differently under grading
+
+
+@pytest.mark.parametrize("name", cases("branches_on_nbgrader_execution"))
+def test_branching_on_nbgraders_variables_changes_nothing(name, graded):
+    # Graded with NBGRADER_EXECUTION=autograde set, as inside `nbgrader autograde`: the score without the branch.
+    assert misgraded(name, graded(name)) == {}
+
+
+@pytest.mark.parametrize("name", cases("warns_on_stderr"))
+def test_a_correct_answer_that_warns_gets_full_marks(name, graded):
+    assert misgraded(name, graded(name)) == {}
+
+
+@pytest.mark.parametrize("name", cases("naive_softmax"))
+def test_a_naive_softmax_loses_only_where_stability_is_checked(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    lost = [c.message for c in report.cells.values() if c.earned < c.possible]
+    assert lost and all("not finite" in m for m in lost), lost
+
+
+def test_every_fixture_has_a_test():
+    assert set(FIXTURES) == COVERED
