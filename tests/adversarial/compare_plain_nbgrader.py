@@ -200,6 +200,7 @@ def main() -> None:
     parser.add_argument("names", nargs="*", help="fixtures to run (default: all)")
     parser.add_argument("--shards", type=int, default=2, help="courses graded at once on the in-kernel path")
     parser.add_argument("--keep", action="store_true", help="keep the temporary courses (their path is printed)")
+    parser.add_argument("--kit-only", action="store_true", help="grade with the kit only (plain nbgrader is slow)")
     args = parser.parse_args()
     every = fixtures()
     chosen = [every[n] for n in args.names] if args.names else list(every.values())
@@ -208,15 +209,15 @@ def main() -> None:
     try:
         # One path after the other: the kit's time limits are wall-clock, and plain nbgrader keeps both cores busy.
         kit = grade_path(KIT, chosen, args.shards, workdir)
-        plain = grade_path(PLAIN, chosen, args.shards, workdir)
+        plain = {} if args.kit_only else grade_path(PLAIN, chosen, args.shards, workdir)
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
     print("| fixture | must get | plain nbgrader (in-kernel) | kit (out-of-process) |")
     print("|---|---|---|---|")
     for fixture in chosen:
-        print(f"| {fixture.name} | {outcome(fixture)} | {verdict(fixture, plain[fixture.name])} "
-              f"| {verdict(fixture, kit[fixture.name])} |")
+        plainly = verdict(fixture, plain[fixture.name]) if plain else "(not run)"
+        print(f"| {fixture.name} | {outcome(fixture)} | {plainly} | {verdict(fixture, kit[fixture.name])} |")
 
 
 if __name__ == "__main__":
