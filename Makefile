@@ -33,7 +33,7 @@ demo: setup
 	$(PY) -m kit.demo
 
 test: setup browser
-	$(PY) -m pytest -n 2 --dist loadgroup --durations=15 tests
+	$(PY) -m pytest -n 2 --dist loadfile --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your
 # own copy in student/attention (fetched once from the course exchange, never overwritten).

@@ -61,8 +61,8 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
     from autograder.nbgrader_plugin import GradeOutOfProcess, RestoreFromSource  # noqa: E402
 
-    c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
-                                          RestoreFromSource, CheckCellMetadata]
+    c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
+                                          OverwriteCells, CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
