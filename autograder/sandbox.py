@@ -5,9 +5,10 @@
 - resource limits: CPU seconds, address space, size of any file written,
   open files, and no core dumps;
 - when the grader runs as root (an instructor's grading machine, CI): a new
-  mount namespace in which the course folder and /tmp are empty tmpfs
-  mounts, with only the Python environment and the student's own scratch
-  folder bound back in; a new network namespace with no interfaces; then the
+  mount namespace in which every top-level folder but the system's own
+  (/usr, /etc, /dev, ...), and the course folder wherever it is, are empty
+  tmpfs mounts, with only the Python environment and the student's own
+  scratch folder bound back in; a new network namespace with no interfaces; then the
   process drops to an unprivileged user of its own and can never regain
   privileges. The reference solution, the graders, hidden values, the
   gradebook and other students' work are not hidden by name: they are absent.
@@ -28,6 +29,9 @@ CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS = 38
 FIRST_SANDBOX_USER = 1_000_000  # far above any account of the machine
+# Top-level folders a Python process needs; every other one (/work, /srv, /opt,
+# /home, /root, /tmp, /var, ...) may hold a course, a clone or a student's work.
+SYSTEM_FOLDERS = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev", "proc", "sys"}
 
 
 class Limits(NamedTuple):
@@ -88,13 +92,14 @@ def confine(course_roots: tuple[Path, ...], prefix: Path, base_prefix: Path, scr
     _mount(libc, "tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=700")
     for index, (path, _) in enumerate(keep):
         _bind(libc, path, staging / str(index), read_only=False)
-    # Hidden: the course, /tmp (other students' scratch folders), home folders, and any
-    # folder above a kept path that others may not enter (which would block the way back).
+    # Hidden: every top-level folder outside the system's, the course wherever it is,
+    # and any folder above a kept path that others may not enter (it would block the way back).
+    # A folder under one already hidden no longer exists, and is skipped.
+    top = {p for p in Path("/").iterdir() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()}
     closed = {a for path, _ in keep for a in path.parents if a.is_dir() and not a.stat().st_mode & 0o001}
-    hidden = {*course_roots, Path("/tmp"), Path.home(), Path("/home")} | closed
-    for hidden in sorted(hidden, key=lambda p: len(p.parts)):
-        if hidden.is_dir() and hidden != Path("/"):
-            _mount(libc, "tmpfs", hidden, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    for folder in sorted(top | {*course_roots, Path.home()} | closed, key=lambda p: len(p.parts)):
+        if folder != Path("/") and folder.is_dir() and not folder.is_symlink():
+            _mount(libc, "tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
     for index, (path, read_only) in enumerate(keep):
         _bind(libc, staging / str(index), path, read_only)
     # A user of its own (from its process id, unique while it runs): a sibling child

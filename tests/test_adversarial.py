@@ -31,6 +31,7 @@ import pytest
 import autograder.grade
 from autograder.cases import hidden_cases
 from autograder.grade import graded_cells, grade_submission
+from autograder.sandbox import isolated
 from autograder.submission import Submission
 from tests.adversarial.build import SOLVED, fixtures
 from tests.adversarial.processes import kill_tree
@@ -40,6 +41,11 @@ pytestmark = pytest.mark.xdist_group("adversarial")  # one worker grades the fix
 FIXTURES = fixtures()
 GRADED = {grade_id for _, grade_id, _ in graded_cells(SOLVED)}
 CANARY = Path("/tmp/attention-kit-canary")  # clobbers_the_grader_files links here
+# A second copy of the course outside the course folder and outside /tmp, as on a
+# machine that holds a clone beside the one grading (CI's /check/... next to /work/...).
+DECOY = Path("/srv/attention-kit-decoy")
+# Without root the grader cannot give a child a world of its own (sandbox.py): only limits apply.
+needs_isolation = pytest.mark.skipif(not isolated(), reason="hiding the course needs root (autograder/sandbox.py)")
 
 # Known gaps of autograder/, each the reason of an xfail below.
 CHECKSUM_UNREPORTED = "tampering() ignores nbgrader checksums, so a changed checksum alone is not reported"
@@ -79,6 +85,9 @@ class Graded:
             CANARY.write_text("canary")
             CANARY.chmod(0o600)
             self.made_canary = True
+        if "reads_what_it_must_not" in names and isolated():
+            (DECOY / "solutions").mkdir(parents=True, exist_ok=True)
+            shutil.copy(Path(autograder.grade.__file__).parents[1] / "solutions" / "attention.py", DECOY / "solutions")
         for name in names:  # here, not in the threads: ast.parse is not safe in several threads at once (3.11)
             FIXTURES[name].build(self._folder(name))
             with sqlite3.connect(self.courses[name] / "gradebook.db") as db:
@@ -119,6 +128,7 @@ def graded(request, tmp_path_factory):
     yield graded
     if graded.made_canary:
         CANARY.unlink(missing_ok=True)
+    shutil.rmtree(DECOY, ignore_errors=True)
 
 
 def misgraded(name: str, report) -> dict[str, str]:
@@ -189,6 +199,7 @@ def test_a_shape_that_would_broadcast_scores_zero_with_both_shapes_named(name, g
 # ---------------------------------------------------------------- reaching what is not the student's
 
 
+@needs_isolation
 @pytest.mark.parametrize("name", cases("reads_what_it_must_not"))
 def test_code_that_looks_for_course_files_finds_nothing(name, graded):
     report = graded(name)
@@ -199,6 +210,7 @@ def test_code_that_looks_for_course_files_finds_nothing(name, graded):
 COVERED.add("reads_another_students_work")  # graded beside another student, below
 
 
+@needs_isolation
 def test_another_student_graded_at_the_same_time_is_out_of_reach(tmp_path):
     # The other student's code keeps its child alive for a while; the reader polls /proc meanwhile.
     other = tmp_path / "other" / "attention"
