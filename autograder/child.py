@@ -3,15 +3,20 @@
 It loads the comparison module from JUDGE (a copy of the trusted judge.py the
 parent made before any student code ran), runs the answer cells of the
 notebooks in WORKDIR, and serves requests from the parent, one JSON line each on stdin:
-``{"notebook", "answer", "seconds", "request"}``, the request being the
-case's inputs (never its expected value) as base64 npz. The reply is one line
-on stdout, base64 npz of plain data (`judge.plain`) that the parent reads with
-``allow_pickle=False``. No file is shared, so nothing the student plants in
+``{"notebook", "answer", "seconds", "request", "stand_ins"}``, the request
+being the case's inputs (never its expected value) as base64 npz. The reply is
+one line on stdout, base64 npz of plain data (`judge.plain`) that the parent
+reads with ``allow_pickle=False``. While the answer runs, each exercise named
+in "stand_ins" (those it is built on, judge.BUILT_ON) is a stand-in that asks
+the parent for the reference's value: a ``{"call", "args", "kwargs"}`` line on
+stdout, answered by one line on stdin. The reference never enters this process. No file is shared, so nothing the student plants in
 the scratch folder can redirect the parent. Nothing here decides a grade. Whatever the
 student's code prints goes to /dev/null.
 """
 
 import base64
+import builtins
+import contextlib
 import importlib.util
 import json
 import os
@@ -29,6 +34,25 @@ def _answer(namespace, name):
     return next((namespace[k] for k in (name, name.upper(), f"{name}_output") if k in namespace), None)
 
 
+def _stand_in(judge, replies, name: str, under: str):
+    """A function that asks the parent for the reference's `name` (see the module docstring)."""
+    def reference(*args, **kwargs):
+        try:
+            message = judge.cases_to_bytes([{"call": name, "args": list(args), "kwargs": kwargs}])
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name} (the reference's, standing in for yours while {under} is graded) "
+                            f"cannot take this input: {e}") from None
+        replies.write(base64.b64encode(message).decode() + "\n")
+        reply = judge.cases_from_bytes(base64.b64decode(sys.stdin.readline()))[0]
+        if "error" in reply:
+            kind, text = reply["error"]
+            error = getattr(builtins, kind, None)
+            raise (error if isinstance(error, type) and issubclass(error, Exception) else RuntimeError)(text)
+        return reply["value"]
+    reference.__name__ = reference.__qualname__ = name
+    return reference
+
+
 def main():
     judge_path, workdir, seconds, isolated = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
     if isolated == "isolated":
@@ -44,6 +68,8 @@ def main():
     sys.path.insert(0, workdir)
     loaded = {}  # notebook → [namespace, its answer cells, the next cell to run]
     for line in sys.stdin:
+        if not line.startswith("{"):  # a stand-in's reply that came after its call timed out
+            continue
         request = json.loads(line)
         notebook, name = request["notebook"], request["answer"]
         if notebook not in loaded:
@@ -58,7 +84,9 @@ def main():
             errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
             outcome = ("not started", errors[0] if errors else f"{name} is not answered yet")
         else:
-            with judge.time_limit(request.get("seconds", seconds)):
+            stand_ins = {dep: _stand_in(judge, replies, dep, name) for dep in request.get("stand_ins", ())}
+            with judge.time_limit(request.get("seconds", seconds)), \
+                    judge.standing_in(name, answer, stand_ins.__getitem__) if stand_ins else contextlib.nullcontext():
                 outcome = judge.outcome_of(answer, case)
         if outcome[0] == "value":
             outcome = ("value", judge.plain(outcome[1]), *outcome[2:])

@@ -11,7 +11,9 @@ runs the student's answer cells there. `outcome(name, case)` writes the
 case's inputs (never its expected value) to a file, the child answers with
 plain data, and the comparison happens in this process. A call that runs past
 its time limit, or code that kills the child, is reported as such; a fresh
-child takes over, and an answer that timed out is not called again.
+child takes over, and an answer that timed out is not called again. While an
+answer runs, this process answers its calls to the exercises it is built on
+with the reference's values (judge.BUILT_ON; see child.py).
 """
 
 from __future__ import annotations
@@ -29,7 +31,10 @@ import time
 from functools import cached_property, partial
 from pathlib import Path
 
-from autograder.judge import cases_from_bytes, cases_to_bytes
+import numpy as np
+
+import solutions.attention as reference
+from autograder.judge import BUILT_ON, cases_from_bytes, cases_to_bytes, plain
 from autograder.sandbox import Limits, confine, isolated
 
 HERE = Path(__file__).resolve().parent
@@ -38,6 +43,9 @@ SOURCE = ROOT / "source" / "attention"
 # The files of the release a submission may hold besides notebooks; copied from source/, never from the student.
 SUPPORT = ("judge.py", "workbook.py", "worked_example.npz")
 MAX_REPLY_BYTES = 256 << 20
+# A stand-in computes the reference here, in the grader, on inputs the student's code chose:
+# it refuses inputs that could make that costly (any array, or the grid of rows of two arrays).
+MAX_STAND_IN_ELEMENTS = 1 << 22
 HIDDEN_TESTS = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
 
 
@@ -161,6 +169,24 @@ def _peak_resident(pid: int) -> int:
     return _status_bytes(pid, "VmHWM")
 
 
+def stand_in_reply(message: dict, allowed) -> dict:
+    """The reference's answer to a stand-in's call: {"value": ...} or {"error": (type name, text)}."""
+    name, args, kwargs = message.get("call"), message.get("args"), message.get("kwargs")
+    if name not in allowed or not isinstance(args, list) or not isinstance(kwargs, dict):
+        return {"error": ("RuntimeError", f"no stand-in for {name!r} while this answer is graded")}
+    arrays = [a for a in [*args, *kwargs.values()] if isinstance(a, np.ndarray)]
+    rows = sorted((a.size // max(1, a.shape[-1]) for a in arrays if a.ndim >= 2), reverse=True)
+    if any(a.size > MAX_STAND_IN_ELEMENTS or a.dtype.kind not in "biuf" for a in arrays) or \
+            (len(rows) >= 2 and rows[0] * rows[1] > MAX_STAND_IN_ELEMENTS * 4):
+        return {"error": ("ValueError", f"{name}: inputs too large or not numbers for the reference standing in "
+                                        "for your function while this answer is graded")}
+    try:
+        with np.errstate(all="ignore"):
+            return {"value": plain(getattr(reference, name)(*args, **kwargs))}
+    except Exception as e:
+        return {"error": (type(e).__name__, str(e)[:500])}
+
+
 class Submission:
     def __init__(self, folder, source: Path = SOURCE, seconds_per_call: float = 10.0, limits: Limits = Limits()):
         self.folder = Path(folder)
@@ -253,30 +279,44 @@ class Submission:
         if measured:
             resident_before = _reset_peak(self._child.pid)
         seconds = case.get("seconds", self.seconds_per_call)
+        # A stand-in's work would not count in the child's memory: none where memory is measured.
+        stand_ins = () if measured else BUILT_ON.get(name, ())
         try:
-            self._child.stdin.write(json.dumps({"notebook": notebook, "answer": name, "seconds": seconds,
-                                                "request": request.decode()}).encode() + b"\n")
-            self._child.stdin.flush()
+            self._send(json.dumps({"notebook": notebook, "answer": name, "seconds": seconds,
+                                   "request": request.decode(), "stand_ins": list(stand_ins)}).encode())
         except BrokenPipeError:
             return self._lost(name)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
-        line = self._read_line(time.monotonic() + seconds + self.seconds_per_call * 3)
-        if line is None:
-            self._stop()
-            self._stopped[name] = f"did not finish within {seconds:g} s (an endless loop?)"
-            return "raised", "TimeoutError", self._stopped[name]
-        if not line:
-            return self._lost(name)
-        try:
-            outcome = cases_from_bytes(base64.b64decode(line))[0]["outcome"]
-        except Exception as e:
-            return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
+        deadline = time.monotonic() + seconds + self.seconds_per_call * 3
+        while True:
+            line = self._read_line(deadline)
+            if line is None:
+                self._stop()
+                self._stopped[name] = f"did not finish within {seconds:g} s (an endless loop?)"
+                return "raised", "TimeoutError", self._stopped[name]
+            if not line:
+                return self._lost(name)
+            try:
+                message = cases_from_bytes(base64.b64decode(line))[0]
+                if "call" not in message:
+                    outcome = message["outcome"]
+                    break
+            except Exception as e:
+                return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
+            try:
+                self._send(base64.b64encode(cases_to_bytes([stand_in_reply(message, stand_ins)])))
+            except BrokenPipeError:
+                return self._lost(name)
         if measured and outcome[0] == "value":
             # Measured here, from outside: the child could lie about its own memory.
             outcome = ("value", outcome[1], max(0, _peak_resident(self._child.pid) - resident_before))
         if outcome[0] == "raised" and outcome[1] == "TimeoutError":
             self._stopped[name] = outcome[2]
         return outcome
+
+    def _send(self, line: bytes) -> None:
+        self._child.stdin.write(line + b"\n")
+        self._child.stdin.flush()
 
     def _read_line(self, deadline: float) -> bytes | None:
         """One reply line: bytes (b"" if the child ended), or None past the deadline.

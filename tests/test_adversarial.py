@@ -408,5 +408,12 @@ def test_a_naive_softmax_loses_only_where_stability_is_checked(name, graded):
     assert lost and all("not finite" in m for m in lost), lost
 
 
+@pytest.mark.parametrize("name", cases("keeps_a_stand_in"))
+def test_a_reference_stand_in_kept_for_another_exercise_answers_nothing(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    assert "no stand-in for 'attention'" in report.cells["hidden_blockwise_attention"].message
+
+
 def test_every_fixture_has_a_test():
     assert set(FIXTURES) == COVERED

@@ -2,8 +2,9 @@
 
 Each corpus submission is graded out of process on every hidden case of every
 exercise. Correct variants must get everything; a mistaken one must fail its
-own exercise with a message naming its mistake, and lose nothing else except
-the exercises built on the one it got wrong (USED_BY).
+own exercise with a message naming its mistake, and lose nothing else: the
+exercises built on the one it got wrong are graded with the reference's in its
+place (judge.BUILT_ON).
 """
 
 from __future__ import annotations
@@ -15,22 +16,6 @@ from autograder.judge import verdict
 from autograder.mistakes import MISTAKES
 from autograder.submission import Submission
 from tests.corpus_submissions import CORPUS, make_submission, mistake_name
-
-# Exercise → the exercises whose answer cells call it in the solved notebooks.
-USED_BY = {"raw_scores": {"scaled_scores"}, "softmax": {"attention"}, "attention": {"multi_head_attention"},
-           "split_heads": {"multi_head_attention"}, "merge_heads": {"multi_head_attention"},
-           "score_flops": {"attention_share"}, "projection_flops": {"attention_share"}}
-
-
-def built_on(exercise: str) -> set[str]:
-    """Every exercise that calls `exercise`, directly or through another."""
-    found, todo = set(), [exercise]
-    while todo:
-        for user in USED_BY.get(todo.pop(), ()):
-            if user not in found:
-                found.add(user)
-                todo.append(user)
-    return found
 
 CORRECT = sorted((CORPUS / "correct").glob("*.py"))
 MISTAKEN = sorted((CORPUS / "mistakes").glob("*.py"))
@@ -67,5 +52,4 @@ def test_a_mistake_loses_its_exercise_and_is_named(corpus_file, tmp_path):
     failures = grade(tmp_path)
     assert failures[exercise], f"{corpus_file.name} was accepted"
     assert any(mistake_name(corpus_file) in m for m in failures[exercise]), failures[exercise][0]
-    allowed = {exercise} | built_on(exercise)
-    assert {name for name, messages in failures.items() if messages} <= allowed
+    assert {name for name, messages in failures.items() if messages} == {exercise}
