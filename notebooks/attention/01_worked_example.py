@@ -38,7 +38,10 @@
 #
 # Until you start an exercise its stub raises `NotStarted`, and its check says
 # so; the other exercises are not affected. Warnings your code prints do not
-# cost points.
+# cost points. Each exercise is graded alone: when your `attention` calls your
+# `softmax`, grading hands it the reference's softmax instead, so one mistake
+# costs points once. In your own notebook your functions run as written, and a
+# failing check tells you when the function it calls fails its own check.
 
 # %% setup id=setup_01
 import math

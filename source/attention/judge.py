@@ -23,9 +23,11 @@ names it and points to the chapter section.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import math
+import os
 import signal
 import sys
 import traceback
@@ -274,6 +276,40 @@ def _memory_problem(label: str, peak: int | None, case: dict) -> str | None:
             "only a running maximum, sum and weighted sum per query (chapter section 7)")
 
 
+# ---------------------------------------------------------------- one exercise at a time
+
+# Exercise → the exercises an answer to it may call. While it is graded, each of
+# these is the reference's, not the student's own: a mistake costs the points of
+# its own exercise only. Blockwise attention has none: its memory is measured,
+# and work done by a stand-in would not count.
+BUILT_ON = {
+    "scaled_scores": ("raw_scores",),
+    "score_spread": ("raw_scores", "scaled_scores"),
+    "largest_weight": ("raw_scores", "scaled_scores", "softmax"),
+    "attention": ("raw_scores", "scaled_scores", "softmax"),
+    "multi_head_attention": ("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention",
+                             "split_heads", "merge_heads"),
+    "attention_share": ("projection_flops", "score_flops"),
+    "crossover_length": ("projection_flops", "score_flops", "attention_share"),
+}
+
+
+@contextlib.contextmanager
+def standing_in(name: str, answer, reference_of):
+    """While `answer` (the student's `name`) runs, the exercises it is built on
+    are `reference_of(exercise)` in its module namespace; restored afterwards."""
+    namespace = getattr(answer, "__globals__", None)
+    if not isinstance(namespace, dict):
+        yield
+        return
+    swapped = {dep: namespace[dep] for dep in BUILT_ON.get(name, ()) if callable(namespace.get(dep))}
+    try:
+        namespace.update({dep: reference_of(dep) for dep in swapped})
+        yield
+    finally:
+        namespace.update(swapped)
+
+
 # ---------------------------------------------------------------- loading a notebook's answers
 
 
@@ -466,14 +502,46 @@ def check(function_name: str, func) -> None:
     """The visible check of one exercise, on the chapter's worked example.
 
     Prints one line per passing case; raises `CheckFailed` naming the first
-    wrong answer, or saying the exercise is not started.
+    wrong answer, or saying the exercise is not started. While nbgrader
+    grades, the exercises `func` is built on are the reference's (BUILT_ON),
+    as in every other grading path.
     """
-    cases = [c for c in load_cases(VISIBLE_CASES) if c["func"] == function_name]
+    cases = _visible_cases(function_name)
     if not cases:
         raise KeyError(f"no visible checks for {function_name!r}")
+    reference = _reference_while_grading()
     for case in cases:
         label = f"{function_name} on {case['label']}"
-        problem = verdict(label, outcome_of(func, case), case)
+        with standing_in(function_name, func, lambda dep: getattr(reference, dep)) if reference \
+                else contextlib.nullcontext():
+            problem = verdict(label, outcome_of(func, case), case)
         if problem:
-            raise CheckFailed(problem)
+            raise CheckFailed(problem + _failing_foundations(function_name, func))
         print(f"✓ {label}")
+
+
+def _visible_cases(function_name: str) -> list[dict]:
+    return [c for c in load_cases(VISIBLE_CASES) if c["func"] == function_name]
+
+
+def _reference_while_grading():
+    """The reference module during `nbgrader autograde` on the instructor's machine, else None."""
+    if os.environ.get("NBGRADER_EXECUTION") != "autograde":
+        return None
+    try:
+        return importlib.import_module("solutions.attention")
+    except ImportError:
+        return None
+
+
+def _failing_foundations(function_name: str, func) -> str:
+    """A note naming the student's own functions that `func` calls and that fail their checks."""
+    namespace = getattr(func, "__globals__", None) or {}
+    failing = [dep for dep in BUILT_ON.get(function_name, ()) if callable(namespace.get(dep))
+               and any(verdict(dep, outcome_of(namespace[dep], case), case) for case in _visible_cases(dep))]
+    if not failing:
+        return ""
+    names = " and ".join(failing)
+    return (f"\nNote: {function_name} calls your {names}, which fail{'s' if len(failing) == 1 else ''} "
+            f"{'its' if len(failing) == 1 else 'their'} own check: fix {names} first. Grading runs "
+            f"{function_name} with the reference's {names} in place of yours, so one mistake costs points once.")
