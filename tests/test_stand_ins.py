@@ -93,3 +93,10 @@ def test_the_grader_passes_the_references_error_on_to_the_students_code():
 def test_the_grader_refuses_a_stand_in_it_was_not_given_or_that_would_cost_too_much(message, why):
     reply = stand_in_reply(message, allowed=("softmax", "raw_scores"))
     assert why in reply["error"][1]
+
+
+def test_a_function_the_student_never_defined_is_stood_in_and_removed_again(student):
+    del student["softmax"]
+    with standing_in("attention", student["attention"], lambda dep: getattr(reference, dep)):
+        assert student["softmax"] is reference.softmax
+    assert "softmax" not in student and "raw_scores" not in student

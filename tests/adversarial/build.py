@@ -268,9 +268,9 @@ def changes_a_checksum(folder: Path) -> None:
 def deletes_an_answer_cell(folder: Path) -> None:
     """Deletes its softmax answer cell.
 
-    Outcome: softmax is not answered, so it scores zero, and so do attention
-    (which calls softmax) and multi_head_attention (built on attention).
-    Loses: softmax, attention, multi_head_attention.
+    Outcome: softmax is not answered, so it scores zero; attention, which
+    calls softmax, is graded with the reference's softmax and keeps its points.
+    Loses: softmax.
     """
     _edit(folder, SOFTMAX_NB, lambda nb: _without(nb, "softmax"))
 
@@ -316,9 +316,9 @@ def hands_in_another_assignment(folder: Path) -> None:
     """Hands in problem set 1 of another course as 03_softmax_and_mix.ipynb.
 
     Outcome: a "wrong notebook" problem for that notebook; softmax and
-    attention score zero, and so does multi_head_attention (built on
-    attention); everything else is graded.
-    Loses: softmax, attention, multi_head_attention.
+    attention score zero; everything else is graded, multi_head_attention
+    with the reference's attention in place of the missing one.
+    Loses: softmax, attention.
     """
     (folder / SOFTMAX_NB).write_text(json.dumps(_other_assignment(), indent=1))
 
