@@ -3,8 +3,8 @@
 From a fixed seed, on 2 CPU threads, in a few minutes: starts from
 `random_weights(seed)`, trains on batches of `model.grammar` (half sentences,
 half repeated spans) with Adam, numbers the heads of every layer by kind
-(self, previous, start, induction, spread: so a layer-0 self head, as in the
-chapter, would be head 0), checks that the NumPy forward pass gives the logits torch gave, and
+(self, previous, start, induction, spread: so the layer-0 self head is head 0,
+as in the chapter), checks that the NumPy forward pass gives the logits torch gave, and
 writes the weights, the vocabulary and the loss of every step to an .npz file.
 
 Needs torch (CPU build) for training only: ``pip install -e '.[train]'``.
@@ -37,10 +37,20 @@ STEPS = 2000
 BATCH = 32
 LEARNING_RATE = 3e-3
 WARMUP = 100
+# The share of training sequences on which layer 0's skip path is dropped: on
+# those, what later layers learn of a token itself must come through a layer-0
+# head, so training grows a head that reads its own token (the chapter's layer 0
+# head 0). The finished model always keeps the skip path.
+SKIP_DROP = 0.5
 
 
-def torch_forward(params: dict[str, torch.Tensor], tokens: torch.Tensor) -> torch.Tensor:
-    """(batch, n, V) logits: `model.transformer.forward` in torch, on the reference attention."""
+def torch_forward(params: dict[str, torch.Tensor], tokens: torch.Tensor,
+                  keep_skip: torch.Tensor | None = None) -> torch.Tensor:
+    """(batch, n, V) logits: `model.transformer.forward` in torch, on the reference attention.
+
+    keep_skip: (batch, 1, 1) of 0 and 1, in training only: where 0, layer 0's
+    attention replaces the residual stream instead of adding to it.
+    """
     batch, n = tokens.shape
     d_k = WIDTH // HEADS
     x = params["embed"][tokens] + params["position"][:n]
@@ -51,7 +61,8 @@ def torch_forward(params: dict[str, torch.Tensor], tokens: torch.Tensor) -> torc
         h = F.layer_norm(x, (WIDTH,), p("norm1.gain"), p("norm1.bias"), eps=1e-5)
         Q, K, V = heads(h @ p("W_q")), heads(h @ p("W_k")), heads(h @ p("W_v"))
         A = torch.softmax(Q @ K.transpose(-1, -2) / math.sqrt(d_k) + mask, dim=-1)
-        x = x + (A @ V).transpose(1, 2).reshape(batch, n, WIDTH) @ p("W_o")
+        skip = x if keep_skip is None or layer else x * keep_skip
+        x = skip + (A @ V).transpose(1, 2).reshape(batch, n, WIDTH) @ p("W_o")
         h = F.layer_norm(x, (WIDTH,), p("norm2.gain"), p("norm2.bias"), eps=1e-5)
         x = x + F.gelu(h @ p("W_in") + p("b_in"), approximate="tanh") @ p("W_out") + p("b_out")
     return F.layer_norm(x, (WIDTH,), params["final_norm.gain"], params["final_norm.bias"], eps=1e-5) \
@@ -77,7 +88,8 @@ def train(seed: int = SEED, steps: int = STEPS, log_every: int = 200) -> Model:
     began = time.perf_counter()
     for step in range(steps):
         tokens = torch.from_numpy(grammar.batch(rng, BATCH))
-        logits = torch_forward(params, tokens[:, :-1])
+        keep_skip = torch.from_numpy((rng.random((BATCH, 1, 1)) >= SKIP_DROP).astype(np.float32))
+        logits = torch_forward(params, tokens[:, :-1], keep_skip)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
         for group in optimiser.param_groups:
             group["lr"] = learning_rate(step, steps)
