@@ -297,17 +297,23 @@ BUILT_ON = {
 @contextlib.contextmanager
 def standing_in(name: str, answer, reference_of):
     """While `answer` (the student's `name`) runs, the exercises it is built on
-    are `reference_of(exercise)` in its module namespace; restored afterwards."""
+    are `reference_of(exercise)` in its module namespace, defined or not (a
+    deleted cell costs its own points only); put back as they were afterwards."""
     namespace = getattr(answer, "__globals__", None)
     if not isinstance(namespace, dict):
         yield
         return
-    swapped = {dep: namespace[dep] for dep in BUILT_ON.get(name, ()) if callable(namespace.get(dep))}
+    missing = object()
+    own = {dep: namespace.get(dep, missing) for dep in BUILT_ON.get(name, ())}
     try:
-        namespace.update({dep: reference_of(dep) for dep in swapped})
+        namespace.update({dep: reference_of(dep) for dep in own})
         yield
     finally:
-        namespace.update(swapped)
+        for dep, value in own.items():
+            if value is missing:
+                namespace.pop(dep, None)
+            else:
+                namespace[dep] = value
 
 
 # ---------------------------------------------------------------- loading a notebook's answers
