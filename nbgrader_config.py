@@ -54,17 +54,17 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHi
 # KIT_GRADING=in-kernel restores nbgrader's stock path, which executes every
 # notebook in a kernel with the hidden checks in it (for comparison only).
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
+    AssignLatePenalties, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
     OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 
 if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
-    from autograder.nbgrader_plugin import GradeOutOfProcess, RestoreFromSource  # noqa: E402
+    from autograder.nbgrader_plugin import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource  # noqa: E402
 
     c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
-                                          OverwriteCells, CheckCellMetadata]
+                                          OverwriteCells, CheckCellMetadataOnce]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-                                           SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+                                           SaveAutoGrades, AssignLatePenalties, CheckCellMetadataOnce]
 
 # Late policy from course.toml: a proportional penalty per started hour late.
 from kit.late import ProportionalLatePenalty  # noqa: E402
