@@ -31,7 +31,9 @@ import time
 from functools import cached_property, partial
 from pathlib import Path
 
+import nbformat
 import numpy as np
+from nbgrader.utils import compute_checksum
 
 import solutions.attention as reference
 from autograder.judge import BUILT_ON, cases_from_bytes, cases_to_bytes, plain
@@ -95,11 +97,14 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
     return {**source, "cells": cells}
 
 
+def _text(cell: dict) -> str:
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else str(text)
+
+
 def _as_released(cell: dict) -> str:
     """A cell's text as the student received it: hidden tests removed."""
-    text = cell.get("source", "")
-    text = "".join(text) if isinstance(text, list) else str(text)
-    return HIDDEN_TESTS.sub("", text).strip()
+    return HIDDEN_TESTS.sub("", _text(cell)).strip()
 
 
 def wrong_notebook(student: dict, source: dict) -> str | None:
@@ -141,6 +146,7 @@ def tampering(student: dict, source: dict) -> list[str]:
         if len(copies) > 1:
             found.append(f"{gid} duplicated")
         theirs = copies[0]
+        before = len(found)
         if theirs.get("cell_type") != cell["cell_type"]:
             found.append(f"{gid} retyped as {theirs.get('cell_type')}")
         elif _as_released(theirs) != _as_released(cell):
@@ -149,7 +155,20 @@ def tampering(student: dict, source: dict) -> list[str]:
         if {k: their_meta.get(k) for k in ("grade", "solution", "locked", "points")} != \
                 {k: meta.get(k) for k in ("grade", "solution", "locked", "points")}:
             found.append(f"{gid} metadata changed")
+        if len(found) == before and not _checksum_holds(theirs):
+            found.append(f"{gid} checksum changed")
     return found
+
+
+def _checksum_holds(cell: dict) -> bool:
+    """Does a cell's nbgrader checksum (if it carries one, as released cells do) match the cell?"""
+    stored = cell.get("metadata", {}).get("nbgrader", {}).get("checksum")
+    if stored is None:
+        return True
+    try:
+        return compute_checksum(nbformat.from_dict({**cell, "source": _text(cell)})) == stored
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return False
 
 
 def _status_bytes(pid: int, field: str) -> int:

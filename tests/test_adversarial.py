@@ -47,9 +47,6 @@ DECOY = Path("/srv/attention-kit-decoy")
 # Without root the grader cannot give a child a world of its own (sandbox.py): only limits apply.
 needs_isolation = pytest.mark.skipif(not isolated(), reason="hiding the course needs root (autograder/sandbox.py)")
 
-# Known gaps of autograder/, each the reason of an xfail below.
-CHECKSUM_UNREPORTED = "tampering() ignores nbgrader checksums, so a changed checksum alone is not reported"
-
 SHORT_LIMIT = {"loops_forever", "loops_stubbornly"}  # each waits out several time limits: 2 s a call, not 10
 ON_THEIR_OWN = {"stalls_the_grader_with_a_fifo", "reads_another_students_work"}  # graded by their tests
 
@@ -258,10 +255,11 @@ TAMPERED = {  # fixture → the (notebook, cell) changes the report must name
     "changes_a_checksum": [("04_heads", "hidden_merge_heads")],
 }
 WORDS = {"edits_a_locked_cell": "edited", "deletes_a_locked_cell": "deleted", "retypes_a_locked_cell": "retyped",
-         "duplicates_a_locked_cell": "duplicated", "edits_locked_metadata": "metadata", "forges_a_checksum": "edited"}
+         "duplicates_a_locked_cell": "duplicated", "edits_locked_metadata": "metadata", "forges_a_checksum": "edited",
+         "changes_a_checksum": "checksum changed"}
 
 
-@pytest.mark.parametrize("name", cases(*TAMPERED, xfail={"changes_a_checksum": CHECKSUM_UNREPORTED}))
+@pytest.mark.parametrize("name", cases(*TAMPERED))
 def test_changed_read_only_cells_are_restored_and_each_change_is_named(name, graded):
     report = graded(name)
     assert misgraded(name, report) == {}
