@@ -81,8 +81,8 @@ def _describe(x) -> str:
         return x.description
     if type(x) is np.ndarray:
         return f"an array of shape {x.shape} and dtype {x.dtype}"
-    if isinstance(x, tuple):
-        return f"a tuple of {len(x)}"
+    if isinstance(x, (tuple, list)):
+        return f"a {type(x).__name__} of {len(x)}"
     return f"{type(x).__module__}.{type(x).__qualname__}".removeprefix("builtins.")
 
 
@@ -109,7 +109,8 @@ def _mismatch(got, expected, reveal: bool) -> str | None:
         return f"expected {shown}, got {got!r}"[:300]
     if isinstance(expected, (int, np.integer)):
         if not _is_number(got) or isinstance(got, (float, np.floating)):
-            return f"expected an integer, got {_describe(got)} {str(got)[:60]}"
+            shown = f" {str(got)[:60]}" if _is_number(got) or isinstance(got, str) else ""
+            return f"expected an integer, got {_describe(got)}{shown}"
         if int(got) != int(expected):
             return (f"expected {int(expected):,}, got {int(got):,}" if reveal
                     else f"got {int(got):,}, which is not the right count")
@@ -319,22 +320,34 @@ def standing_in(name: str, answer, reference_of):
 # ---------------------------------------------------------------- loading a notebook's answers
 
 
+WALL_FACTOR = 4  # a call may wait (sleep, block on a read) this many times its CPU limit
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float | None):
-    """Raise TimeoutError in the running code after `seconds` (main thread, Unix)."""
+    """Raise TimeoutError in the running code after `seconds` of CPU time, or
+    WALL_FACTOR times as long on the clock (main thread, Unix).
+
+    CPU time, so that a correct answer on a machine busy with other work is not
+    cut short; the clock, so that code that waits forever is stopped too."""
     if not seconds or not hasattr(signal, "setitimer"):
         yield
         return
 
     def expire(signum, frame):
-        raise TimeoutError(f"did not finish within {seconds:g} s (an endless loop?)")
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+        if signum == signal.SIGPROF:
+            raise TimeoutError(f"used more than {seconds:g} s of CPU time (an endless loop?)")
+        raise TimeoutError(f"did not finish within {seconds * WALL_FACTOR:g} s (waiting for something forever?)")
+    previous = {sig: signal.signal(sig, expire) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _runs_when_loaded(cell: dict) -> bool:
@@ -478,7 +491,7 @@ def plain(obj, depth: int = 0):
     if type(obj) in (np.float32, np.float64, np.int32, np.int64, np.bool_):
         return obj.item()
     if type(obj) in (tuple, list) and depth < 2 and len(obj) <= 16:
-        return tuple(plain(x, depth + 1) for x in obj)
+        return type(obj)(plain(x, depth + 1) for x in obj)
     kind = type(obj)
     name = f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")
     if isinstance(obj, np.ndarray):

@@ -36,7 +36,7 @@ import numpy as np
 from nbgrader.utils import compute_checksum
 
 import solutions.attention as reference
-from autograder.judge import BUILT_ON, cases_from_bytes, cases_to_bytes, plain
+from autograder.judge import BUILT_ON, WALL_FACTOR, cases_from_bytes, cases_to_bytes, plain
 from autograder.sandbox import Limits, confine, isolated
 
 HERE = Path(__file__).resolve().parent
@@ -306,12 +306,14 @@ class Submission:
         except BrokenPipeError:
             return self._lost(name)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
-        deadline = time.monotonic() + seconds + self.seconds_per_call * 3
+        # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
+        deadline = time.monotonic() + seconds * WALL_FACTOR + self.seconds_per_call * 3
         while True:
             line = self._read_line(deadline)
             if line is None:
                 self._stop()
-                self._stopped[name] = f"did not finish within {seconds:g} s (an endless loop?)"
+                self._stopped[name] = (f"did not finish within {seconds * WALL_FACTOR:g} s "
+                                       "(an endless loop that outlasts its time limit?)")
                 return "raised", "TimeoutError", self._stopped[name]
             if not line:
                 return self._lost(name)

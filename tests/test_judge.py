@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.judge import NotStarted, call, judge, tolerance, verdict
+from autograder.judge import NotStarted, call, judge, plain, tolerance, verdict
 
 EXPECTED = np.array([[0.25, 0.75], [0.5, 0.5]])
 
@@ -111,3 +111,25 @@ def test_a_crash_is_reported_with_its_line():
 def test_bad_input_must_raise_the_named_error():
     assert verdict("f", ("raised", "ValueError", "bad"), {"raises": "ValueError"}) is None
     assert "expected a ValueError" in verdict("f", ("value", EXPECTED), {"raises": "ValueError"})
+
+
+def test_a_non_number_where_a_count_was_due_is_named_once():
+    message = judge("score_flops", plain(object()), 12)
+    assert message == "score_flops: expected an integer, got object."
+
+
+def test_a_time_limit_counts_cpu_time_and_stops_a_spinning_loop():
+    from autograder.judge import time_limit
+    with pytest.raises(TimeoutError, match="of CPU time"):
+        with time_limit(0.2):
+            while True:
+                pass
+
+
+def test_a_time_limit_also_stops_code_that_waits_on_the_clock():
+    import time
+
+    from autograder.judge import WALL_FACTOR, time_limit
+    with pytest.raises(TimeoutError, match=f"within {0.1 * WALL_FACTOR:g} s"):
+        with time_limit(0.1):
+            time.sleep(0.1 * WALL_FACTOR + 5)
