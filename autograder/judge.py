@@ -22,6 +22,7 @@ names it and points to the chapter section.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import io
@@ -351,19 +352,45 @@ def time_limit(seconds: float | None):
 
 
 def _runs_when_loaded(cell: dict) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
+    """Set-up and answer cells, and code cells of the student's own (no nbgrader metadata)."""
+    metadata = cell.get("metadata", {})
+    meta = metadata.get("nbgrader", {})
     return cell.get("cell_type") == "code" and (
-        meta.get("solution", False) or str(meta.get("grade_id", "")).startswith("setup_"))
+        "nbgrader" not in metadata or meta.get("solution", False)
+        or str(meta.get("grade_id", "")).startswith("setup_"))
+
+
+# What runs of a cell of the student's own: definitions, never demonstrations.
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+                ast.AnnAssign)
+
+
+def _definitions(source: str) -> str:
+    """The imports, functions, classes and assignments of a cell; '' if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    tree.body = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
+    return ast.unparse(tree)
 
 
 def answer_cells(path, cells=None) -> list[tuple[str, str]]:
-    """(grade_id, source) of a notebook's set-up and answer cells, in order."""
+    """(grade_id, source) of a notebook's set-up and answer cells, in order, and
+    the definitions in cells of the student's own (labelled "your cell N")."""
     if cells is None:
         with open(path, encoding="utf-8") as f:
             cells = json.load(f)["cells"]
-    return [(cell["metadata"]["nbgrader"]["grade_id"],
-             "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
-            for cell in filter(_runs_when_loaded, cells)]
+    found = []
+    for number, cell in enumerate(cells, 1):
+        if not _runs_when_loaded(cell):
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if "nbgrader" in cell.get("metadata", {}):
+            found.append((cell["metadata"]["nbgrader"]["grade_id"], source))
+        else:
+            found.append((f"your cell {number}", _definitions(source)))
+    return found
 
 
 def fresh_namespace() -> dict:

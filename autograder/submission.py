@@ -77,24 +77,52 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
 
     Everything read-only comes from the source, whatever the student did to it
     (edited, deleted, retyped, duplicated, metadata changed). An answer cell
-    the student deleted becomes the stub, never the source's solution.
-    answers_only: keep only set-up and answer cells (what grading runs).
+    the student deleted becomes the stub, never the source's solution. Code
+    cells of the student's own (no nbgrader metadata: helpers, the free
+    prompt cell) are kept, each before the nbgrader cell it came before.
+    answers_only: keep only set-up, answer and the student's own code cells (what grading runs).
     """
     answers = {}
     for cell in student["cells"]:
         gid = _grade_id(cell)
         if gid and cell.get("cell_type") == "code" and gid not in answers:
             answers[gid] = cell.get("source", "")
+    own = _own_cells(student)
     cells = []
     for cell in source["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         gid = meta.get("grade_id", "")
+        cells += own.pop(gid, []) if gid else []
+        if not meta and cell.get("cell_type") == "code":
+            continue  # a free cell: the student's copy of it is among their own
         if meta.get("solution"):
             cell = {**cell, "source": answers.get(gid, STUB)}
         elif answers_only and not gid.startswith("setup_"):
             continue
         cells.append(cell)
-    return {**source, "cells": cells}
+    return {**source, "cells": cells + [c for rest in own.values() for c in rest]}
+
+
+def _own_cells(student: dict) -> dict[str | None, list[dict]]:
+    """The student's code cells without nbgrader metadata, as clean cells, by the
+    grade_id of the nbgrader cell that follows each (None: none follows)."""
+    own: dict[str | None, list[dict]] = {}
+    pending: list[dict] = []
+    for cell in student["cells"]:
+        if not isinstance(cell, dict):
+            continue
+        if isinstance(cell.get("metadata"), dict) and "nbgrader" in cell["metadata"]:
+            if pending:
+                own.setdefault(_grade_id(cell), []).extend(pending)
+                pending = []
+            continue
+        if cell.get("cell_type") == "code":
+            number = sum(map(len, own.values())) + len(pending)
+            pending.append({"cell_type": "code", "id": f"own-{number}", "metadata": {}, "source": _text(cell),
+                            "outputs": [], "execution_count": None})
+    if pending:
+        own.setdefault(None, []).extend(pending)
+    return own
 
 
 def _text(cell: dict) -> str:

@@ -1,0 +1,60 @@
+"""Cells a student adds (no nbgrader metadata) count as theirs: a helper defined
+there is defined when their answer is graded, and nothing else of it runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from autograder.grade import grade_submission
+from autograder.submission import restore_locked_cells
+from kit.notebooks import ROOT
+
+SOURCE = ROOT / "source" / "attention"
+NOTEBOOK = "03_softmax_and_mix.ipynb"
+
+HELPER = '''import math
+
+def shifted(S, axis):
+    """S minus its largest entry along `axis`."""
+    return S - S.max(axis=axis, keepdims=True)
+
+print("a demonstration that grading must not run")
+while True:  # a forgotten experiment: grading must not run it either
+    pass
+'''
+
+SOFTMAX = '''def softmax(S, axis=-1):
+    S = np.asarray(S)
+    e = np.exp(shifted(np.where(np.isneginf(S).all(axis=axis, keepdims=True), 0.0, S), axis))
+    e = np.where(np.isneginf(S), 0.0, e)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+'''
+
+
+def _with_helper(folder):
+    shutil.copytree(SOURCE, folder)
+    nb = json.loads((folder / NOTEBOOK).read_text())
+    at = next(i for i, c in enumerate(nb["cells"]) if c["metadata"].get("nbgrader", {}).get("grade_id") == "softmax")
+    nb["cells"][at]["source"] = SOFTMAX
+    nb["cells"].insert(at, {"cell_type": "code", "id": "helper", "metadata": {}, "source": HELPER,
+                            "outputs": [], "execution_count": None})
+    (folder / NOTEBOOK).write_text(json.dumps(nb))
+    return nb
+
+
+def test_a_helper_in_a_cell_of_the_students_own_is_there_when_the_answer_is_graded(tmp_path):
+    _with_helper(tmp_path / "attention")
+    report = grade_submission(tmp_path / "attention")
+    for cell in ("check_softmax", "hidden_softmax", "check_attention", "hidden_attention"):
+        assert report.cells[cell].message == "passed", report.cells[cell].message
+
+
+def test_the_restored_notebook_keeps_the_students_cell_where_it_was(tmp_path):
+    student = _with_helper(tmp_path / "attention")
+    source = json.loads((SOURCE / NOTEBOOK).read_text())
+    for answers_only in (False, True):
+        cells = restore_locked_cells(student, source, answers_only)["cells"]
+        at = next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("grade_id") == "softmax")
+        assert cells[at - 1]["source"] == HELPER and cells[at - 1]["metadata"] == {}
