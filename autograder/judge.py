@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CheckFailed", "NotStarted", "tolerance", "judge", "call", "verdict", "check"]
+__all__ = ["CheckFailed", "NotStarted", "tolerance", "judge", "call", "verdict", "check", "check_answer_form"]
 
 
 class CheckFailed(AssertionError):
@@ -564,6 +564,25 @@ def check(function_name: str, func) -> None:
         if problem:
             raise CheckFailed(problem + _failing_foundations(function_name, func))
         print(f"✓ {label}")
+
+
+def check_answer_form(name: str, namespace: dict, letters: str | None = None, hint: str = "") -> None:
+    """The visible check of a "Check yourself" answer: its form only, never its value.
+
+    letters: the answer must be one of them, as a lower-case string; else it
+    must be a positive int (`hint` says how to write one)."""
+    answer = namespace.get(name)
+    if answer is None:
+        raise CheckFailed(f"{name.lower()} is not answered yet: set {name} in the cell above and run it.")
+    if letters:
+        offered = ", ".join(repr(x) for x in letters)
+        if type(answer) is not str or answer not in letters or len(answer) != 1:
+            raise CheckFailed(f"{name} must be one of {offered} (a lower-case string), got {answer!r}")
+        print(f"✓ {name} is one of the letters offered")
+    else:
+        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or answer < 1:
+            raise CheckFailed(f"{name} must be a positive int ({hint}), got {answer!r}")
+        print(f"✓ {name} is a positive integer")
 
 
 def _visible_cases(function_name: str) -> list[dict]:

@@ -1,5 +1,7 @@
 """The one comparison policy (autograder/judge.py), as students meet it."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -133,3 +135,23 @@ def test_a_time_limit_also_stops_code_that_waits_on_the_clock():
     with pytest.raises(TimeoutError, match=f"within {0.1 * WALL_FACTOR:g} s"):
         with time_limit(0.1):
             time.sleep(0.1 * WALL_FACTOR + 5)
+
+
+@pytest.mark.parametrize("namespace, letters, problem", [
+    ({}, "abcd", "skip_sqrt is not answered yet"),
+    ({"SKIP_SQRT": "B"}, "abcd", "must be one of 'a', 'b', 'c', 'd' (a lower-case string), got 'B'"),
+    ({"SKIP_SQRT": "ab"}, "abcd", "got 'ab'"),
+    ({"SKIP_SQRT": 2.0}, None, "must be a positive int (use //), got 2.0"),
+    ({"SKIP_SQRT": True}, None, "got True"),
+])
+def test_a_check_yourself_answer_of_the_wrong_form_is_refused_with_what_is_due(namespace, letters, problem):
+    from autograder.judge import CheckFailed, check_answer_form
+    with pytest.raises(CheckFailed, match=re.escape(problem)):
+        check_answer_form("SKIP_SQRT", namespace, letters=letters, hint="use //")
+
+
+@pytest.mark.parametrize("answer, letters", [("b", "abcd"), (128, None), (np.int64(3), None)])
+def test_a_check_yourself_answer_of_the_right_form_passes(answer, letters, capsys):
+    from autograder.judge import check_answer_form
+    check_answer_form("SKIP_SQRT", {"SKIP_SQRT": answer}, letters=letters)
+    assert capsys.readouterr().out.startswith("✓ SKIP_SQRT")

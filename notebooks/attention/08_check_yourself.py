@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from judge import NotStarted, check
+from judge import NotStarted, check, check_answer_form
 
 # %% [markdown]
 # ## Check yourself
@@ -51,12 +51,7 @@ CONVEX_COMBINATION = "c"
 
 # %% tests id=hidden_convex_combination
 # Form only: one of the letters offered. The answer itself is marked when your work is graded.
-answer = globals().get("CONVEX_COMBINATION")
-if answer is None:
-    raise AssertionError("convex_combination is not answered yet: set CONVEX_COMBINATION in the cell above and run it.")
-if type(answer) is not str or answer not in ("a", "b", "c", "d"):
-    raise AssertionError(f"CONVEX_COMBINATION must be one of 'a', 'b', 'c', 'd' (a lower-case string), got {answer!r}")
-print("✓ CONVEX_COMBINATION is one of the letters offered")
+check_answer_form("CONVEX_COMBINATION", globals(), letters="abcd")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("convex_combination", CONVEX_COMBINATION)
@@ -132,12 +127,7 @@ TEACHER_FORCING = "a"
 
 # %% tests id=hidden_teacher_forcing
 # Form only: one of the letters offered. The answer itself is marked when your work is graded.
-answer = globals().get("TEACHER_FORCING")
-if answer is None:
-    raise AssertionError("teacher_forcing is not answered yet: set TEACHER_FORCING in the cell above and run it.")
-if type(answer) is not str or answer not in ("a", "b", "c", "d"):
-    raise AssertionError(f"TEACHER_FORCING must be one of 'a', 'b', 'c', 'd' (a lower-case string), got {answer!r}")
-print("✓ TEACHER_FORCING is one of the letters offered")
+check_answer_form("TEACHER_FORCING", globals(), letters="abcd")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("teacher_forcing", TEACHER_FORCING)
@@ -157,12 +147,7 @@ HEAD_SIZE_4096 = 4096 // 32
 
 # %% tests id=hidden_head_size_4096
 # Form only: a positive integer. The value is marked when your work is graded.
-answer = globals().get("HEAD_SIZE_4096")
-if answer is None:
-    raise AssertionError("head_size_4096 is not answered yet: set HEAD_SIZE_4096 in the cell above and run it.")
-if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or answer < 1:
-    raise AssertionError(f"HEAD_SIZE_4096 must be a positive int (use // rather than /), got {answer!r}")
-print("✓ HEAD_SIZE_4096 is a positive integer")
+check_answer_form("HEAD_SIZE_4096", globals(), hint="use // rather than /")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("head_size_4096", HEAD_SIZE_4096)
@@ -184,12 +169,7 @@ PARAMS_4096 = 4 * 4096**2
 
 # %% tests id=hidden_params_4096
 # Form only: a positive integer. The value is marked when your work is graded.
-answer = globals().get("PARAMS_4096")
-if answer is None:
-    raise AssertionError("params_4096 is not answered yet: set PARAMS_4096 in the cell above and run it.")
-if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or answer < 1:
-    raise AssertionError(f"PARAMS_4096 must be a positive int (write 1_000 rather than 1e3), got {answer!r}")
-print("✓ PARAMS_4096 is a positive integer")
+check_answer_form("PARAMS_4096", globals(), hint="write 1_000 rather than 1e3")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("params_4096", PARAMS_4096)
@@ -222,12 +202,7 @@ SKIP_FORMULA = "d"
 
 # %% tests id=hidden_skip_formula
 # Form only: one of the letters offered. The answer itself is marked when your work is graded.
-answer = globals().get("SKIP_FORMULA")
-if answer is None:
-    raise AssertionError("skip_formula is not answered yet: set SKIP_FORMULA in the cell above and run it.")
-if type(answer) is not str or answer not in ("a", "b", "c", "d", "e"):
-    raise AssertionError(f"SKIP_FORMULA must be one of 'a', 'b', 'c', 'd', 'e' (a lower-case string), got {answer!r}")
-print("✓ SKIP_FORMULA is one of the letters offered")
+check_answer_form("SKIP_FORMULA", globals(), letters="abcde")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("skip_formula", SKIP_FORMULA)
@@ -260,12 +235,7 @@ SKIP_SQRT = "b"
 
 # %% tests id=hidden_skip_sqrt
 # Form only: one of the letters offered. The answer itself is marked when your work is graded.
-answer = globals().get("SKIP_SQRT")
-if answer is None:
-    raise AssertionError("skip_sqrt is not answered yet: set SKIP_SQRT in the cell above and run it.")
-if type(answer) is not str or answer not in ("a", "b", "c", "d"):
-    raise AssertionError(f"SKIP_SQRT must be one of 'a', 'b', 'c', 'd' (a lower-case string), got {answer!r}")
-print("✓ SKIP_SQRT is one of the letters offered")
+check_answer_form("SKIP_SQRT", globals(), letters="abcd")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("skip_sqrt", SKIP_SQRT)
@@ -295,12 +265,7 @@ SKIP_CAUSAL = "c"
 
 # %% tests id=hidden_skip_causal
 # Form only: one of the letters offered. The answer itself is marked when your work is graded.
-answer = globals().get("SKIP_CAUSAL")
-if answer is None:
-    raise AssertionError("skip_causal is not answered yet: set SKIP_CAUSAL in the cell above and run it.")
-if type(answer) is not str or answer not in ("a", "b", "c", "d"):
-    raise AssertionError(f"SKIP_CAUSAL must be one of 'a', 'b', 'c', 'd' (a lower-case string), got {answer!r}")
-print("✓ SKIP_CAUSAL is one of the letters offered")
+check_answer_form("SKIP_CAUSAL", globals(), letters="abcd")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("skip_causal", SKIP_CAUSAL)
@@ -332,12 +297,7 @@ SKIP_HEADS = "a"
 
 # %% tests id=hidden_skip_heads
 # Form only: one of the letters offered. The answer itself is marked when your work is graded.
-answer = globals().get("SKIP_HEADS")
-if answer is None:
-    raise AssertionError("skip_heads is not answered yet: set SKIP_HEADS in the cell above and run it.")
-if type(answer) is not str or answer not in ("a", "b", "c", "d"):
-    raise AssertionError(f"SKIP_HEADS must be one of 'a', 'b', 'c', 'd' (a lower-case string), got {answer!r}")
-print("✓ SKIP_HEADS is one of the letters offered")
+check_answer_form("SKIP_HEADS", globals(), letters="abcd")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("skip_heads", SKIP_HEADS)
