@@ -27,7 +27,6 @@ import contextlib
 import importlib
 import io
 import json
-import math
 import os
 import signal
 import sys

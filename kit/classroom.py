@@ -8,17 +8,16 @@ aside beside itself, never removed.
 from __future__ import annotations
 
 import csv
-import os
 import re
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
 from autograder.submission import read_notebook
+from kit import nbgrader_cli
 from kit.notebooks import ROOT
 
 ASSIGNMENT = "attention"
@@ -33,13 +32,11 @@ def db_url(root: Path = ROOT) -> str:
 
 
 def nbgrader(*args: str, cwd: Path = ROOT, stream=None) -> subprocess.CompletedProcess | subprocess.Popen:
-    """Run an nbgrader command with this environment's tools on PATH."""
-    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
-    command = [sys.executable, "-m", "nbgrader", *args]
+    """Run an nbgrader command; with `stream`, started with its log on a pipe, not waited for."""
     if stream:
-        return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True)
-    return subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True, text=True)
+        return subprocess.Popen(nbgrader_cli.command(*args), cwd=cwd, env=nbgrader_cli.environment(),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return nbgrader_cli.run(*args, cwd=cwd, check=True, capture_output=True, text=True)
 
 
 def course_policy(root: Path = ROOT) -> dict:

@@ -6,12 +6,11 @@ elsewhere in the tree cannot leak into a test.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from kit import nbgrader_cli
 from kit.notebooks import ROOT
 
 EXAMPLE = ROOT / "examples" / "class" / "submitted"
@@ -24,9 +23,7 @@ def copy_course(target: Path) -> Path:
 
 def run_nbgrader(course: Path, *args: str, grading: str = "out-of-process", **kwargs) -> subprocess.CompletedProcess:
     """An nbgrader command in `course`; grading: "out-of-process" (the kit) or "in-kernel" (stock nbgrader)."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "KIT_GRADING": grading}
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, check=True,
-                          capture_output=True, **kwargs)
+    return nbgrader_cli.run(*args, cwd=course, grading=grading, check=True, capture_output=True, **kwargs)
 
 
 def class_course(target: Path, n_students: int) -> list[str]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from nbgrader.api import Gradebook
 

@@ -13,15 +13,14 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from autograder.cases import visible_cases
 from autograder.judge import save_cases
+from kit import nbgrader_cli
 from kit.notebooks import ROOT, build_all
 
 ASSIGNMENT = "attention"
@@ -40,10 +39,8 @@ def build_source(root: Path = ROOT) -> Path:
 
 
 def nbgrader(*args: str, root: Path = ROOT, **kwargs) -> subprocess.CompletedProcess:
-    """Run an nbgrader command in the course root with this environment's tools on PATH
-    (nbgrader calls `alembic` to set up the gradebook)."""
-    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, **kwargs)
+    """Run an nbgrader command in the course root."""
+    return nbgrader_cli.run(*args, cwd=root, **kwargs)
 
 
 def generate_release(root: Path = ROOT) -> Path:
