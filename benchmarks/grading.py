@@ -13,6 +13,7 @@ are compared, never totals.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from autograder.grade import grade_submission
+from autograder.nbgrader_plugin import REPORT_FILE
 from kit.course_copy import class_course, run_nbgrader
 from kit.notebooks import ROOT
 
@@ -51,13 +53,21 @@ def measure(n_students: int, plain_students: int) -> dict:
         for student in common[:8]:
             grade_submission(kit_course / "submitted" / student / "attention", kit_course / "source" / "attention")
         grading_only = (time.perf_counter() - start) / min(8, len(common))
-    mismatches = sorted(k for k in kit_scores if kit_scores[k] != plain_scores.get(k))
+        mismatches = sorted(k for k in kit_scores if kit_scores[k] != plain_scores.get(k))
+        tampered = {student: _tampering(kit_course, student) for student, _ in mismatches}
     return {
         "students": n_students, "plain_students": plain_students, "cpus": os.cpu_count(),
         "kit_s_per_student": kit_seconds / n_students, "plain_s_per_student": plain_seconds / plain_students,
         "speedup": (plain_seconds / plain_students) / (kit_seconds / n_students),
         "grading_only_s_per_student": grading_only, "same_scores": not mismatches, "mismatches": mismatches[:10],
+        "tampered": tampered,
     }
+
+
+def _tampering(course: Path, student: str) -> list[str]:
+    """The read-only cells the kit found changed (and restored) in a student's submission."""
+    report = course / "autograded" / student / "attention" / REPORT_FILE
+    return json.loads(report.read_text())["tampering"] if report.exists() else []
 
 
 def feedback_speed() -> dict:
@@ -104,10 +114,17 @@ def report(m: dict) -> str:
         "",
         f"**Speed-up: {m['speedup']:.1f}×.** Same score in every graded cell: "
         f"{'yes' if m['same_scores'] else 'NO: ' + str(m['mismatches'])}.",
+        *[f"{student} changed read-only cells ({'; '.join(lines)}): the kit restores them before grading, plain "
+          "nbgrader grades what the student left (issue 5), so their scores may differ."
+          for student, lines in m.get("tampered", {}).items() if lines],
         "",
-        "Where the rest goes: grading proper runs two students at a time, so per student it costs about half the "
-        "single-student figure above; the remainder is nbgrader's own work per notebook (reading, sanitizing, "
-        "writing the autograded copy, saving every cell's grade to the gradebook).",
+        f"Where the time goes: grading proper runs {m['cpus']} students at a time, so per student it costs about "
+        f"{m['grading_only_s_per_student'] / m['cpus']:.2f} s of the {m['kit_s_per_student']:.2f} s; the other "
+        f"{m['kit_s_per_student'] - m['grading_only_s_per_student'] / m['cpus']:.2f} s is nbgrader's own work on "
+        "the student's nine notebooks, one after another in its main thread (reading, sanitizing, overwriting "
+        "read-only cells from the gradebook, writing the autograded copy, saving every cell's grade and the late "
+        "penalty to the gradebook). Starting the child (Python and numpy) is about 0.2 s of a student's grading "
+        "proper, which is why a fork server would buy little here.",
     ]
     if "feedback" in m:
         f = m["feedback"]

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from kit.notebooks import ROOT
-from tests.corpus_submissions import CORPUS, functions_in
+from tests.corpus_submissions import CORPUS, cells_of
 
 CLASS = ROOT / "examples" / "class"
 RELEASE = ROOT / "assignments" / "attention"
@@ -77,7 +77,7 @@ def build(target: Path = CLASS) -> Path:
         folder.mkdir(parents=True)
         answers = {} if how.get("untouched") else dict(reference)
         if "mistake" in how:
-            answers.update(functions_in(CORPUS / "mistakes" / f"{how['mistake']}.py"))
+            answers.update(cells_of(CORPUS / "mistakes" / f"{how['mistake']}.py"))
         for path in sorted(RELEASE.glob("*.ipynb")):
             done = "done_up_to" not in how or path.name[:2] <= how["done_up_to"]
             notebook = _fill(json.loads(path.read_text()), answers if done else {})
