@@ -22,11 +22,11 @@ names it and points to the chapter section.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import io
 import json
-import math
 import os
 import signal
 import sys
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CheckFailed", "NotStarted", "tolerance", "judge", "call", "verdict", "check"]
+__all__ = ["CheckFailed", "NotStarted", "tolerance", "judge", "call", "verdict", "check", "check_answer_form"]
 
 
 class CheckFailed(AssertionError):
@@ -81,8 +81,8 @@ def _describe(x) -> str:
         return x.description
     if type(x) is np.ndarray:
         return f"an array of shape {x.shape} and dtype {x.dtype}"
-    if isinstance(x, tuple):
-        return f"a tuple of {len(x)}"
+    if isinstance(x, (tuple, list)):
+        return f"a {type(x).__name__} of {len(x)}"
     return f"{type(x).__module__}.{type(x).__qualname__}".removeprefix("builtins.")
 
 
@@ -109,7 +109,8 @@ def _mismatch(got, expected, reveal: bool) -> str | None:
         return f"expected {shown}, got {got!r}"[:300]
     if isinstance(expected, (int, np.integer)):
         if not _is_number(got) or isinstance(got, (float, np.floating)):
-            return f"expected an integer, got {_describe(got)} {str(got)[:60]}"
+            shown = f" {str(got)[:60]}" if _is_number(got) or isinstance(got, str) else ""
+            return f"expected an integer, got {_describe(got)}{shown}"
         if int(got) != int(expected):
             return (f"expected {int(expected):,}, got {int(got):,}" if reveal
                     else f"got {int(got):,}, which is not the right count")
@@ -319,38 +320,76 @@ def standing_in(name: str, answer, reference_of):
 # ---------------------------------------------------------------- loading a notebook's answers
 
 
+WALL_FACTOR = 4  # a call may wait (sleep, block on a read) this many times its CPU limit
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float | None):
-    """Raise TimeoutError in the running code after `seconds` (main thread, Unix)."""
+    """Raise TimeoutError in the running code after `seconds` of CPU time, or
+    WALL_FACTOR times as long on the clock (main thread, Unix).
+
+    CPU time, so that a correct answer on a machine busy with other work is not
+    cut short; the clock, so that code that waits forever is stopped too."""
     if not seconds or not hasattr(signal, "setitimer"):
         yield
         return
 
     def expire(signum, frame):
-        raise TimeoutError(f"did not finish within {seconds:g} s (an endless loop?)")
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+        if signum == signal.SIGPROF:
+            raise TimeoutError(f"used more than {seconds:g} s of CPU time (an endless loop?)")
+        raise TimeoutError(f"did not finish within {seconds * WALL_FACTOR:g} s (waiting for something forever?)")
+    previous = {sig: signal.signal(sig, expire) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _runs_when_loaded(cell: dict) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
+    """Set-up and answer cells, and code cells of the student's own (no nbgrader metadata)."""
+    metadata = cell.get("metadata", {})
+    meta = metadata.get("nbgrader", {})
     return cell.get("cell_type") == "code" and (
-        meta.get("solution", False) or str(meta.get("grade_id", "")).startswith("setup_"))
+        "nbgrader" not in metadata or meta.get("solution", False)
+        or str(meta.get("grade_id", "")).startswith("setup_"))
+
+
+# What runs of a cell of the student's own: definitions, never demonstrations.
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+                ast.AnnAssign)
+
+
+def _definitions(source: str) -> str:
+    """The imports, functions, classes and assignments of a cell; '' if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    tree.body = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
+    return ast.unparse(tree)
 
 
 def answer_cells(path, cells=None) -> list[tuple[str, str]]:
-    """(grade_id, source) of a notebook's set-up and answer cells, in order."""
+    """(grade_id, source) of a notebook's set-up and answer cells, in order, and
+    the definitions in cells of the student's own (labelled "your cell N")."""
     if cells is None:
         with open(path, encoding="utf-8") as f:
             cells = json.load(f)["cells"]
-    return [(cell["metadata"]["nbgrader"]["grade_id"],
-             "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
-            for cell in filter(_runs_when_loaded, cells)]
+    found = []
+    for number, cell in enumerate(cells, 1):
+        if not _runs_when_loaded(cell):
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if "nbgrader" in cell.get("metadata", {}):
+            found.append((cell["metadata"]["nbgrader"]["grade_id"], source))
+        else:
+            found.append((f"your cell {number}", _definitions(source)))
+    return found
 
 
 def fresh_namespace() -> dict:
@@ -478,7 +517,7 @@ def plain(obj, depth: int = 0):
     if type(obj) in (np.float32, np.float64, np.int32, np.int64, np.bool_):
         return obj.item()
     if type(obj) in (tuple, list) and depth < 2 and len(obj) <= 16:
-        return tuple(plain(x, depth + 1) for x in obj)
+        return type(obj)(plain(x, depth + 1) for x in obj)
     kind = type(obj)
     name = f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")
     if isinstance(obj, np.ndarray):
@@ -524,6 +563,25 @@ def check(function_name: str, func) -> None:
         if problem:
             raise CheckFailed(problem + _failing_foundations(function_name, func))
         print(f"✓ {label}")
+
+
+def check_answer_form(name: str, namespace: dict, letters: str | None = None, hint: str = "") -> None:
+    """The visible check of a "Check yourself" answer: its form only, never its value.
+
+    letters: the answer must be one of them, as a lower-case string; else it
+    must be a positive int (`hint` says how to write one)."""
+    answer = namespace.get(name)
+    if answer is None:
+        raise CheckFailed(f"{name.lower()} is not answered yet: set {name} in the cell above and run it.")
+    if letters:
+        offered = ", ".join(repr(x) for x in letters)
+        if type(answer) is not str or answer not in letters or len(answer) != 1:
+            raise CheckFailed(f"{name} must be one of {offered} (a lower-case string), got {answer!r}")
+        print(f"✓ {name} is one of the letters offered")
+    else:
+        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or answer < 1:
+            raise CheckFailed(f"{name} must be a positive int ({hint}), got {answer!r}")
+        print(f"✓ {name} is a positive integer")
 
 
 def _visible_cases(function_name: str) -> list[dict]:
