@@ -13,10 +13,14 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.grade import grade_cells
-from kit.notebooks import ROOT
+from kit.notebooks import ROOT, course_points
+from tests.adversarial.build import fixtures
 from tests.corpus_submissions import CORPUS, make_submission
 
 STUDENTS = {"ada": None, "bo": CORPUS / "mistakes" / "softmax__wrong_axis.py"}
+# Graded on the kit's path only: students whose edited cell metadata nbgrader's stock path
+# trusts (it scores them 13 of 75); the kit rebuilds the cells from source before nbgrader reads them.
+METADATA_EDITS = ("edits_locked_metadata", "edits_answer_metadata")
 
 
 def nbgrader(course: Path, *args: str, grading: str) -> None:
@@ -44,6 +48,12 @@ def course(request, tmp_path_factory):
             shutil.copytree(ROOT / "source" / "attention", folder)
         (folder / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
         nbgrader(course, "db", "student", "add", student, grading=grading)
+    if grading == "out-of-process":
+        for name in METADATA_EDITS:
+            folder = course / "submitted" / name / "attention"
+            fixtures()[name].build(folder)
+            (folder / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
+            nbgrader(course, "db", "student", "add", name, grading=grading)
     nbgrader(course, "autograde", "attention", grading=grading)
     nbgrader(course, "generate_feedback", "attention", grading=grading)
     return course
@@ -56,6 +66,15 @@ def test_nbgrader_autograde_gives_the_scores_the_kit_predicts(course, student):
         submission = gb.find_submission("attention", student)
         awarded = {g.name: g.score for nb in submission.notebooks for g in nb.grades if g.cell_type == "code"}
     assert awarded == {k: v.earned for k, v in predicted.items()}
+
+
+@pytest.mark.parametrize("course", ["out-of-process"], indirect=True)
+@pytest.mark.parametrize("student", METADATA_EDITS)
+def test_nbgrader_autograde_on_the_kits_path_ignores_edited_cell_metadata(course, student):
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        submission = gb.find_submission("attention", student)
+        assert submission.score == submission.max_score == sum(course_points().values())
+        assert gb.find_grade_cell("hidden_softmax", "03_softmax_and_mix", "attention").max_score == 3
 
 
 def test_the_mistaken_student_loses_softmax_and_keeps_what_is_built_on_it(course):
