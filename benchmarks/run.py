@@ -139,7 +139,10 @@ def main(argv=None) -> int:
         say("grading throughput")
         from benchmarks import grading
 
-        grading_md = grading.report(grading.measure(args.students, args.plain_students))
+        measured = grading.measure(args.students, args.plain_students)
+        say("feedback speed")
+        measured["feedback"] = grading.feedback_speed()
+        grading_md = grading.report(measured)
     say("numpy matmul peak, again")
     peak_after = {np.dtype(t).name: machine.matmul_gflops(t) for t in attention.DTYPES}
     peak = {k: max(peak_before[k], peak_after[k], peak_in_rounds[k]) for k in peak_before}
