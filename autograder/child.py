@@ -4,7 +4,7 @@ It loads the comparison module from JUDGE (a copy of the trusted judge.py the
 parent made before any student code ran), runs the answer cells of the
 notebooks in WORKDIR, and serves requests from the parent, one JSON line each on stdin:
 ``{"notebook", "answer", "seconds", "request", "stand_ins"}``, the request
-being the case's inputs (never its expected value) as base64 npz. The reply is
+being the case's inputs (never its expected value) as a `judge.to_line` line. The reply is
 one line on stdout, base64 npz of plain data (`judge.plain`) that the parent
 reads with ``allow_pickle=False``. While the answer runs, each exercise named
 in "stand_ins" (those it is built on, judge.BUILT_ON) is a stand-in that asks
@@ -14,9 +14,7 @@ the scratch folder can redirect the parent. Nothing here decides a grade. Whatev
 student's code prints goes to /dev/null.
 """
 
-import base64
 import builtins
-import contextlib
 import importlib.util
 import json
 import os
@@ -38,12 +36,12 @@ def _stand_in(judge, replies, name: str, under: str):
     """A function that asks the parent for the reference's `name` (see the module docstring)."""
     def reference(*args, **kwargs):
         try:
-            message = judge.cases_to_bytes([{"call": name, "args": list(args), "kwargs": kwargs}])
+            message = judge.to_line({"call": name, "args": list(args), "kwargs": kwargs})
         except (TypeError, ValueError) as e:
             raise TypeError(f"{name} (the reference's, standing in for yours while {under} is graded) "
                             f"cannot take this input: {e}") from None
-        replies.write(base64.b64encode(message).decode() + "\n")
-        reply = judge.cases_from_bytes(base64.b64decode(sys.stdin.readline()))[0]
+        replies.write(message + "\n")
+        reply = judge.from_line(sys.stdin.readline())
         if "error" in reply:
             kind, text = reply["error"]
             error = getattr(builtins, kind, None)
@@ -79,18 +77,18 @@ def main():
         loaded[notebook][2] = judge.run_cells(cells, namespace, next_cell, seconds,
                                               until=lambda ns: _answer(ns, name) is not None, where=notebook)
         answer = _answer(namespace, name)
-        case = judge.cases_from_bytes(base64.b64decode(request["request"]))[0]
+        case = judge.from_line(request["request"])
         if answer is None:
             errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
             outcome = ("not started", errors[0] if errors else f"{name} is not answered yet")
         else:
             stand_ins = {dep: _stand_in(judge, replies, dep, name) for dep in request.get("stand_ins", ())}
             with judge.time_limit(request.get("seconds", seconds)), \
-                    judge.standing_in(name, answer, stand_ins.__getitem__) if stand_ins else contextlib.nullcontext():
+                    judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
                 outcome = judge.outcome_of(answer, case)
         if outcome[0] == "value":
             outcome = ("value", judge.plain(outcome[1]), *outcome[2:])
-        replies.write(base64.b64encode(judge.cases_to_bytes([{"outcome": outcome}])).decode() + "\n")
+        replies.write(judge.to_line({"outcome": outcome}) + "\n")
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@
                       (set-up, demonstrations, checks) restored from source/
 
 and starts one child process (child.py) confined by `sandbox.confine`, which
-runs the student's answer cells there. `outcome(name, case)` writes the
-case's inputs (never its expected value) to a file, the child answers with
-plain data, and the comparison happens in this process. A call that runs past
+runs the student's answer cells there. `outcome(name, case)` sends the
+case's inputs (never its expected value) down the child's stdin, the child
+answers with plain data on its stdout, and the comparison happens in this process. A call that runs past
 its time limit, or code that kills the child, is reported as such; a fresh
 child takes over, and an answer that timed out is not called again. While an
 answer runs, this process answers its calls to the exercises it is built on
@@ -18,7 +18,6 @@ with the reference's values (judge.BUILT_ON; see child.py).
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -36,7 +35,7 @@ import numpy as np
 from nbgrader.utils import compute_checksum
 
 import solutions.attention as reference
-from autograder.judge import BUILT_ON, WALL_FACTOR, cases_from_bytes, cases_to_bytes, plain
+from autograder.judge import BUILT_ON, WALL_FACTOR, from_line, plain, to_line
 from autograder.sandbox import Limits, confine, isolated
 
 HERE = Path(__file__).resolve().parent
@@ -164,8 +163,7 @@ def tampering(student: dict, source: dict) -> list[str]:
             continue
         copies = by_id.get(gid, [])
         if meta.get("solution"):
-            their_meta = copies[0].get("metadata", {}).get("nbgrader", {}) if copies else meta
-            if any(their_meta.get(k) != meta.get(k) for k in ("grade", "solution", "locked", "points")):
+            if copies and _metadata_changed(copies[0], meta):
                 found.append(f"{gid} metadata changed")
             continue
         if not copies:
@@ -179,13 +177,17 @@ def tampering(student: dict, source: dict) -> list[str]:
             found.append(f"{gid} retyped as {theirs.get('cell_type')}")
         elif _as_released(theirs) != _as_released(cell):
             found.append(f"{gid} edited")
-        their_meta = theirs.get("metadata", {}).get("nbgrader", {})
-        if {k: their_meta.get(k) for k in ("grade", "solution", "locked", "points")} != \
-                {k: meta.get(k) for k in ("grade", "solution", "locked", "points")}:
+        if _metadata_changed(theirs, meta):
             found.append(f"{gid} metadata changed")
         if len(found) == before and not _checksum_holds(theirs):
             found.append(f"{gid} checksum changed")
     return found
+
+
+def _metadata_changed(theirs: dict, meta: dict) -> bool:
+    """Does the student's cell say otherwise than the source's nbgrader metadata `meta` on how it is graded?"""
+    their_meta = theirs.get("metadata", {}).get("nbgrader", {})
+    return any(their_meta.get(k) != meta.get(k) for k in ("grade", "solution", "locked", "points"))
 
 
 def _checksum_holds(cell: dict) -> bool:
@@ -321,7 +323,7 @@ class Submission:
             return "raised", "Stopped", self._stopped[name]
         if self._child is None or self._child.poll() is not None:
             self._child, self._pending = self._start(), b""
-        request = base64.b64encode(cases_to_bytes([{"args": case.get("args"), "kwargs": case.get("kwargs", {})}]))
+        request = to_line({"args": case.get("args"), "kwargs": case.get("kwargs", {})})
         measured = "memory_limit_bytes" in case
         if measured:
             resident_before = _reset_peak(self._child.pid)
@@ -330,7 +332,7 @@ class Submission:
         stand_ins = () if measured else BUILT_ON.get(name, ())
         try:
             self._send(json.dumps({"notebook": notebook, "answer": name, "seconds": seconds,
-                                   "request": request.decode(), "stand_ins": list(stand_ins)}).encode())
+                                   "request": request, "stand_ins": list(stand_ins)}).encode())
         except BrokenPipeError:
             return self._lost(name)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
@@ -346,14 +348,14 @@ class Submission:
             if not line:
                 return self._lost(name)
             try:
-                message = cases_from_bytes(base64.b64decode(line))[0]
+                message = from_line(line)
                 if "call" not in message:
                     outcome = message["outcome"]
                     break
             except Exception as e:
                 return "raised", "UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})"
             try:
-                self._send(base64.b64encode(cases_to_bytes([stand_in_reply(message, stand_ins)])))
+                self._send(to_line(stand_in_reply(message, stand_ins)).encode())
             except BrokenPipeError:
                 return self._lost(name)
         if measured and outcome[0] == "value":

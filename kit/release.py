@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -38,14 +37,9 @@ def build_source(root: Path = ROOT) -> Path:
     return source
 
 
-def nbgrader(*args: str, root: Path = ROOT, **kwargs) -> subprocess.CompletedProcess:
-    """Run an nbgrader command in the course root."""
-    return nbgrader_cli.run(*args, cwd=root, **kwargs)
-
-
 def generate_release(root: Path = ROOT) -> Path:
     """Run nbgrader generate_assignment without the gradebook; returns the release folder."""
-    nbgrader("generate_assignment", ASSIGNMENT, "--force", "--no-db", "--log-level=WARN", root=root, check=True)
+    nbgrader_cli.run("generate_assignment", ASSIGNMENT, "--force", "--no-db", "--log-level=WARN", cwd=root, check=True)
     release = root / "assignments" / ASSIGNMENT
     for stray in release.rglob("__pycache__"):
         shutil.rmtree(stray)
@@ -59,8 +53,9 @@ def register_in_gradebook(root: Path = ROOT) -> None:
     its message is raised as a RuntimeError and the release is untouched.
     """
     with tempfile.TemporaryDirectory() as scratch:
-        result = nbgrader("generate_assignment", ASSIGNMENT, "--force", f"--CourseDirectory.release_directory={scratch}",
-                          "--log-level=ERROR", root=root, capture_output=True, text=True)
+        result = nbgrader_cli.run("generate_assignment", ASSIGNMENT, "--force",
+                                  f"--CourseDirectory.release_directory={scratch}", "--log-level=ERROR",
+                                  cwd=root, capture_output=True, text=True)
     if result.returncode:
         errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
         raise RuntimeError("gradebook not updated: " + (errors[0] if errors else result.stderr[-500:]))

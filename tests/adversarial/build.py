@@ -148,6 +148,13 @@ def _without(nb: dict, grade_id: str) -> None:
     nb["cells"] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") != grade_id]
 
 
+def _as_markdown(cell: dict) -> None:
+    """Retype a code cell as markdown, as JupyterLab's cell-type menu does."""
+    cell["cell_type"] = "markdown"
+    cell.pop("outputs", None)
+    cell.pop("execution_count", None)
+
+
 SOFTMAX_NB, RAW_NB, HEADS_NB, MASKS_NB = ("03_softmax_and_mix.ipynb", "02_scores_and_scaling.ipynb",
                                            "04_heads.ipynb", "05_masks_and_cross_attention.ipynb")
 
@@ -180,12 +187,7 @@ def retypes_a_locked_cell(folder: Path) -> None:
     Outcome: restored and graded (full marks); the report names the retyping.
     Loses: nothing.
     """
-    def change(nb):
-        cell = _cell(nb, "check_raw_scores")
-        cell["cell_type"] = "markdown"
-        cell.pop("outputs", None)
-        cell.pop("execution_count", None)
-    _edit(folder, RAW_NB, change)
+    _edit(folder, RAW_NB, lambda nb: _as_markdown(_cell(nb, "check_raw_scores")))
 
 
 def duplicates_a_locked_cell(folder: Path) -> None:
@@ -281,12 +283,7 @@ def retypes_an_answer_cell(folder: Path) -> None:
     Outcome: causal_mask is not answered: zero on it.
     Loses: causal_mask.
     """
-    def change(nb):
-        cell = _cell(nb, "causal_mask")
-        cell["cell_type"] = "markdown"
-        cell.pop("outputs", None)
-        cell.pop("execution_count", None)
-    _edit(folder, MASKS_NB, change)
+    _edit(folder, MASKS_NB, lambda nb: _as_markdown(_cell(nb, "causal_mask")))
 
 
 def renames_one_exercise(folder: Path) -> None:
