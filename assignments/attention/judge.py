@@ -23,6 +23,7 @@ names it and points to the chapter section.
 from __future__ import annotations
 
 import ast
+import base64
 import contextlib
 import importlib
 import io
@@ -34,6 +35,7 @@ import traceback
 import tracemalloc
 import warnings
 import zipfile
+from functools import cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -299,9 +301,10 @@ BUILT_ON = {
 def standing_in(name: str, answer, reference_of):
     """While `answer` (the student's `name`) runs, the exercises it is built on
     are `reference_of(exercise)` in its module namespace, defined or not (a
-    deleted cell costs its own points only); put back as they were afterwards."""
+    deleted cell costs its own points only); put back as they were afterwards.
+    With `reference_of` None, the student's own functions run."""
     namespace = getattr(answer, "__globals__", None)
-    if not isinstance(namespace, dict):
+    if reference_of is None or not isinstance(namespace, dict):
         yield
         return
     missing = object()
@@ -480,14 +483,16 @@ def decode(data, arrays, live: bool = False):
     return data
 
 
-def cases_to_bytes(cases: list[dict]) -> bytes:
+def to_line(message: dict) -> str:
+    """One message between the grader and its child: the `save_cases` form of it, in base64 (no newline)."""
     buffer = io.BytesIO()
-    save_cases(buffer, cases)
-    return buffer.getvalue()
+    save_cases(buffer, [message])
+    return base64.b64encode(buffer.getvalue()).decode()
 
 
-def cases_from_bytes(data: bytes) -> list[dict]:
-    return load_cases(io.BytesIO(data))
+def from_line(line: str | bytes) -> dict:
+    """The message of a `to_line` line; read with allow_pickle=False."""
+    return load_cases(io.BytesIO(base64.b64decode(line)))[0]
 
 
 def save_cases(path, cases: list[dict]) -> None:
@@ -555,10 +560,10 @@ def check(function_name: str, func) -> None:
     if not cases:
         raise KeyError(f"no visible checks for {function_name!r}")
     reference = _reference_while_grading()
+    reference_of = partial(getattr, reference) if reference else None
     for case in cases:
         label = f"{function_name} on {case['label']}"
-        with standing_in(function_name, func, lambda dep: getattr(reference, dep)) if reference \
-                else contextlib.nullcontext():
+        with standing_in(function_name, func, reference_of):
             problem = verdict(label, outcome_of(func, case), case)
         if problem:
             raise CheckFailed(problem + _failing_foundations(function_name, func))
@@ -584,8 +589,14 @@ def check_answer_form(name: str, namespace: dict, letters: str | None = None, hi
         print(f"✓ {name} is a positive integer")
 
 
+@cache
+def _worked_example(path) -> tuple[dict, ...]:
+    """Every visible case, read once per process (inputs are copied for each call)."""
+    return tuple(load_cases(path))
+
+
 def _visible_cases(function_name: str) -> list[dict]:
-    return [c for c in load_cases(VISIBLE_CASES) if c["func"] == function_name]
+    return [c for c in _worked_example(VISIBLE_CASES) if c["func"] == function_name]
 
 
 def _reference_while_grading():
