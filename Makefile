@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test release setup browser lab bench clean
+.PHONY: demo test release setup browser bubblewrap lab bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,16 +23,24 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "chromium not found: browser tests will skip (install Debian's chromium to run them)"; fi
 
+# bubblewrap confines each student's grading child (autograder/sandbox.py); without it (and
+# without user namespaces) `nbgrader autograde` refuses to grade. Installed when running as root.
+bubblewrap:
+	@if command -v bwrap >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	else echo "bwrap not found: grading falls back to user namespaces, or refuses (install Debian's bubblewrap)"; fi
+
 # Regenerate source/, the student release and the example class from notebooks/ and the reference.
 release: setup
 	$(PY) -m kit.release
 	$(PY) -m examples.make_class
 
 # The kit's main job: the instructor's whole loop on the example class.
-demo: setup
+demo: setup bubblewrap
 	$(PY) -m kit.demo
 
-test: setup browser
+test: setup browser bubblewrap
 	$(PY) -m pytest -n 2 --dist loadfile --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your

@@ -65,6 +65,7 @@ if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
                                           OverwriteCells, CheckCellMetadataOnce]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGrades, AssignLatePenalties, CheckCellMetadataOnce]
+    c.GradeOutOfProcess.unconfined = COURSE.get("grading", {}).get("unconfined", False)
 
 # Late policy from course.toml: a proportional penalty per started hour late.
 from kit.late import ProportionalLatePenalty  # noqa: E402
@@ -79,4 +80,9 @@ import sys  # noqa: E402
 if "autograde" in sys.argv[1:2]:
     from kit.lock import hold_grading_lock  # noqa: E402
 
+    if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
+        # Before any student's code runs: which confined world this machine allows, or stop and say why.
+        from autograder.nbgrader_plugin import check_confinement  # noqa: E402
+
+        check_confinement(c.GradeOutOfProcess.unconfined)
     hold_grading_lock(ROOT)

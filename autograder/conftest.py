@@ -3,6 +3,10 @@
 One marker per exercise (`pytest autograder -m softmax`), one test per hidden
 case, and a closing summary with one line per exercise: passed, failed with
 the diagnosis, or not started.
+
+A self-learner grades their own code on their own machine: it runs unconfined
+(limits only) unless `--confined` asks for the grading world of
+autograder/sandbox.py; the summary says which, once.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import sandbox
 from autograder.cases import EXERCISES
 from autograder.submission import Submission
 
@@ -21,6 +26,19 @@ RESULTS = pytest.StashKey[dict]()
 def pytest_addoption(parser):
     parser.addoption("--submission", default=str(ROOT / "assignments" / "attention"),
                      help="folder of the notebooks to grade (default: your working copy, assignments/attention)")
+    parser.addoption("--confined", action="store_true",
+                     help="run the code in the confined world the instructor's grading uses (default: unconfined)")
+
+
+def _confine(config) -> str:
+    return sandbox.REQUIRED if config.getoption("--confined") else sandbox.NEVER
+
+
+def _confinement_line(config) -> str:
+    if _confine(config) == sandbox.NEVER:
+        return ("grading unconfined: the code of --submission runs with your own access to this machine "
+                "(your own code; --confined runs it as the instructor's grading does)")
+    return f"grading confined ({sandbox.confinement(sandbox.REQUIRED)})"
 
 
 def pytest_configure(config):
@@ -31,7 +49,7 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def submission(pytestconfig):
-    with Submission(pytestconfig.getoption("--submission")) as graded:
+    with Submission(pytestconfig.getoption("--submission"), confine=_confine(pytestconfig)) as graded:
         yield graded
 
 
@@ -50,6 +68,7 @@ def pytest_terminal_summary(terminalreporter, config):
     if not results:
         return
     terminalreporter.section(f"exercises of {config.getoption('--submission')}")
+    terminalreporter.write_line(_confinement_line(config))
     for exercise in EXERCISES:
         if exercise not in results:
             continue

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from autograder.cases import hidden_cases
 from autograder.judge import load_cases, verdict
+from autograder.sandbox import REQUIRED, UNCONFINED
 from autograder.submission import SOURCE, Submission
 
 
@@ -29,6 +30,7 @@ class Report(NamedTuple):
     cells: dict[str, CellGrade]
     problems: dict[str, str]  # notebook → why it could not be graded
     tampering: list[str]      # read-only cells the student changed (restored before grading)
+    confinement: str = UNCONFINED  # how the student's code was confined (autograder.sandbox)
 
 
 def graded_cells(source: Path) -> list[tuple[str, str, float]]:
@@ -50,18 +52,19 @@ def _first_problem(submission: Submission, name: str, cases, reveal: bool) -> st
     return None
 
 
-def grade_submission(folder: Path, source: Path = SOURCE) -> Report:
+def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRED) -> Report:
+    """confine: what to accept where the machine allows no confinement (autograder.sandbox.confinement)."""
     visible = load_cases(source / "worked_example.npz")
     cells = {}
-    with Submission(folder, source) as submission:
+    with Submission(folder, source, confine=confine) as submission:
         for notebook, grade_id, points in graded_cells(source):
             kind, name = grade_id.split("_", 1)
             cases = hidden_cases(name) if kind == "hidden" else [c for c in visible if c["func"] == name]
             problem = _first_problem(submission, name, cases, reveal=kind != "hidden") if cases else \
                 f"{grade_id}: no cases to grade this cell with"
             cells[grade_id] = CellGrade(notebook, grade_id, 0.0 if problem else points, points, problem or "passed")
-        return Report(cells, dict(submission.problems), list(submission.tampering))
+        return Report(cells, dict(submission.problems), list(submission.tampering), submission.confinement)
 
 
-def grade_cells(folder: Path, source: Path = SOURCE) -> dict[str, CellGrade]:
-    return grade_submission(folder, source).cells
+def grade_cells(folder: Path, source: Path = SOURCE, confine: str = REQUIRED) -> dict[str, CellGrade]:
+    return grade_submission(folder, source, confine).cells

@@ -16,35 +16,61 @@ compiled once instead of for every cell.
 
 Students are graded two at a time (one per core): the first notebook nbgrader
 asks about starts every submitted student of the assignment.
+
+`check_confinement`, called by nbgrader_config.py as `nbgrader autograde`
+starts, stops the command before any student's code runs where the machine
+allows no confinement (autograder/sandbox.py), unless the course opts out
+(course.toml: `[grading] unconfined = true`); then every autograded notebook
+(and so its feedback) opens with a note that it was graded unconfined.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 
 import nbformat
-from nbformat.v4 import new_output
+from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor
-from traitlets import Integer
+from traitlets import Bool, Integer
 
+from autograder import sandbox
 from autograder.grade import Report, grade_submission
 from autograder.submission import restore_locked_cells
 
 REPORT_FILE = "grading_report.json"  # beside the autograded notebooks: problems, tampering, every cell's verdict
 _pool: ThreadPoolExecutor | None = None
 _reports: dict[tuple[str, str], Future] = {}
+UNCONFINED_NOTE = ("**Graded unconfined.** This machine allows no confined world for a student's code, and the "
+                   "course chose to grade without one (course.toml: `[grading] unconfined = true`): your code ran "
+                   "with the grader's access to the course.")
+
+
+def check_confinement(unconfined: bool) -> str:
+    """The confinement autograde will use; exits with the refusal where there is none and the course did not opt out."""
+    try:
+        how = sandbox.confinement(sandbox.IF_AVAILABLE if unconfined else sandbox.REQUIRED)
+    except sandbox.NoConfinement as refusal:
+        sys.stderr.write(f"{refusal}\n")
+        raise SystemExit(2) from None
+    if how == sandbox.UNCONFINED:
+        sys.stderr.write(f"[kit] GRADING UNCONFINED (course.toml: [grading] unconfined = true): "
+                         f"{sandbox.probe()[1]}\n")
+    return how
 
 
 class GradeOutOfProcess(NbGraderPreprocessor):
     workers = Integer(os.cpu_count() or 1, help="Students graded at the same time.").tag(config=True)
+    unconfined = Bool(False, help="Grade unconfined where the machine allows no confinement "
+                                  "(course.toml: [grading] unconfined).").tag(config=True)
 
     def _report(self, student: str, assignment: str) -> Report:
         global _pool
@@ -58,12 +84,13 @@ class GradeOutOfProcess(NbGraderPreprocessor):
             for other in students:
                 if (other, assignment) not in _reports:
                     folder = Path(coursedir.format_path(coursedir.submitted_directory, other, assignment))
-                    _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source)
+                    confine = sandbox.IF_AVAILABLE if self.unconfined else sandbox.REQUIRED
+                    _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source, confine)
         report = _reports[(student, assignment)].result()
         autograded = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
         autograded.mkdir(parents=True, exist_ok=True)
         (autograded / REPORT_FILE).write_text(json.dumps(
-            {"problems": report.problems, "tampering": report.tampering,
+            {"problems": report.problems, "tampering": report.tampering, "confinement": report.confinement,
              "cells": {k: v._asdict() for k, v in report.cells.items()}}, indent=1))
         for line in report.tampering:
             self.log.warning("%s changed a read-only cell (restored before grading): %s", student, line)
@@ -73,7 +100,10 @@ class GradeOutOfProcess(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        self._cells = self._report(info["student"], info["assignment"]).cells
+        report = self._report(info["student"], info["assignment"])
+        self._cells = report.cells
+        if report.confinement == sandbox.UNCONFINED:
+            nb.cells.insert(0, new_markdown_cell(UNCONFINED_NOTE))
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):

@@ -6,8 +6,11 @@
     scratch/work/     the student's notebooks, with every read-only cell
                       (set-up, demonstrations, checks) restored from source/
 
-and starts one child process (child.py) confined by `sandbox.confine`, which
-runs the student's answer cells there. `outcome(name, case)` sends the
+and starts one child process (child.py) in a confined world of its own
+(`sandbox.start`: the course absent, no network, its own PID namespace, limits),
+which runs the student's answer cells there. Where the machine allows no
+confinement, `Submission` raises `sandbox.NoConfinement` before any student
+code runs, unless the caller accepts grading unconfined (`confine`). `outcome(name, case)` sends the
 case's inputs (never its expected value) down the child's stdin, the child
 answers with plain data on its stdout, and the comparison happens in this process. A call that runs past
 its time limit, or code that kills the child, is reported as such; a fresh
@@ -27,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 
 import nbformat
@@ -36,7 +39,8 @@ from nbgrader.utils import compute_checksum
 
 import solutions.attention as reference
 from autograder.judge import BUILT_ON, WALL_FACTOR, from_line, plain, to_line
-from autograder.sandbox import Limits, confine, isolated
+from autograder import sandbox
+from autograder.sandbox import Limits
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -237,10 +241,13 @@ def stand_in_reply(message: dict, allowed) -> dict:
 
 
 class Submission:
-    def __init__(self, folder, source: Path = SOURCE, seconds_per_call: float = 10.0, limits: Limits = Limits()):
+    def __init__(self, folder, source: Path = SOURCE, seconds_per_call: float = 10.0, limits: Limits = Limits(),
+                 confine: str = sandbox.REQUIRED):
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise FileNotFoundError(f"no submission folder {self.folder}")
+        # Known before anything is copied: a machine without confinement raises NoConfinement here.
+        self.confinement = sandbox.confinement(confine)
         self.source = Path(source)
         self.seconds_per_call = seconds_per_call
         self.limits = limits
@@ -256,6 +263,7 @@ class Submission:
             shutil.copyfile(self.source / name, self.workdir / name)
         self._prepare_notebooks()
         self._child = None
+        self._child_pid: int | None = None
         self._pending = b""
         self._stopped: dict[str, str] = {}
 
@@ -295,13 +303,25 @@ class Submission:
         grader = self._scratch / "grader"
         env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "MPLBACKEND": "Agg", "HOME": str(self.workdir)}
-        return subprocess.Popen(
+        self._child_pid = None
+        world = sandbox.World(self.hidden_roots, Path(sys.prefix), Path(sys.base_prefix), self._scratch)
+        return sandbox.start(
             [sys.executable, "-I", str(grader / "child.py"), str(grader / "judge.py"), str(self.workdir),
-             str(self.seconds_per_call), "isolated" if isolated() else "open"],
+             str(self.seconds_per_call)], world, self.limits, self.confinement,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.workdir,
-            env=env, text=False, pass_fds=(),
-            preexec_fn=partial(confine, self.hidden_roots, Path(sys.prefix), Path(sys.base_prefix), self._scratch,
-                               self.limits))
+            env=env, text=False, pass_fds=())
+
+    def _measured_pid(self) -> int:
+        """The child's own process id, as the grader sees it (under the PID namespace's init)."""
+        deadline = time.monotonic() + 10
+        while self._child_pid is None:
+            try:
+                self._child_pid = sandbox.child_pid(self._child, self.confinement)
+            except LookupError:
+                if time.monotonic() > deadline or self._child.poll() is not None:
+                    raise
+                time.sleep(0.005)  # the init has not started it yet
+        return self._child_pid
 
     @property
     def hidden_roots(self) -> tuple[Path, ...]:
@@ -326,7 +346,7 @@ class Submission:
         request = to_line({"args": case.get("args"), "kwargs": case.get("kwargs", {})})
         measured = "memory_limit_bytes" in case
         if measured:
-            resident_before = _reset_peak(self._child.pid)
+            resident_before = _reset_peak(self._measured_pid())
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if measured else BUILT_ON.get(name, ())
@@ -360,7 +380,7 @@ class Submission:
                 return self._lost(name)
         if measured and outcome[0] == "value":
             # Measured here, from outside: the child could lie about its own memory.
-            outcome = ("value", outcome[1], max(0, _peak_resident(self._child.pid) - resident_before))
+            outcome = ("value", outcome[1], max(0, _peak_resident(self._measured_pid()) - resident_before))
         if outcome[0] == "raised" and outcome[1] == "TimeoutError":
             self._stopped[name] = outcome[2]
         return outcome
@@ -387,7 +407,7 @@ class Submission:
         return line
 
     def _lost(self, name: str) -> tuple:
-        code = self._child.wait()
+        code = sandbox.exit_code(self._child.wait(), self.confinement)
         self._child = None
         why = {-9: "killed (it used more memory or CPU time than allowed?)",
                -25: "stopped for writing a file over the size limit"}.get(code, f"exit code {code}")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from autograder.sandbox import REFUSAL
 from autograder.submission import read_notebook
 from kit import nbgrader_cli
 from kit.notebooks import ROOT
@@ -113,8 +114,10 @@ def autograde(on_student) -> dict[str, str]:
     """`nbgrader autograde` for every submission; calls on_student(id) as each one
     starts; returns student → error for those nbgrader could not grade."""
     process = nbgrader("autograde", ASSIGNMENT, "--force", stream=True)
-    errors, current = {}, None
+    errors, current, refusal = {}, None, []
     for line in process.stderr:
+        if refusal or line.startswith(REFUSAL):
+            refusal.append(line)
         started = re.search(r"Creating/updating student with ID '([^']+)'", line)
         failed = re.search(r"error processing assignment: .*/submitted/([^/]+)/", line)
         if started:
@@ -122,7 +125,8 @@ def autograde(on_student) -> dict[str, str]:
             on_student(current)
         elif failed:
             errors[failed.group(1)] = "nbgrader could not grade this submission (see its log)"
-    process.wait()
+    if process.wait() and refusal:
+        raise SystemExit("".join(refusal).rstrip())  # no confinement: nothing was graded
     return errors
 
 

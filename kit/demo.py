@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from nbgrader.api import Gradebook
 
 from autograder.nbgrader_plugin import REPORT_FILE
+from autograder.sandbox import UNCONFINED
 from kit import classroom
 from kit.notebooks import ROOT
 from kit.release import build_source, generate_release, register_in_gradebook
@@ -80,7 +81,19 @@ def _report_notes(student: str) -> list[str]:
     notes = [f"{nb}: {why}" for nb, why in report["problems"].items() if "missing" not in why]
     if report["tampering"]:
         notes.append("changed read-only cells (restored, graded as if untouched): " + "; ".join(report["tampering"]))
+    if report.get("confinement") == UNCONFINED:
+        notes.append("graded UNCONFINED (course.toml: [grading] unconfined = true; this machine allows no confinement)")
     return notes
+
+
+def confinements(students: list[dict]) -> set[str]:
+    """How the students' code was confined (autograder/sandbox.py), from the grading reports."""
+    found = set()
+    for s in students:
+        path = ROOT / "autograded" / s["id"] / classroom.ASSIGNMENT / REPORT_FILE
+        if path.exists():
+            found.add(json.loads(path.read_text()).get("confinement", "?"))
+    return found
 
 
 def score_table(students: list[dict]) -> tuple[list[str], list[list[str]]]:
@@ -133,7 +146,12 @@ def main() -> int:
     for s in students:
         notes[s["id"]] += _report_notes(s["id"])
     header, rows = score_table(students)
+    how = confinements(students)
+    if UNCONFINED in how:
+        print("GRADED UNCONFINED: this machine allows no confinement and course.toml says "
+              "[grading] unconfined = true; every student's code ran with the grader's access to the course.\n")
     print_table(header, rows, notes)
+    print(f"\nconfinement of the students' code: {', '.join(sorted(how)) or 'none graded'}")
     print(f"\ngrades: {GRADES_CSV.relative_to(ROOT)}   feedback: feedback/<student>/attention/*.html")
     return 0
 

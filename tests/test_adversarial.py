@@ -6,15 +6,22 @@ its docstring states: the cells of its `Loses:` line zero, every other cell
 full marks; and each kind of attack leaves what it must (a message about the
 type, the shapes, the time-out or the memory; the tampering named; nothing
 found). A test marked xfail is a known gap of autograder/, named in its reason.
+
+The suite needs a confined world (autograder/sandbox.py) and skips, naming
+the cause, where the machine allows none. Run as root, it also runs itself
+again as an ordinary account (tests/adversarial/unprivileged.py), the way an
+instructor without root grades.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import resource
 import shutil
+import socketserver
 import sqlite3
 import stat
 import subprocess
@@ -31,21 +38,25 @@ import pytest
 import autograder.grade
 from autograder.cases import hidden_cases
 from autograder.grade import graded_cells, grade_submission
-from autograder.sandbox import isolated
+from autograder.sandbox import probe
 from autograder.submission import Submission
+from kit.notebooks import ROOT
 from tests.adversarial.build import SOLVED, fixtures
 from tests.adversarial.processes import kill_tree
+from tests.adversarial.unprivileged import run_as_ordinary_account
 
-pytestmark = pytest.mark.xdist_group("adversarial")  # one worker grades the fixtures once, for all these tests
+pytestmark = [pytest.mark.xdist_group("adversarial"),  # one worker grades the fixtures once, for all these tests
+              pytest.mark.skipif(probe()[0] is None, reason=f"this machine allows no confinement: {probe()[1]}")]
 
 FIXTURES = fixtures()
 GRADED = {grade_id for _, grade_id, _ in graded_cells(SOLVED)}
-CANARY = Path("/tmp/attention-kit-canary")  # clobbers_the_grader_files links here
+CANARY = Path(tempfile.gettempdir()) / "attention-kit-canary"  # clobbers_the_grader_files links here
 # A second copy of the course outside the course folder and outside /tmp, as on a
 # machine that holds a clone beside the one grading (CI's /check/... next to /work/...).
-DECOY = Path("/srv/attention-kit-decoy")
-# Without root the grader cannot give a child a world of its own (sandbox.py): only limits apply.
-needs_isolation = pytest.mark.skipif(not isolated(), reason="hiding the course needs root (autograder/sandbox.py)")
+DECOY = Path("/srv/attention-kit-decoy") if os.geteuid() == 0 else Path.home() / "attention-kit-decoy"
+# The course's own files, which no submission may change (and the fixtures aim at).
+COURSE_FILES = ("nbgrader_config.py", "course.toml", "solutions", "autograder", "source", "kit")
+PAUSE = 5  # seconds after grading: a detached process that outlived it would have written by then
 
 SHORT_LIMIT = {"loops_forever", "loops_stubbornly"}  # each waits out several time limits: 2 s a call, not 10
 ON_THEIR_OWN = {"stalls_the_grader_with_a_fifo", "reads_another_students_work"}  # graded by their tests
@@ -64,8 +75,11 @@ class Graded:
 
     def __init__(self, tmp_path_factory):
         self.tmp_path_factory = tmp_path_factory
-        self.courses, self.before, self.reports = {}, {}, {}
+        self.courses, self.before, self.reports, self.after = {}, {}, {}, {}
         self.made_canary = False
+        self.kit_before = self.kit_files()
+        self.loopback: list[str] | None = None  # what reached the test's server on 127.0.0.1
+        self.graded_at = time.monotonic()
         for cell in sorted(GRADED):  # compute the hidden cases once, before threads ask for them
             if cell.startswith("hidden_"):
                 hidden_cases(cell.removeprefix("hidden_"))
@@ -82,7 +96,9 @@ class Graded:
             CANARY.write_text("canary")
             CANARY.chmod(0o600)
             self.made_canary = True
-        if "reads_what_it_must_not" in names and isolated():
+        if "connects_to_loopback" in names and self.loopback is None:
+            self.loopback = _serve_on_loopback()
+        if "reads_what_it_must_not" in names:
             (DECOY / "solutions").mkdir(parents=True, exist_ok=True)
             shutil.copy(Path(autograder.grade.__file__).parents[1] / "solutions" / "attention.py", DECOY / "solutions")
         for name in names:  # here, not in the threads: ast.parse is not safe in several threads at once (3.11)
@@ -94,6 +110,10 @@ class Graded:
             patch.setattr(autograder.grade, "Submission", submission)
             patch.setenv("NBGRADER_EXECUTION", "autograde")
             self.reports.update(zip(names, pool.map(grade_submission, map(self._folder, names))))
+        self.graded_at = time.monotonic()
+        for name in names:
+            self.after[name] = self._listing(self.courses[name])
+        self.kit_after = self.kit_files()
 
     def _folder(self, name: str) -> Path:
         return self.courses[name] / "submitted" / name / "attention"
@@ -103,14 +123,36 @@ class Graded:
             self.prefetch([name])
         return self.reports[name]
 
-    def changes(self, name: str) -> list:
-        """What grading added to, removed from or changed in the fixture's course folder."""
-        before, after = self.before[name], self._listing(self.courses[name])
+    def changes(self, name: str, right_after_grading: bool = False) -> list:
+        """What grading added to, removed from or changed in the fixture's course folder (by now, or as it ended)."""
+        before = self.before[name]
+        after = self.after[name] if right_after_grading else self._listing(self.courses[name])
         return sorted(str(path) for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 
     @staticmethod
     def _listing(course: Path) -> dict:
         return {p.relative_to(course): p.read_bytes() for p in course.rglob("*") if p.is_file()}
+
+    @staticmethod
+    def kit_files() -> dict:
+        """The course's own files (solutions, graders, configuration): path → sha256."""
+        paths = [p for name in COURSE_FILES for p in [ROOT / name, *(ROOT / name).rglob("*")]
+                 if p.is_file() and "__pycache__" not in p.parts]
+        return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+def _serve_on_loopback() -> list[str]:
+    """Start a server on 127.0.0.1 standing for a notebook server or a database; returns its log of visitors."""
+    log: list[str] = []
+
+    class Handler(socketserver.StreamRequestHandler):
+        def handle(self):
+            log.append(f"connection from {self.client_address}")
+            self.wfile.write(b"the notebook server's token\n")
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return log
 
 
 @pytest.fixture(scope="session")
@@ -196,7 +238,6 @@ def test_a_shape_that_would_broadcast_scores_zero_with_both_shapes_named(name, g
 # ---------------------------------------------------------------- reaching what is not the student's
 
 
-@needs_isolation
 @pytest.mark.parametrize("name", cases("reads_what_it_must_not"))
 def test_code_that_looks_for_course_files_finds_nothing(name, graded):
     report = graded(name)
@@ -207,7 +248,6 @@ def test_code_that_looks_for_course_files_finds_nothing(name, graded):
 COVERED.add("reads_another_students_work")  # graded beside another student, below
 
 
-@needs_isolation
 def test_another_student_graded_at_the_same_time_is_out_of_reach(tmp_path):
     # The other student's code keeps its child alive for a while; the reader polls /proc meanwhile.
     other = tmp_path / "other" / "attention"
@@ -295,7 +335,7 @@ def test_a_wrong_notebook_is_named_as_such(name, notebook, graded):
 def test_an_endless_loop_times_out_alone(name, graded):
     report = graded(name)
     assert misgraded(name, report) == {}
-    assert all("s of CPU time (an endless loop?)" in m for m in messages_of(report, "crossover_length"))
+    assert all("s of CPU time (an endless loop?)" in m for m in messages_of(report, "crossover_length")), messages_of(report, "crossover_length")
 
 
 @pytest.mark.parametrize("name", cases("loops_stubbornly"))
@@ -415,3 +455,69 @@ def test_a_reference_stand_in_kept_for_another_exercise_answers_nothing(name, gr
 
 def test_every_fixture_has_a_test():
     assert set(FIXTURES) == COVERED
+
+
+# ---------------------------------------------------------------- reaching the grader and the course (issue 11)
+
+
+@pytest.mark.parametrize("name", cases("imports_the_reference_when_called"))
+def test_the_reference_searched_for_when_called_is_not_found(name, graded):
+    assert misgraded(name, graded(name)) == {}
+
+
+@pytest.mark.parametrize("name", cases("reads_other_processes"))
+def test_other_processes_and_their_proc_entries_are_out_of_sight(name, graded):
+    report = graded(name)
+    assert "got 'found nothing'" in report.cells["hidden_skip_formula"].message
+    assert misgraded(name, report) == {}
+
+
+@pytest.mark.parametrize("name", cases("signals_other_processes"))
+def test_stopping_or_killing_every_process_in_sight_leaves_the_grader_running(name, graded):
+    assert misgraded(name, graded(name)) == {}
+
+
+@pytest.mark.parametrize("name", cases("connects_to_loopback"))
+def test_a_server_on_the_graders_loopback_is_out_of_reach(name, graded):
+    report = graded(name)
+    assert "got 'found nothing'" in report.cells["hidden_skip_formula"].message
+    assert graded.loopback == []
+    assert misgraded(name, report) == {}
+
+
+def _grading_processes_left() -> list[str]:
+    """Processes named after a grading folder that no longer exists: whatever outlived its grading."""
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        folders = {m for a in args for m in re.findall(r"^(.*/attention-grading-[^/]+)", a)}
+        if any(not Path(f).exists() for f in folders):
+            left.append(f"{pid}: {' '.join(args)[:120]}")
+    return left
+
+
+@pytest.mark.parametrize("name", cases("outlives_grading", "writes_through_a_symlink"))
+def test_the_course_and_its_gradebook_stay_as_they_were_after_grading_and_after_a_pause(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    course = graded.courses[name]
+    assert graded.changes(name, right_after_grading=True) == []
+    assert graded.kit_after == graded.kit_before
+    time.sleep(max(0.0, graded.graded_at + PAUSE - time.monotonic()))
+    assert _grading_processes_left() == []
+    assert graded.changes(name) == []
+    assert graded.kit_files() == graded.kit_before
+    with sqlite3.connect(f"file:{course / 'gradebook.db'}?mode=ro", uri=True) as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert [t for (t,) in db.execute("SELECT name FROM sqlite_master")] == ["grade"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="makes an ordinary account: needs root (it runs as root in CI)")
+def test_the_whole_suite_passes_as_an_ordinary_account():
+    # The same tests, graded by an instructor without root: confinement by a user namespace.
+    finished = run_as_ordinary_account()
+    assert finished.returncode == 0, finished.stdout[-6000:] + finished.stderr[-2000:]
+    assert re.search(r"\d+ passed", finished.stdout), finished.stdout[-2000:]

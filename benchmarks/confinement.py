@@ -1,0 +1,69 @@
+"""What confinement costs per student: the start of one grading child, by confinement.
+
+    .venv/bin/python -m benchmarks.confinement [--runs 30]
+
+Each student's grading starts one child (more only after a crash or a
+time-out). This times, for each confinement the machine allows and for none,
+the start of a child through `sandbox.start` to its exit: Python alone
+(`python -I -c pass`) and Python importing NumPy as child.py does. It reports
+the median and the interquartile range in milliseconds, and the median's
+difference from unconfined: the cost per student.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder import sandbox
+
+PROGRAMS = {"python -I -c pass": "pass", "python -I -c 'import numpy'": "import numpy"}
+
+
+def time_starts(how: str, program: str, runs: int) -> list[float]:
+    scratch = Path(tempfile.mkdtemp(prefix="attention-grading-bench-"))
+    (scratch / "work").mkdir()
+    world = sandbox.World((), Path(sys.prefix), Path(sys.base_prefix), scratch)
+    seconds = []
+    try:
+        for _ in range(runs):
+            started = time.perf_counter()
+            child = sandbox.start([sys.executable, "-I", "-c", program], world, sandbox.Limits(), how,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"})
+            _, err = child.communicate()
+            if child.returncode:
+                raise RuntimeError(f"{how}: {err.decode()[-500:]}")
+            seconds.append(time.perf_counter() - started)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    kinds = [sandbox.UNCONFINED] + [k for k in (sandbox.BUBBLEWRAP, sandbox.NAMESPACES) if sandbox._trial(k) is None]
+    print(f"| child | {' | '.join(kinds)} |")
+    print(f"|---|{'---|' * len(kinds)}")
+    for label, program in PROGRAMS.items():
+        cells, base = [], None
+        for how in kinds:
+            times = sorted(1000 * s for s in time_starts(how, program, args.runs))
+            median = statistics.median(times)
+            q1, q3 = times[len(times) // 4], times[3 * len(times) // 4]
+            base = median if base is None else base
+            extra = "" if how == sandbox.UNCONFINED else f", {median - base:+.0f} ms"
+            cells.append(f"{median:.0f} ms ({q1:.0f}-{q3:.0f}{extra})")
+        print(f"| {label} | {' | '.join(cells)} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Does `nbgrader autograde` refuse to grade blind? (issue 11, part 2; in this order, on one course)
+
+KIT_CONFINEMENT=none makes the kit's probe find no confinement, as on a
+machine with user namespaces switched off and no root: a real `nbgrader
+autograde` must stop before any student's code runs, with the message that
+names the cause and the fixes; with `[grading] unconfined = true` in
+course.toml it grades, and the report and the student's feedback say the
+grading was unconfined.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.nbgrader_plugin import REPORT_FILE
+from autograder.sandbox import REFUSAL, UNCONFINED, refusal
+from kit.notebooks import ROOT
+
+ONE_NOTEBOOK = "01_worked_example.ipynb"  # a submission of one notebook: its grading is short
+
+
+def nbgrader(course: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    path = f"{Path(sys.executable).parent}:/usr/bin:/bin"
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR"], cwd=course,
+                          env={"PATH": path, "HOME": str(course), **env}, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    """A course with the assignment released and one student who submitted one notebook."""
+    folder = tmp_path_factory.mktemp("course")
+    for name in ("nbgrader_config.py", "course.toml"):
+        shutil.copy(ROOT / name, folder / name)
+    shutil.copytree(ROOT / "source", folder / "source")
+    assert nbgrader(folder, "generate_assignment", "attention", "--force").returncode == 0
+    submitted = folder / "submitted" / "ada" / "attention"
+    submitted.mkdir(parents=True)
+    shutil.copy(ROOT / "source" / "attention" / ONE_NOTEBOOK, submitted)
+    assert nbgrader(folder, "db", "student", "add", "ada").returncode == 0
+    return folder
+
+
+def test_without_confinement_autograde_stops_before_any_students_code_and_says_why(course):
+    finished = nbgrader(course, "autograde", "attention", KIT_CONFINEMENT="none")
+    assert finished.returncode != 0
+    message = finished.stderr[finished.stderr.index(REFUSAL):].rstrip()
+    assert message == refusal("KIT_CONFINEMENT=none is set in the environment (it forces this refusal)")
+    for fix in ("apt-get install bubblewrap", "kernel.unprivileged_userns_clone", "user.max_user_namespaces",
+                "kernel.apparmor_restrict_unprivileged_userns", "grade as root", "unconfined = true"):
+        assert fix in message
+    assert not (course / "autograded").exists()
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.assignment_submissions("attention") == []
+
+
+def test_a_course_that_opts_out_is_graded_unconfined_and_the_feedback_says_so(course):
+    toml = course / "course.toml"
+    toml.write_text(toml.read_text().replace("unconfined = false", "unconfined = true"))
+    finished = nbgrader(course, "autograde", "attention", KIT_CONFINEMENT="none")
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    assert "GRADING UNCONFINED" in finished.stderr
+    autograded = course / "autograded" / "ada" / "attention"
+    assert json.loads((autograded / REPORT_FILE).read_text())["confinement"] == UNCONFINED
+    assert nbgrader(course, "generate_feedback", "attention").returncode == 0
+    feedback = (course / "feedback" / "ada" / "attention" / ONE_NOTEBOOK.replace(".ipynb", ".html")).read_text()
+    assert "Graded unconfined." in feedback
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_submission("attention", "ada").score > 0

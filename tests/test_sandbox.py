@@ -1,0 +1,150 @@
+"""What does a grading child see and reach, by each confinement this machine allows? (issue 11)
+
+One small child per confinement (bubblewrap, the hand-written namespaces
+fallback) looks around its world and reports; the grader's side checks what
+outlives it. The adversarial suite (test_adversarial.py) shows the same
+through whole gradings, on the primary confinement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from autograder import sandbox
+from kit.notebooks import ROOT
+
+LOOK_AROUND = r"""
+import json, os, resource, socket, sys, time
+port, marker = int(sys.argv[1]), sys.argv[2]
+def writable(path):
+    try:
+        with open(os.path.join(path, "probe"), "w") as f:
+            f.write("x")
+        return True
+    except OSError:
+        return False
+def reaches(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        return True
+    except OSError:
+        return False
+if os.fork() == 0:  # a detached process, forked twice in a session of its own, that means to stay
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", marker])
+    os._exit(0)
+os.wait()
+time.sleep(0.2)
+print(json.dumps({
+    "pid": os.getpid(), "uid": os.getuid(),
+    "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+    "writable": sorted(p[2:] for p in sys.argv[3:] if p.startswith("w:") and writable(p[2:])),
+    "present": sorted(p[2:] for p in sys.argv[3:] if p.startswith("f:") and os.path.exists(p[2:])),
+    "loopback": reaches(port),
+    "processes_limit": resource.getrlimit(resource.RLIMIT_NPROC)[0],
+}))
+"""
+
+
+def _kinds():
+    found = []
+    for kind in (sandbox.BUBBLEWRAP, sandbox.NAMESPACES):
+        why = "bwrap is not installed" if kind == sandbox.BUBBLEWRAP and not sandbox.shutil.which("bwrap") else None
+        why = why or sandbox._trial(kind)
+        found.append(pytest.param(kind, id=kind, marks=pytest.mark.skipif(bool(why), reason=f"{kind}: {why}")))
+    return found
+
+
+@pytest.fixture(scope="module")
+def server():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    yield listener.getsockname()[1]
+    listener.close()
+
+
+@pytest.fixture(scope="module", params=_kinds())
+def world(request, server, tmp_path_factory):
+    """What a child confined by one kind reports about its world, and what remained of it after it ended."""
+    scratch = tmp_path_factory.mktemp("attention-grading-")
+    (scratch / "work").mkdir()
+    marker = f"attention-kit-test-{uuid.uuid4()}"
+    in_home = Path.home() / f".{marker}"
+    in_home.write_text("the instructor's own file")
+    places = [f"w:{p}" for p in ("/", "/tmp", "/dev/shm", "/usr", Path.home(), ROOT, sys.prefix, scratch / "work")]
+    places += [f"f:{p}" for p in (in_home, ROOT / "solutions" / "attention.py", ROOT / "nbgrader_config.py",
+                                  ROOT / "course.toml", Path(sys.executable))]
+    child = sandbox.start([sys.executable, "-I", "-c", LOOK_AROUND, str(server), marker, *places],
+                          sandbox.World((ROOT,), Path(sys.prefix), Path(sys.base_prefix), scratch),
+                          sandbox.Limits(), request.param, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          cwd=scratch / "work", env={"PATH": "/usr/bin:/bin"})
+    out, err = child.communicate(timeout=120)
+    in_home.unlink()
+    assert child.returncode == 0, err.decode()[-2000:]
+    time.sleep(0.5)  # the kernel ends the namespace's processes as its init exits
+    left = [pid for pid in filter(str.isdigit, os.listdir("/proc")) if _cmdline_has(pid, marker)]
+    return {**json.loads(out), "left": left, "scratch": str(scratch / "work")}
+
+
+def _cmdline_has(pid: str, marker: str) -> bool:
+    try:
+        return marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def test_the_child_sees_only_its_own_processes(world):
+    assert world["pid"] == 2 and set(world["processes"]) <= {1, 2, 3, 4, 5}, world["processes"]
+
+
+def test_a_detached_process_does_not_outlive_its_grading(world):
+    assert world["left"] == []
+
+
+def test_only_the_scratch_folder_is_writable(world):
+    assert world["writable"] == [world["scratch"]]
+
+
+def test_the_course_and_home_folders_are_absent_and_python_is_there(world):
+    assert world["present"] == [sys.executable]
+
+
+def test_the_graders_loopback_is_out_of_reach(world):
+    assert world["loopback"] is False
+
+
+def test_the_child_is_an_unprivileged_user_with_a_process_limit(world):
+    assert world["uid"] not in (0, os.getuid())
+    assert world["processes_limit"] == sandbox.Limits().processes
+
+
+def test_an_ordinary_account_with_more_processes_than_the_limit_can_still_grade():
+    # RLIMIT_NPROC counts every process of the real user: set before the user namespace,
+    # it would stop a busy instructor's grading. Here the limit is below what the account runs.
+    kind = sandbox.probe()[0]
+    if kind is None:
+        pytest.skip(f"no confinement: {sandbox.probe()[1]}")
+    limits = sandbox.Limits(processes=2)
+    sleepers = [subprocess.Popen(["sleep", "30"]) for _ in range(3)]
+    try:
+        scratch = Path(sandbox.tempfile.mkdtemp(prefix="attention-grading-"))
+        child = sandbox.start([sys.executable, "-I", "-c", "import os; os.wait() if os.fork() else os._exit(0)"],
+                              sandbox.World((), Path(sys.prefix), Path(sys.base_prefix), scratch), limits, kind,
+                              stderr=subprocess.PIPE)
+        assert child.wait(timeout=120) == 0, child.stderr.read().decode()[-1000:]
+    finally:
+        for sleeper in sleepers:
+            sleeper.kill()
+            sleeper.wait()
+        sandbox.shutil.rmtree(scratch, ignore_errors=True)
