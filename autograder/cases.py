@@ -36,6 +36,18 @@ QUESTIONS = tuple(check_yourself.ANSWERS)
 MODEL_FUNCTIONS = ("self_score", "previous_score", "start_score", "induction_score", "classify_head")
 EXERCISES = FUNCTIONS + MODEL_FUNCTIONS + QUESTIONS
 
+# What the foundation issue specifies for the functions, as the `checks` tags of
+# hidden cases (tests/test_case_coverage.py maps each to the cases that check it).
+BEHAVIOURS = {
+    "float32": "float32 in gives float32 out",
+    "batched": "any leading batch dimensions",
+    "cross": "queries and keys of different lengths (n_q ≠ n_k)",
+    "masked row": "a row whose every key is forbidden gives zero weights, no NaN",
+    "1e4": "scores of size 1e4 give no overflow or NaN",
+    "bad shape": "a ValueError for shapes that do not fit (mismatched inner sizes, d not divisible by n_heads)",
+    "bad size": "a ValueError for a size or count below 1 (block size, tokens, width)",
+}
+
 # The robot layout of chapter section 6: picture, words, joint reading, actions.
 ROBOT_GROUPS = [256, 12, 1, 8]
 ROBOT_ALLOWED = [[True, True, False, False],
@@ -44,15 +56,27 @@ ROBOT_ALLOWED = [[True, True, False, False],
                  [True, True, True, True]]
 
 
+def _tags(checks: str) -> list[str]:
+    """"batched, float32" → ["batched", "float32"], each one of `BEHAVIOURS`."""
+    tags = sorted(tag.strip() for tag in checks.split(","))
+    unknown = set(tags) - set(BEHAVIOURS)
+    if unknown:
+        raise ValueError(f"unknown behaviours {sorted(unknown)}: name them in BEHAVIOURS")
+    return tags
+
+
 def _case(func: str, label: str, *args, raises: str | None = None, memory_limit_bytes: int | None = None,
-          grid_bytes: int | None = None, seconds: float | None = None, **kwargs) -> dict:
+          grid_bytes: int | None = None, seconds: float | None = None, checks: str = "", **kwargs) -> dict:
     """A case: inputs, plus the reference's answer and every known mistake's answer.
 
     memory_limit_bytes: the most the call may allocate at its peak (grid_bytes
     is the size of the full n_q × n_k grid, for the message).
     seconds: a longer time limit than the grader's default, for a large case.
+    checks: the specified behaviours (`BEHAVIOURS`) this case checks, comma-separated.
     """
     case = {"func": func, "label": label, "args": list(args), "kwargs": kwargs}
+    if checks:
+        case["checks"] = _tags(checks)
     if seconds:
         case["seconds"] = seconds
     if memory_limit_bytes:
@@ -77,11 +101,13 @@ def _case(func: str, label: str, *args, raises: str | None = None, memory_limit_
     return case
 
 
-def _question(name: str, label: str, *args) -> dict:
-    """A check-yourself case: the answer itself, or a function applied to args."""
+def _question(name: str, label: str, *args, checks: str = "") -> dict:
+    """A check-yourself case: the answer itself, or a function applied to args (see `_case`)."""
     answer = check_yourself.ANSWERS[name]
     if callable(answer):
         case = {"func": name, "label": label, "args": list(args), "kwargs": {}}
+        if checks:
+            case["checks"] = _tags(checks)
         case["expected"] = answer(*fresh_inputs(case)[0])
     else:
         case = {"func": name, "label": label, "args": None, "kwargs": {}, "expected": answer}
@@ -189,6 +215,14 @@ def _attention_inputs(draw):
     return tuple(_normal(rng, s, dtype, scale) for s in shapes)
 
 
+def _forbidding_row(n_q: int, n_k: int, row: int) -> np.ndarray:
+    """(n_q, n_k) additive mask: query `row` may see no key; every other query sees the first half of the keys."""
+    mask = np.zeros((n_q, n_k))
+    mask[:, (n_k + 1) // 2:] = -np.inf
+    mask[row] = -np.inf
+    return mask
+
+
 def _hidden(func: str) -> list[dict]:
     rng = np.random.default_rng([HIDDEN_SEED, FUNCTIONS.index(func)])
     f32, f64 = np.float32, np.float64
@@ -197,92 +231,118 @@ def _hidden(func: str) -> list[dict]:
     add = lambda label, *args, **kwargs: cases.append(_case(func, label, *args, **kwargs))  # noqa: E731
 
     if func == "token_movement":
-        add("a batch (2, 5, 3) in float64", n(2, 5, 3), n(2, 5, 3))
-        add("7 tokens of width 6 in float32", n(7, 6, dtype=f32), n(7, 6, dtype=f32))
-        add("shapes that differ", n(3, 4), n(4, 4), raises="ValueError")
+        add("a batch (2, 5, 3) in float64", n(2, 5, 3), n(2, 5, 3), checks="batched")
+        add("7 tokens of width 6 in float32", n(7, 6, dtype=f32), n(7, 6, dtype=f32), checks="float32")
+        add("shapes that differ", n(3, 4), n(4, 4), raises="ValueError", checks="bad shape")
     elif func == "project_qkv":
-        add("a batch (2, 5, 6), d_k = 3, d_v = 4", n(2, 5, 6), n(6, 3), n(6, 3), n(6, 4))
-        add("float32, 9 tokens of width 8", *(n(9, 8, dtype=f32) if i == 0 else n(8, 8, dtype=f32) for i in range(4)))
-        add("a W_q that does not fit X", n(5, 6), n(5, 3), n(6, 3), n(6, 3), raises="ValueError")
+        add("a batch (2, 5, 6), d_k = 3, d_v = 4", n(2, 5, 6), n(6, 3), n(6, 3), n(6, 4), checks="batched")
+        add("float32, 9 tokens of width 8", *(n(9, 8, dtype=f32) if i == 0 else n(8, 8, dtype=f32) for i in range(4)),
+            checks="float32")
+        add("a W_q that does not fit X", n(5, 6), n(5, 3), n(6, 3), n(6, 3), raises="ValueError", checks="bad shape")
     elif func in ("raw_scores", "scaled_scores"):
-        add("3 queries against 7 keys, d_k = 5", n(3, 5), n(7, 5))
-        add("a batch (2, 3) in float32, d_k = 16", n(2, 3, 4, 16, dtype=f32), n(2, 3, 6, 16, dtype=f32))
-        add("mismatched d_k", n(3, 5), n(3, 4), raises="ValueError")
+        add("3 queries against 7 keys, d_k = 5", n(3, 5), n(7, 5), checks="cross")
+        add("a batch (2, 3) in float32, d_k = 16", n(2, 3, 4, 16, dtype=f32), n(2, 3, 6, 16, dtype=f32),
+            checks="batched, float32, cross")
+        add("mismatched d_k", n(3, 5), n(3, 4), raises="ValueError", checks="bad shape")
     elif func == "score_spread":
         for d_k in (9, 256):
             add(f"head size {d_k}, 3,000 samples", d_k, 3000, Seed(HIDDEN_SEED + d_k))
+        add("head size 0", 0, 100, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")
     elif func == "largest_weight":
         for d_k, scaled in ((16, False), (256, True), (1024, False)):
             add(f"head size {d_k}, 32 keys, {'scaled' if scaled else 'raw'}", d_k, 32, scaled, 200,
                 Seed(HIDDEN_SEED + d_k))
+        add("no keys", 16, 0, True, 10, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")
     elif func == "softmax":
-        add("a batch (2, 3, 5, 7) in float32", n(2, 3, 5, 7, dtype=f32, scale=3))
-        add("scores near ±1e4", n(4, 6, scale=1e4))
+        add("a batch (2, 3, 5, 7) in float32", n(2, 3, 5, 7, dtype=f32, scale=3), checks="batched, float32")
+        add("scores near ±1e4", n(4, 6, scale=1e4), checks="1e4")
         masked = n(5, 6)
         masked[1, 2:] = -np.inf
         masked[3, :] = -np.inf
-        add("rows with forbidden keys and one fully forbidden row", masked)
+        add("rows with forbidden keys and one fully forbidden row", masked, checks="masked row")
         add("along axis 0", n(6, 3), axis=0)
         add("a single row of 9", n(9))
     elif func == "attention":
-        add("cross-attention: 3 queries, 7 keys, d_k = 5, d_v = 2", n(3, 5), n(7, 5), n(7, 2))
-        add("a batch (2, 4) in float32", n(2, 4, 6, 8, dtype=f32), n(2, 4, 6, 8, dtype=f32), n(2, 4, 6, 3, dtype=f32))
+        add("cross-attention: 3 queries, 7 keys, d_k = 5, d_v = 2", n(3, 5), n(7, 5), n(7, 2), checks="cross")
+        add("a batch (2, 4) in float32", n(2, 4, 6, 8, dtype=f32), n(2, 4, 6, 8, dtype=f32), n(2, 4, 6, 3, dtype=f32),
+            checks="batched, float32")
         add("a causal mask on 6 tokens", n(6, 4), n(6, 4), n(6, 4), mask=ref.causal_mask(6))
         add("a padding mask broadcast over a batch of 3", n(3, 5, 4), n(3, 5, 4), n(3, 5, 2),
             mask=ref.padding_mask(np.array([5, 3, 1]), 5))
         add("large scores", n(4, 8, scale=40), n(5, 8, scale=40), n(5, 3))
-        add("K and V of different lengths", n(3, 4), n(5, 4), n(6, 4), raises="ValueError")
+        add("scores near ±1e4", n(4, 8, scale=100), n(5, 8, scale=100), n(5, 3), checks="1e4")
+        add("a mask that forbids every key of query 1", n(3, 4), n(5, 4), n(5, 2), mask=_forbidding_row(3, 5, 1),
+            checks="masked row, cross")
+        add("K and V of different lengths", n(3, 4), n(5, 4), n(6, 4), raises="ValueError", checks="bad shape")
     elif func == "split_heads":
-        add("width 12 in 3 heads, batch 2", n(2, 5, 12), 3)
-        add("width 8 in 4 heads, float32", n(7, 8, dtype=f32), 4)
-        add("width 10 in 4 heads", n(3, 10), 4, raises="ValueError")
+        add("width 12 in 3 heads, batch 2", n(2, 5, 12), 3, checks="batched")
+        add("width 8 in 4 heads, float32", n(7, 8, dtype=f32), 4, checks="float32")
+        add("width 10 in 4 heads", n(3, 10), 4, raises="ValueError", checks="bad shape")
     elif func == "merge_heads":
-        add("3 heads of 4, batch 2", n(2, 3, 5, 4))
-        add("4 heads of 2, float32", n(4, 7, 2, dtype=f32))
+        add("3 heads of 4, batch 2", n(2, 3, 5, 4), checks="batched")
+        add("4 heads of 2, float32", n(4, 7, 2, dtype=f32), checks="float32")
+        add("2 dimensions, no heads axis", n(5, 4), raises="ValueError", checks="bad shape")
     elif func == "multi_head_attention":
         W = lambda d, e, dtype=f64: n(d, e, dtype=dtype, scale=d ** -0.5)  # noqa: E731
-        add("width 12, 3 heads, batch 2", n(2, 6, 12), W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3)
+        add("width 12, 3 heads, batch 2", n(2, 6, 12), W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3,
+            checks="batched")
         add("float32, width 8, 4 heads, causal", n(5, 8, dtype=f32), *(W(8, 8, f32) for _ in range(4)), 4,
-            mask=ref.causal_mask(5))
+            mask=ref.causal_mask(5), checks="float32")
         add("cross-attention: 3 tokens read 7, 2 heads", n(3, 8), W(8, 8), W(8, 8), W(8, 8), W(8, 8), 2,
-            context=n(7, 8))
+            context=n(7, 8), checks="cross")
+        add("cross-attention with a mask that forbids every key of token 2", n(4, 8), W(8, 8), W(8, 8), W(8, 8),
+            W(8, 8), 2, mask=_forbidding_row(4, 6, 2), context=n(6, 8), checks="masked row, cross")
+        add("scores near ±1e4, 2 heads", n(4, 8), n(8, 8, scale=30), n(8, 8, scale=30), W(8, 8), W(8, 8), 2,
+            checks="1e4")
         add("padding mask over a batch of 2", n(2, 5, 8), W(8, 8), W(8, 8), W(8, 8), W(8, 8), 2,
             mask=ref.padding_mask(np.array([5, 2]), 5))
-        add("width 10 in 4 heads", n(3, 10), W(10, 10), W(10, 10), W(10, 10), W(10, 10), 4, raises="ValueError")
+        add("width 10 in 4 heads", n(3, 10), W(10, 10), W(10, 10), W(10, 10), W(10, 10), 4, raises="ValueError",
+            checks="bad shape")
     elif func == "causal_mask":
         add("1 token", 1)
         add("9 tokens", 9)
-        add("0 tokens", 0, raises="ValueError")
+        add("0 tokens", 0, raises="ValueError", checks="bad size")
     elif func == "padding_mask":
         add("lengths 3, 7, 1 in a grid of 7", np.array([3, 7, 1]), 7)
         add("one sequence of full length 5", np.array([5]), 5)
+        add("a length of 0", np.array([3, 0]), 4, raises="ValueError", checks="bad size")
+        add("lengths as a (2, 1) column", np.array([[3], [2]]), 4, raises="ValueError", checks="bad shape")
     elif func == "block_mask":
         add("three groups, each may see itself and earlier groups", np.array([2, 3, 1]),
             np.array([[True, False, False], [True, True, False], [True, True, True]]))
         add("two groups that only see each other", np.array([3, 2]), np.array([[False, True], [True, False]]))
+        add("an allowed table of 2 groups for 3", np.array([2, 3, 1]), np.ones((2, 2), dtype=bool), raises="ValueError",
+            checks="bad shape")
+        add("a group of 0 tokens", np.array([2, 0]), np.ones((2, 2), dtype=bool), raises="ValueError", checks="bad size")
     elif func == "blockwise_attention":
-        add("blocks of 4 over 10 keys (4 does not divide 10)", n(7, 5), n(10, 5), n(10, 3), 4)
+        add("blocks of 4 over 10 keys (4 does not divide 10)", n(7, 5), n(10, 5), n(10, 3), 4, checks="cross")
         add("a batch (2,) in float32, blocks of 3, causal", n(2, 8, 4, dtype=f32), n(2, 8, 4, dtype=f32),
-            n(2, 8, 6, dtype=f32), 3, causal=True)
+            n(2, 8, 6, dtype=f32), 3, causal=True, checks="batched, float32")
         add("large scores, blocks of 2", n(5, 8, scale=30), n(9, 8, scale=30), n(9, 2), 2)
+        add("scores near ±1e4, blocks of 3", n(5, 8, scale=100), n(9, 8, scale=100), n(9, 2), 3, checks="1e4, cross")
         add("one block of all 6 keys", n(6, 4), n(6, 4), n(6, 4), 64)
-        add("a block size of 0", n(3, 4), n(3, 4), n(3, 4), 0, raises="ValueError")
+        add("K and V of different lengths", n(3, 4), n(5, 4), n(6, 4), 2, raises="ValueError", checks="bad shape")
+        add("a block size of 0", n(3, 4), n(3, 4), n(3, 4), 0, raises="ValueError", checks="bad size")
         tokens = 4096
         add(f"{tokens:,} tokens in blocks of 64, with its memory measured", n(tokens, 8), n(tokens, 8), n(tokens, 8),
             64, memory_limit_bytes=tokens * tokens * 8 // 2, grid_bytes=tokens * tokens * 8, seconds=60)
     elif func in ("projection_flops", "score_flops", "attention_share"):
         for tokens, width in ((100, 64), (4096, 1024), (7, 3)):
             add(f"{tokens} tokens of width {width}", tokens, width)
+        add("0 tokens", 0, 64, raises="ValueError", checks="bad size")
     elif func == "crossover_length":
         add("width 4096", 4096)
         add("width 64", 64)
+        add("width 0", 0, raises="ValueError", checks="bad size")
     elif func == "score_grid_bytes":
         add("1,000 tokens, 16 heads, 4 bytes", 1000, 16, 4)
         add("300 tokens, 8 heads (2 bytes)", 300, 8)
+        add("0 heads", 300, 0, raises="ValueError", checks="bad size")
     elif func == "attention_params":
         add("width 512, 8 heads", 512, 8)
         add("width 96, 3 heads", 96, 3)
-        add("width 100 in 3 heads", 100, 3, raises="ValueError")
+        add("width 100 in 3 heads", 100, 3, raises="ValueError", checks="bad shape")
+        add("0 heads", 96, 0, raises="ValueError", checks="bad size")
 
     if func in ("attention", "blockwise_attention"):
         for Q, K, V in _property_examples(_attention_inputs(), 6):
@@ -295,7 +355,8 @@ def _hidden_question(name: str) -> list[dict]:
     if name == "equal_scores":
         rng = np.random.default_rng([HIDDEN_SEED, 99])
         return [_question(name, "value rows (5, 3)", _normal(rng, (5, 3))),
-                _question(name, "a batch (2, 4, 6)", _normal(rng, (2, 4, 6)))]
+                _question(name, "a batch (2, 4, 6)", _normal(rng, (2, 4, 6)), checks="batched"),
+                _question(name, "value rows (4, 3) in float32", _normal(rng, (4, 3), np.float32), checks="float32")]
     return [_question(name, "your answer")]
 
 

@@ -8,9 +8,7 @@ exercises an answer is built on are the reference's while it is checked
 (judge.BUILT_ON).
 """
 
-from functools import partial
-
-import solutions.attention as reference
+from autograder.answer_key import reference_of
 from autograder.cases import hidden_cases
 from autograder.judge import CheckFailed, outcome_of, standing_in, verdict
 
@@ -20,7 +18,7 @@ def hidden_check(name: str, answer) -> None:
     cases = hidden_cases(name)
     for number, case in enumerate(cases, 1):
         label = f"{name}, hidden check {number} of {len(cases)} ({case['label']})"
-        with standing_in(name, answer, partial(getattr, reference)):
+        with standing_in(name, answer, reference_of):
             problem = verdict(label, outcome_of(answer, case), case, reveal=False)
         if problem:
             raise CheckFailed(problem)

@@ -3,7 +3,7 @@
 Inputs are weight grids of the shipped model (and of its random starting
 weights) on prompts, plus small grids written by hand; expected values come
 from `model.heads`, the answer key, never from a typed-in number. Visible
-cases use the chapter's prompt "the cat sat on the mat"; hidden cases use
+cases use the kit's prompt "the cat sat on the mat ."; hidden cases use
 held-out sentences and repeated spans drawn from seeds that appear nowhere
 in the notebooks. Cases are dicts in the format of `autograder.cases`.
 """

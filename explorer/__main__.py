@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import threading
 
-from explorer.server import start
+from explorer.reference import reference_source
+from explorer.server import serve
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m explorer", description=__doc__)
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port)")
     args = parser.parse_args(argv)
-    server, url = start(args.port)
-    print(f"Model Explorer: {url}  (Ctrl-C stops it)", flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.shutdown()
+    serve(reference_source(), args.port, "the reference attention")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,11 @@ function viridis(t) {
   return `rgb(${mix.join(",")})`;
 }
 
+// A head's kind, or what to write for it while there is no classify_head yet (kinds is null).
+function kindOf(data, layer, head) {
+  return data.kinds ? data.kinds[layer][head] : "kind: write classify_head";
+}
+
 function el(name, attrs, parent) {
   const node = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -80,7 +85,7 @@ function render() {
       card.className = "head" + (layer === state.layer && m === state.head ? " selected" : "");
       card.dataset.layer = layer;
       card.dataset.head = m;
-      card.innerHTML = `<h3>head ${m} <span class="kind">${data.kinds[layer][m]}</span></h3>`;
+      card.innerHTML = `<h3>head ${m} <span class="kind">${kindOf(data, layer, m)}</span></h3>`;
       card.appendChild(grid(show, show === "mask" ? null : head[show], data.words, data.mask,
                             `L${layer} H${m} ${show}`));
       card.addEventListener("click", () => { state.layer = layer; state.head = m; render(); });
@@ -90,7 +95,7 @@ function render() {
   });
   const head = data.layers[state.layer][state.head];
   $("detail-title").textContent =
-    `Layer ${state.layer}, head ${state.head} (${data.kinds[state.layer][state.head]}): scores, mask and weights`;
+    `Layer ${state.layer}, head ${state.head} (${kindOf(data, state.layer, state.head)}): scores, mask and weights`;
   $("detail").replaceChildren(
     grid("scores", head.scores, data.words, data.mask, "scores  QKᵀ/√d_k"),
     grid("mask", null, data.words, data.mask, "causal mask"),

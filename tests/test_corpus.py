@@ -1,55 +1,108 @@
-"""Does the grader accept every correct variant and name every known mistake?
+"""Does the grader accept every correct variant, and name a mistake only when it fits?
 
-Each corpus submission is graded out of process on every hidden case of every
-exercise. Correct variants must get everything; a mistaken one must fail its
-own exercise with a message naming its mistake, and lose nothing else: the
-exercises built on the one it got wrong are graded with the reference's in its
-place (judge.BUILT_ON).
+Each corpus submission is graded out of process on every visible and hidden
+case of every exercise. Correct variants must get everything. A mistaken one
+must fail its own exercise and lose nothing else: the exercises built on the
+one it got wrong are graded with the reference's in its place
+(judge.BUILT_ON). A message names a known mistake only when the answer
+matches that mistake's own output on the case (judge.diagnosis), so, read as
+a confusion matrix (the mistake a submission makes against the names its
+messages give), nothing lies off the diagonal: no submission is given another
+mistake's name, and one wrong only in type, shape or dtype gets no name at all.
 """
 
 from __future__ import annotations
 
+import re
+from functools import cache
+from pathlib import Path
+
 import pytest
 
-from autograder.cases import EXERCISES, hidden_cases
+from autograder.cases import EXERCISES, hidden_cases, visible_cases
 from autograder.judge import verdict
 from autograder.mistakes import MISTAKES
+from autograder.model_cases import MODEL_MISTAKES
 from autograder.submission import Submission
 from tests.corpus_submissions import CORPUS, make_submission, mistake_name
 
 CORRECT = sorted((CORPUS / "correct").glob("*.py"))
 MISTAKEN = sorted((CORPUS / "mistakes").glob("*.py"))
+# Answers wrong only in type, shape or dtype: they fail, and no value-based mistake may be named.
+FORM_ONLY = sorted((CORPUS / "dtype_shape").glob("*.py"))
+KNOWN = {**MISTAKES, **MODEL_MISTAKES}
+NAMED = re.compile(r"Likely mistake: (.+?)\. ")
 
 
-def grade(folder) -> dict[str, list[str]]:
-    """Exercise → the messages of its failed hidden cases."""
-    failures = {}
-    with Submission(folder) as submission:
-        for name in EXERCISES:
-            messages = [verdict(name, submission.outcome(name, case), case) for case in hidden_cases(name)]
-            failures[name] = [m for m in messages if m]
+@cache
+def graded(corpus_file: Path) -> dict[str, list[str]]:
+    """Exercise → the messages of its failed cases, visible and hidden (graded once per file)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        make_submission(corpus_file, Path(folder))
+        with Submission(folder) as submission:
+            failures = {}
+            for name in EXERCISES:
+                cases = [c for c in visible_cases() if c["func"] == name] + list(hidden_cases(name))
+                messages = [verdict(name, submission.outcome(name, case), case) for case in cases]
+                failures[name] = [m for m in messages if m]
     return failures
 
 
+def names_given(failures: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """(exercise, mistake name) of every diagnosis in the messages."""
+    return {(exercise, name) for exercise, messages in failures.items() for m in messages
+            for name in NAMED.findall(m)}
+
+
+def exercise_of(corpus_file: Path) -> str:
+    return corpus_file.name.split("__")[0]
+
+
 def test_the_corpus_holds_one_submission_per_known_mistake():
-    named = {(f.name.split("__")[0], mistake_name(f)) for f in MISTAKEN}
-    known = {(exercise, m.name) for exercise, ms in MISTAKES.items() for m in ms}
+    named = {(exercise_of(f), mistake_name(f)) for f in MISTAKEN}
+    known = {(exercise, m.name) for exercise, ms in KNOWN.items() for m in ms}
     assert named == known
-    assert len(CORRECT) >= 5
+    assert len(CORRECT) >= 5 and len(FORM_ONLY) >= 5
 
 
 @pytest.mark.parametrize("corpus_file", CORRECT, ids=lambda p: p.stem)
-def test_a_correct_variant_gets_full_marks(corpus_file, tmp_path):
-    make_submission(corpus_file, tmp_path)
-    failures = {name: messages[0] for name, messages in grade(tmp_path).items() if messages}
+def test_a_correct_variant_gets_full_marks(corpus_file):
+    failures = {name: messages[0] for name, messages in graded(corpus_file).items() if messages}
     assert failures == {}
 
 
 @pytest.mark.parametrize("corpus_file", MISTAKEN, ids=lambda p: p.stem)
-def test_a_mistake_loses_its_exercise_and_is_named(corpus_file, tmp_path):
-    exercise = corpus_file.name.split("__")[0]
-    make_submission(corpus_file, tmp_path)
-    failures = grade(tmp_path)
+def test_a_mistake_loses_its_own_exercise_only_and_is_never_given_another_name(corpus_file):
+    exercise, mistake = exercise_of(corpus_file), mistake_name(corpus_file)
+    failures = graded(corpus_file)
     assert failures[exercise], f"{corpus_file.name} was accepted"
-    assert any(mistake_name(corpus_file) in m for m in failures[exercise]), failures[exercise][0]
     assert {name for name, messages in failures.items() if messages} == {exercise}
+    assert names_given(failures) <= {(exercise, mistake)}, failures[exercise]
+
+
+@pytest.mark.parametrize("corpus_file", FORM_ONLY, ids=lambda p: p.stem)
+def test_an_answer_wrong_only_in_type_shape_or_dtype_fails_and_is_given_no_name(corpus_file):
+    failures = graded(corpus_file)
+    assert failures[exercise_of(corpus_file)], f"{corpus_file.name} was accepted"
+    assert {name for name, messages in failures.items() if messages} == {exercise_of(corpus_file)}
+    assert names_given(failures) == set(), failures[exercise_of(corpus_file)]
+    assert all(re.search(r"expected (shape|dtype|a numpy.ndarray|an integer)", m)
+               for m in failures[exercise_of(corpus_file)])
+
+
+def test_the_confusion_matrix_is_diagonal_and_names_the_mistakes(capsys):
+    """The whole corpus at once: rows are the mistakes made, columns the names given."""
+    wrongly, named = [], []
+    for corpus_file in MISTAKEN + FORM_ONLY + CORRECT:
+        made = (exercise_of(corpus_file), mistake_name(corpus_file)) if corpus_file in MISTAKEN else None
+        given = names_given(graded(corpus_file))
+        wrongly += [(corpus_file.stem, name) for name in given if name != made]
+        named += [corpus_file.stem] if made in given else []
+    with capsys.disabled():
+        print(f"\ncorpus confusion matrix: {len(named)} of {len(MISTAKEN)} mistakes named, "
+              f"{len(wrongly)} names given wrongly ({len(FORM_ONLY)} type/shape/dtype-only and "
+              f"{len(CORRECT)} correct submissions given none)")
+    assert wrongly == []
+    unnamed = sorted({f.stem for f in MISTAKEN} - set(named))
+    assert unnamed == [], f"named by no case: {unnamed}"

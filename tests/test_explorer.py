@@ -1,27 +1,37 @@
-"""The Model Explorer page: its JSON endpoint, and the page in a real browser."""
+"""The Model Explorer page: its JSON endpoint, the page in a real browser, and
+the copy students start from the folder they fetched (on their own attention)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
+import select
 import shutil
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from explorer.reference import reference_source
 from explorer.server import start
 from model.transformer import HEADS, LAYERS
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 PROMPT = "the dog sees a red ball . the dog sees a red ball"
+RELEASE = ROOT / "assignments" / "attention"
+SOLVED = ROOT / "source" / "attention"
 
 
 @pytest.fixture
 def explorer():
-    server, url = start(port=0)
+    server, url = start(reference_source(), port=0)
     yield url
     server.shutdown()
     server.server_close()
@@ -63,7 +73,7 @@ def test_is_an_unknown_word_refused_with_a_message_that_names_it(explorer):
 
 
 def test_does_the_server_stop(explorer):
-    server, url = start(port=0)
+    server, url = start(reference_source(), port=0)
     server.shutdown()
     server.server_close()
     with pytest.raises(urllib.error.URLError):
@@ -129,3 +139,67 @@ def test_does_the_page_draw_every_grid_and_switch_to_random_weights(explorer):
             assert errors == []
         finally:
             browser.close()
+
+
+# ---------------------------------------------------------------- the students' copy, in their fetched folder
+
+
+def _page(url: str) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=30) as reply:
+        return reply.status, reply.read().decode()
+
+
+@pytest.fixture
+def students_explorer(tmp_path, request):
+    """`python explorer.py --port 0` started in a copy of a folder (the release, or solved notebooks); its URL."""
+    folder = tmp_path / "attention"
+    shutil.copytree(request.param, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    process = subprocess.Popen([sys.executable, "explorer.py", "--port", "0"], cwd=folder, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "MPLBACKEND": "Agg"})
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 120)
+        line = process.stdout.readline() if ready else ""
+        address = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert address, f"no address printed: {line!r}"
+        yield address.group()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_the_release_ships_the_explorer_and_it_imports_nothing_of_the_kit():
+    shipped = {p.name for p in RELEASE.iterdir()}
+    assert {"explorer.py", "explorer_server.py", "explorer.html", "explorer.js"} <= shipped
+    own = {p.stem for p in RELEASE.glob("*.py")}
+    for name in ("explorer.py", "explorer_server.py", "explorer_model.py", "workbook.py"):
+        tree = ast.parse((RELEASE / name).read_text())
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names}
+        imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and node.module and not node.level}
+        foreign = imported - own - {"numpy"} - set(sys.stdlib_module_names)
+        assert not foreign, f"{name} imports {sorted(foreign)}, which a student's folder does not have"
+
+
+@pytest.mark.parametrize("students_explorer", [SOLVED], indirect=True, ids=["solved"])
+def test_the_fetched_folders_explorer_serves_the_page_on_the_students_own_attention(students_explorer):
+    status, html = _page(students_explorer)
+    assert status == 200 and "Model Explorer" in html
+    assert _page(students_explorer + "explorer.js")[0] == 200
+    status, answer = _get(students_explorer + "api/run?prompt=the+cat+sat+on+the+mat+.+the+cat+sat+on+the+mat")
+    assert status == 200
+    assert len(answer["layers"]) == LAYERS and all(len(layer) == HEADS for layer in answer["layers"])
+    assert "induction" in sum(answer["kinds"], [])  # classified by the folder's own classify_head
+    reference = reference_source()
+    model = reference.models["trained"]
+    expected = reference.run(model, reference.tokenize(answer["prompt"], model.vocab)).weights
+    served = np.array([[head["weights"] for head in layer] for layer in answer["layers"]])
+    assert np.abs(served - expected).max() < 1e-3
+
+
+@pytest.mark.parametrize("students_explorer", [RELEASE], indirect=True, ids=["untouched"])
+def test_the_untouched_releases_explorer_serves_the_page_and_says_what_to_write(students_explorer):
+    assert _page(students_explorer)[0] == 200
+    status, answer = _get(students_explorer + "api/run?prompt=the+cat+sat")
+    assert status == 400 and "not implemented yet" in answer["error"]

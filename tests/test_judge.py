@@ -77,6 +77,36 @@ def test_a_mistake_that_gives_nan_is_still_named():
     assert "not finite" in message and "no max subtraction" in message
 
 
+def test_an_answer_wrong_only_in_dtype_is_given_no_value_based_name():
+    # The example: float64 weights for float32 scores, close in value to a mistake's float32 output.
+    expected = EXPECTED.astype(np.float32)
+    no_max = (expected + np.float32(1e-4)).astype(np.float32)
+    message = judge("softmax", EXPECTED.copy(), expected, [("no max subtraction", 4, "Subtract the max.", no_max)])
+    assert "expected dtype float32, got dtype float64" in message and "Likely mistake" not in message
+
+
+def test_an_answer_of_another_shape_is_given_no_name():
+    message = judge("f", EXPECTED[:1].copy(), EXPECTED, [("wrong axis", 4, "Rows.", EXPECTED.T.copy())])
+    assert "expected shape" in message and "Likely mistake" not in message
+
+
+def test_two_mistakes_the_case_cannot_tell_apart_are_neither_named():
+    same = EXPECTED.T.copy()
+    message = judge("f", same.copy(), EXPECTED, [("one", 4, "A.", same), ("other", 4, "B.", same.copy())])
+    assert "Likely mistake" not in message
+
+
+def test_a_mistake_that_is_right_on_this_case_is_not_named():
+    got = EXPECTED + 0.125
+    message = judge("f", got, EXPECTED, [("harmless here", 4, "A.", EXPECTED.copy()), ("off", 4, "B.", got.copy())])
+    assert "Likely mistake: off." in message and "harmless" not in message
+
+
+def test_a_wrong_answer_that_matches_no_mistake_says_what_differs_and_suggests_nothing():
+    message = judge("f", EXPECTED + 0.5, EXPECTED, [("wrong axis", 4, "Rows.", EXPECTED.T.copy())])
+    assert message == "f: worst mismatch at index (0, 0): expected 0.25, got 0.75 (tolerance 1.5e-08)."
+
+
 def test_counts_must_be_integers_and_exact():
     assert judge("f", 6 * 2**20, 6 * 2**20) is None
     assert "expected an integer" in judge("f", 6.0 * 2**20, 6 * 2**20)

@@ -100,3 +100,57 @@ def test_a_function_the_student_never_defined_is_stood_in_and_removed_again(stud
     with standing_in("attention", student["attention"], lambda dep: getattr(reference, dep)):
         assert student["softmax"] is reference.softmax
     assert "softmax" not in student and "raw_scores" not in student
+
+
+# Notebook 09: classify_head is built on the four measures (its reference is model/heads.py).
+MEASURES = '''
+import numpy as np
+
+def self_score(A):
+    return float(np.diagonal(np.asarray(A))[1:].mean())
+
+def previous_score(A):
+    return float(np.diagonal(np.asarray(A), offset=1).mean())  # one token ahead: always 0 on a causal grid
+
+def start_score(A):
+    return float(np.asarray(A)[1:, 0].mean())
+
+def induction_score(A, tokens):
+    A, tokens = np.asarray(A), np.asarray(tokens)
+    n = len(tokens)
+    targets = np.zeros((n, n), dtype=bool)
+    targets[:, 1:] = tokens[:, None] == tokens[None, :-1]
+    targets &= np.tril(np.ones((n, n), dtype=bool), k=-1)
+    rows = targets.any(axis=1)
+    return float((A * targets).sum(axis=1)[rows].mean()) if rows.any() else 0.0
+
+def classify_head(A, tokens):
+    scores = [self_score(A), previous_score(A), start_score(A), induction_score(A, tokens)]
+    best = int(np.argmax(scores))
+    return ("self", "previous", "start", "induction")[best] if scores[best] >= 0.5 else "spread"
+'''
+
+
+@pytest.fixture
+def measures(student):
+    namespace = {}
+    exec(MEASURES, namespace)
+    return namespace
+
+
+def test_classify_head_is_graded_with_the_reference_measures_in_a_hidden_check(measures):
+    from autograder.incell import hidden_check
+    hidden_check("classify_head", measures["classify_head"])  # passes: the reference's previous_score stands in
+    with pytest.raises(CheckFailed):
+        hidden_check("previous_score", measures["previous_score"])
+
+
+def test_classify_head_visible_check_counts_it_alone_while_nbgrader_grades(measures, monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check("classify_head", measures["classify_head"])
+
+
+def test_outside_grading_classify_head_runs_the_students_measures_and_names_the_failing_one(measures):
+    with pytest.raises(CheckFailed) as failed:
+        check("classify_head", measures["classify_head"])
+    assert "classify_head calls your previous_score, which fails its own check" in str(failed.value)

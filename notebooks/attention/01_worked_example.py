@@ -4,7 +4,8 @@
 # This assignment follows the chapter *Attention* one section at a time. You
 # will write attention from nothing in NumPy, check each piece on the
 # chapter's own example ("pick up the cube": four tokens, four numbers each),
-# and end by counting what it costs.
+# count what it costs, answer the chapter's questions, and end by running a
+# small trained model with your own attention to find out what its heads do.
 #
 # | notebook | chapter section | you write |
 # |---|---|---|
@@ -16,13 +17,15 @@
 # | 06 blockwise attention | 7 | `blockwise_attention` |
 # | 07 cost | 7 | the cost formulas |
 # | 08 check yourself | all | answers to the chapter's questions |
+# | 09 the Model Explorer | 5 | `self_score`, `previous_score`, `start_score`, `induction_score`, `classify_head` |
 #
 # ## How your work is checked
 #
 # Under every exercise there is a **check cell**. Run it after you write the
 # function: it tries your code on the chapter's worked example and either
 # prints a ✓ per case or stops with a message that says what was expected,
-# what came, where, and, when it recognises a common mistake, which one.
+# what came, and where. When your answer is exactly what a common mistake
+# gives on that case, the message names the mistake; otherwise it names none.
 # When the assignment is graded, **hidden checks** run the same function on
 # inputs you have not seen (other shapes, float32, batches, extreme scores).
 #
@@ -39,8 +42,8 @@
 # Until you start an exercise its stub raises `NotStarted`, and its check says
 # so; the other exercises are not affected. Warnings your code prints do not
 # cost points. Each exercise is graded alone: when your `attention` calls your
-# `softmax`, grading hands it the reference's softmax instead, so one mistake
-# costs points once. In your own notebook your functions run as written, and a
+# `softmax` (or your `classify_head` your `previous_score`), grading hands it
+# the reference's instead, so one mistake costs points once. In your own notebook your functions run as written, and a
 # failing check tells you when the function it calls fails its own check.
 
 # %% setup id=setup_01

@@ -34,16 +34,10 @@ from judge import NotStarted, check
 import matplotlib.pyplot as plt
 
 import explorer_model
-from workbook import my
+from workbook import your_attention
 
 # Your own attention, from the answer cells of notebooks 02 to 05.
-yours = explorer_model.Pieces(
-    scaled_scores=my("02_scores_and_scaling", "scaled_scores"),
-    softmax=my("03_softmax_and_mix", "softmax"),
-    split_heads=my("04_heads", "split_heads"),
-    causal_mask=my("05_masks_and_cross_attention", "causal_mask"),
-    multi_head_attention=my("04_heads", "multi_head_attention"),
-)
+yours = your_attention()
 trained = explorer_model.load("model_weights.npz")
 # Random weights of the same shapes: exactly where training started.
 untrained = explorer_model.random_weights(trained.seed, trained.vocab)
@@ -247,7 +241,9 @@ hidden_check("induction_score", induction_score)
 # least 0.5, it returns that kind's name: `"self"`, `"previous"`, `"start"` or
 # `"induction"` (on a tie, the first in that order); otherwise `"spread"`: the
 # head spreads its attention over several tokens. Return a plain Python `str`.
-# About 4 lines.
+# Use your four measures, `self_score(A)` … `induction_score(A, tokens)`: when
+# `classify_head` is graded, the reference's measures stand in for yours, so a
+# mistake in a measure costs that measure's points only. About 4 lines.
 
 # %% solution id=classify_head
 def classify_head(A, tokens):
@@ -265,7 +261,7 @@ def classify_head(A, tokens):
 
 
 # %% tests id=check_classify_head
-# Heads of the trained model on the chapter's "the cat sat on the mat", and one spread grid.
+# Heads of the trained model on the prompt "the cat sat on the mat" written twice, and one spread grid.
 check("classify_head", classify_head)
 
 # %% tests id=hidden_classify_head
@@ -300,9 +296,9 @@ head_table(trained_run, f"trained weights on {prompt!r}")
 head_table(untrained_run, "random weights, the same prompt")
 
 # %% [markdown]
-# One prompt can mislead. The induction test of the chapter uses sequences the
-# model never saw: a span of random words written twice. Averaged over 20 of
-# them, every head's induction score, trained against random:
+# One prompt can mislead. A fairer test of induction, the kit's own, uses
+# sequences the model never saw: a span of random words written twice.
+# Averaged over 20 of them, every head's induction score, trained against random:
 
 # %% locked
 rng = np.random.default_rng(9)
@@ -319,6 +315,10 @@ except NotImplementedError as e:
     print("(shown once your attention functions and induction_score are written)", e)
 
 # %% [markdown]
-# The same model and the same prompts are in the kit's **Model Explorer** page,
-# where you can type prompts and flip between trained and random weights:
-# `python -m explorer` in the kit's folder, then open the address it prints.
+# The same model, with the same attention of yours, is in the **Model
+# Explorer** page, where you can type prompts, flip between trained and random
+# weights, and see every head's scores, mask and weights side by side. In a
+# terminal, in this folder (the one you fetched, beside this notebook), run
+# `python explorer.py` and open the address it prints (http://127.0.0.1:8765/;
+# `python explorer.py --port 0` picks any free port). It runs on your machine
+# only, with no network, and labels each head with your `classify_head`.

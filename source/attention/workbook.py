@@ -42,3 +42,20 @@ def my(notebook: str, *names: str):
                         "did you rename a function or delete its cell?")
     found = [namespace[n] for n in names]
     return found[0] if len(found) == 1 else found
+
+
+def your_attention():
+    """Your attention functions from notebooks 02 to 05, as the pieces `explorer_model.forward` runs on.
+
+    Loaded now; a function you have not written yet raises `NotStarted` when the model first calls it.
+    """
+    import explorer_model
+
+    split_heads, multi_head_attention = my("04_heads", "split_heads", "multi_head_attention")
+    return explorer_model.Pieces(
+        scaled_scores=my("02_scores_and_scaling", "scaled_scores"),
+        softmax=my("03_softmax_and_mix", "softmax"),
+        split_heads=split_heads,
+        causal_mask=my("05_masks_and_cross_attention", "causal_mask"),
+        multi_head_attention=multi_head_attention,
+    )
