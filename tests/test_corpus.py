@@ -14,11 +14,16 @@ import pytest
 from autograder.cases import EXERCISES, hidden_cases
 from autograder.judge import verdict
 from autograder.mistakes import MISTAKES
+from autograder.model_cases import MODEL_MISTAKES
 from autograder.submission import Submission
 from tests.corpus_submissions import CORPUS, make_submission, mistake_name
 
 CORRECT = sorted((CORPUS / "correct").glob("*.py"))
 MISTAKEN = sorted((CORPUS / "mistakes").glob("*.py"))
+# Notebook 09's first four measures have no corpus submissions yet: classify_head calls
+# them without standing in for them (not in judge.BUILT_ON), so their mistakes would also
+# cost classify_head's points (issue 12, part 4, fixes that).
+WITHOUT_CORPUS = {"self_score", "previous_score", "start_score", "induction_score"}
 
 
 def grade(folder) -> dict[str, list[str]]:
@@ -33,7 +38,8 @@ def grade(folder) -> dict[str, list[str]]:
 
 def test_the_corpus_holds_one_submission_per_known_mistake():
     named = {(f.name.split("__")[0], mistake_name(f)) for f in MISTAKEN}
-    known = {(exercise, m.name) for exercise, ms in MISTAKES.items() for m in ms}
+    catalogue = {**MISTAKES, **{k: v for k, v in MODEL_MISTAKES.items() if k not in WITHOUT_CORPUS}}
+    known = {(exercise, m.name) for exercise, ms in catalogue.items() for m in ms}
     assert named == known
     assert len(CORRECT) >= 5
 
