@@ -2,9 +2,10 @@
 # # Attention, part 2: scores and scaling
 #
 # This notebook follows section 3 of the chapter. Every query is compared with
-# every key, which gives one number, the **score**, per (query, key) pair. Then
-# you find out by simulation why the scores are divided by √d_k before anything
-# else happens to them.
+# every key, which gives one number, the **score**, per (query, key) pair. You
+# measure why the model needs separate queries and keys to make them (section
+# 2), then find out by simulation why the scores are divided by √d_k before
+# anything else happens to them.
 #
 # The conventions of notebook 01 hold: `...` in a shape means any number of
 # leading batch dimensions, float32 input gives float32 output, and integer

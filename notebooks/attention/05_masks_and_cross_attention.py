@@ -5,7 +5,8 @@
 # values all came from the same four tokens. Here you see what changes when
 # they come from two different sets, and you write the three masks that decide
 # which pairs of tokens may meet at all: `causal_mask`, `padding_mask` and
-# `block_mask`.
+# `block_mask`, with two measurements that test what the first two promise:
+# `first_changed_output` and `padding_leak`.
 #
 # The set-up cell loads **your** `softmax` and `attention` from notebook 03
 # (and `project_qkv` from notebook 01), so

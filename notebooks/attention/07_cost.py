@@ -2,9 +2,9 @@
 # # Attention, part 7: what attention costs as the input grows
 #
 # This notebook follows chapter section 7. Nothing here needs an array: you
-# write six short formulas that count the work and the memory of one
-# attention layer, and the demonstrations use them to rebuild the chapter's
-# numbers for a model of width 768.
+# write short formulas that count the work and the memory of one attention
+# layer, and of the MLP beside it, and the demonstrations use them to rebuild
+# the chapter's numbers for a model of width 768.
 #
 # Every function takes whole numbers and checks them: an argument that is not
 # a positive integer (a Python or NumPy int; `True` and `768.0` do not count)

@@ -312,7 +312,7 @@ rng = np.random.default_rng(2)
 try:
     print("  d_k   raw variance   scaled variance   largest of 64 weights: raw  scaled")
     for d_k in (4, 16, 64, 256, 1024):
-        raw, scaled = score_variance(rng.standard_normal((4000, d_k)), rng.standard_normal((4000, d_k)))
+        raw, scaled = score_variance(rng.standard_normal((2000, d_k)), rng.standard_normal((2000, d_k)))
         S = rng.standard_normal((200, d_k)) @ rng.standard_normal((64, d_k)).T
         top_raw, top_scaled = (softmax(S / c, axis=-1).max(axis=-1).mean() for c in (1.0, math.sqrt(d_k)))
         print(f"{d_k:>5}   {raw:>12.1f}   {scaled:>15.2f}   {top_raw:>28.3f}  {top_scaled:>6.3f}")
