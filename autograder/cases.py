@@ -30,10 +30,13 @@ FUNCTIONS = (
     "causal_mask", "padding_mask", "block_mask", "blockwise_attention",
     "projection_flops", "score_flops", "attention_share", "crossover_length", "score_grid_bytes",
     "attention_params",
+    # The chapter's claims, each shown by computing (sections 2 to 7), and notebook 08's computed answers.
+    "self_preference", "lead_share", "layer_counts", "pattern_count", "first_changed_output", "padding_leak",
+    "mlp_flops", "grid_over_mlp", "hull_excess", "leaked_targets", "score_variance",
 )
 QUESTIONS = tuple(check_yourself.ANSWERS)
 # Notebook 09's exercises on the explorer's model (cases in autograder/model_cases.py).
-MODEL_FUNCTIONS = ("self_score", "previous_score", "start_score", "induction_score", "classify_head")
+MODEL_FUNCTIONS = ("self_score", "previous_score", "start_score", "induction_score", "classify_head", "copy_score")
 EXERCISES = FUNCTIONS + MODEL_FUNCTIONS + QUESTIONS
 
 # What the foundation issue specifies for the functions, as the `checks` tags of
@@ -110,7 +113,8 @@ def _question(name: str, label: str, *args, checks: str = "") -> dict:
             case["checks"] = _tags(checks)
         case["expected"] = answer(*fresh_inputs(case)[0])
     else:
-        case = {"func": name, "label": label, "args": None, "kwargs": {}, "expected": answer}
+        case = {"func": name, "label": label, "args": None, "kwargs": {}, "expected": answer,
+                "form": "letter" if isinstance(answer, str) else "count"}
     case["variants"] = []
     return case
 
@@ -174,6 +178,44 @@ def _worked_example_cases() -> list[dict]:
         _case("crossover_length", "width 768 (the chapter: 1,536)", 768),
         _case("score_grid_bytes", "512 tokens, 12 heads, 2 bytes (the chapter: 6 MiB)", 512, 12),
         _case("attention_params", "width 768, 12 heads", 768, 12),
+    ] + _claim_cases(X, W_q, W_k, W_v, W_o, Q, K, V, O)
+
+
+def _claim_cases(X, W_q, W_k, W_v, W_o, Q, K, V, O) -> list[dict]:
+    """The visible cases of the exercises on the chapter's claims, on its own example and numbers."""
+    cube_is_padding = ref.padding_mask(np.array([3]), 4)
+    _, weights = ref.attention(Q, K, V)
+    _, padded_weights = ref.attention(Q, K, V, cube_is_padding[0])
+    last_hidden = np.ones((4, 4), dtype=bool)
+    last_hidden[:, 3] = False
+    O_masked, _ = ref.attention(Q, K, V, np.where(last_hidden, 0.0, -np.inf))
+    rng = np.random.default_rng(12)
+    pairs = {d_k: (rng.standard_normal((400, d_k)), rng.standard_normal((400, d_k))) for d_k in (4, 64)}
+    return [
+        _case("self_preference", "the worked example's tokens against themselves, X Xᵀ", X @ X.T),
+        _case("self_preference", "the worked example's queries against its keys, Q Kᵀ", Q @ K.T),
+        _case("lead_share", "leads of 0, 1 and 4 (the chapter: 0.500, 0.731, 0.982)", np.array([0.0, 1.0, 4.0])),
+        _case("lead_share", "leads of +1000 and −1000 (a hard match)", np.array([1000.0, -1000.0])),
+        _case("layer_counts", "512 tokens of width 768, 12 heads (the chapter: 393,216 / 262,144 / 3,145,728)",
+              512, 768, 12),
+        _case("pattern_count", "12 layers of 12 heads (the chapter: 144)", 12, 12),
+        _case("first_changed_output", "the worked example, token 2 changed, causal mask", X, W_q, W_k, W_v, 2,
+              mask=ref.causal_mask(4)),
+        _case("first_changed_output", "the worked example, token 2 changed, no mask", X, W_q, W_k, W_v, 2),
+        _case("padding_leak", "'cube' as padding, no mask (the chapter: 'up' puts 0.681 on it)",
+              weights[None], np.array([3])),
+        _case("padding_leak", "'cube' as padding, with the padding mask", padded_weights[None], np.array([3])),
+        _case("mlp_flops", "512 tokens of width 768", 512, 768),
+        _case("grid_over_mlp", "512 tokens of width 768 (short: the MLP dominates)", 512, 768),
+        _case("grid_over_mlp", "32,768 tokens of width 768 (long: the grid dominates)", 32768, 768),
+        _case("hull_excess", "the worked example's outputs", O, V),
+        _case("hull_excess", "the worked example with 'cube' hidden from every query", O_masked, V, last_hidden),
+        _case("hull_excess", "the outputs multiplied by W_o (no longer a mix of V)", O @ W_o, V),
+        _case("hull_excess", "unmasked outputs, though 'cube' was hidden (a mask left out)", O, V, last_hidden),
+        _case("leaked_targets", "the causal mask of 4 tokens", ref.causal_mask(4)),
+        _case("leaked_targets", "no mask on 4 tokens", np.zeros((4, 4))),
+        _case("score_variance", "400 pairs at head size 4", *pairs[4]),
+        _case("score_variance", "400 pairs at head size 64", *pairs[64]),
     ]
 
 
@@ -343,6 +385,89 @@ def _hidden(func: str) -> list[dict]:
         add("width 96, 3 heads", 96, 3)
         add("width 100 in 3 heads", 100, 3, raises="ValueError", checks="bad shape")
         add("0 heads", 96, 0, raises="ValueError", checks="bad size")
+    elif func == "self_preference":
+        tokens = n(6, 5)
+        add("6 tokens against themselves (symmetric)", tokens @ tokens.T)
+        add("7 queries against 7 keys", n(7, 4) @ n(7, 4).T)
+        repeated = tokens[[0, 1, 1, 2, 3]]
+        add("a token written twice (its two rows tie)", repeated @ repeated.T)
+        favours_itself = n(6, 6)
+        favours_itself[np.arange(6), np.arange(6)] = favours_itself.max(axis=1) + 0.1
+        add("6 queries that each score their own key highest (columns need not)", favours_itself)
+        add("one token", n(1, 1))
+        add("a grid that is not square", n(3, 4), raises="ValueError")
+    elif func == "lead_share":
+        add("leads from −6 to 6", np.linspace(-6, 6, 13))
+        add("a grid of leads in float32", n(3, 4, dtype=f32, scale=3))
+        add("leads of ±1e4 and ±40", np.array([1e4, -1e4, 40.0, -40.0]))
+        add("a single lead of 2.5", np.float64(2.5))
+    elif func == "layer_counts":
+        add("1,024 tokens of width 1,024, 16 heads", 1024, 1024, 16)
+        add("7 tokens of width 6, 3 heads", 7, 6, 3)
+        add("width 10 in 4 heads", 5, 10, 4, raises="ValueError")
+    elif func == "pattern_count":
+        add("2 layers of 4 heads (the explorer's model)", 2, 4)
+        add("32 layers of 32 heads", 32, 32)
+        add("0 layers", 0, 4, raises="ValueError")
+    elif func == "first_changed_output":
+        W = lambda: n(6, 6, scale=0.5)  # noqa: E731
+        add("token 3 of 7 changed, causal mask", n(7, 6), W(), W(), W(), 3, mask=ref.causal_mask(7))
+        add("token 5 of 6 changed, no mask", n(6, 6), W(), W(), W(), 5)
+        add("the last real token of 4 changed under a padding mask of length 4 in 6",
+            n(6, 6), W(), W(), W(), 3, mask=ref.padding_mask(np.array([4]), 6)[0])
+        add("a padding token changed under a padding mask (nothing real may see it)",
+            n(6, 6), W(), W(), W(), 5, mask=ref.padding_mask(np.array([4]), 6)[0])
+        add("a mask that lets each token see one token ahead", n(6, 6), W(), W(), W(), 4,
+            mask=np.triu(np.full((6, 6), -np.inf), k=2))
+        add("token 0 changed, causal mask", n(5, 6), W(), W(), W(), 0, mask=ref.causal_mask(5))
+        add("a position past the end", n(4, 6), W(), W(), W(), 4, raises="ValueError")
+    elif func == "padding_leak":
+        X = n(3, 8, 4)
+        Q, K, V = (X @ n(4, 4) for _ in range(3))
+        lengths = np.array([8, 5, 2])
+        _, unmasked = ref.attention(Q, K, V)
+        _, masked = ref.attention(Q, K, V, ref.padding_mask(lengths, 8))
+        add("lengths 8, 5, 2, no mask: the short sequences leak most", unmasked, lengths)
+        add("lengths 8, 5, 2, with the padding mask", masked, lengths)
+        _, causal = ref.attention(Q, K, V, ref.causal_mask(8))
+        add("a causal mask alone: real tokens never see the padding after them", causal, lengths)
+        _, off_by_one = ref.attention(Q, K, V, ref.padding_mask(np.minimum(lengths + 1, 8), 8))
+        add("a padding mask off by one", off_by_one, lengths)
+        add("float32 weights", unmasked.astype(f32), lengths)
+        add("a length of 0", unmasked, np.array([8, 0, 2]), raises="ValueError")
+    elif func == "mlp_flops":
+        for tokens, width in ((100, 64), (4096, 1024), (7, 3)):
+            add(f"{tokens} tokens of width {width}", tokens, width)
+    elif func == "grid_over_mlp":
+        for tokens, width in ((3072, 768), (100_000, 4096), (8, 512)):
+            add(f"{tokens} tokens of width {width}", tokens, width)
+    elif func == "hull_excess":
+        V = n(6, 3)
+        weights = ref.softmax(n(5, 6, scale=2))
+        add("attention outputs on 6 value rows", weights @ V, V)
+        allowed = np.tril(np.ones((6, 6), dtype=bool))
+        causal = ref.softmax(n(6, 6, scale=2) + ref.causal_mask(6))
+        add("causal outputs: row i may see value rows 0 … i", causal @ V, V, allowed)
+        add("outputs that read rows the mask forbids (unmasked weights, causal allowed)",
+            ref.softmax(n(6, 6, scale=2)) @ V, V, allowed)
+        add("outputs of weights that do not add up to one", np.exp(n(5, 6)) @ V, V)
+        add("outputs with negative weights", (n(5, 6) - 0.5) @ V, V, None)
+        add("float32 outputs", (weights @ V).astype(f32), V.astype(f32))
+        add("a query that may see nothing", weights @ V, V, np.zeros((5, 6), dtype=bool), raises="ValueError")
+    elif func == "leaked_targets":
+        add("the causal mask of 9 tokens", ref.causal_mask(9))
+        add("no mask on 7 tokens", np.zeros((7, 7)))
+        add("a mask that lets each token see one token ahead", np.triu(np.full((6, 6), -np.inf), k=2))
+        add("a causal mask that also forbids the token itself", np.triu(np.full((6, 6), -np.inf), k=0))
+        add("a causal mask written the wrong way round", ref.causal_mask(6).T.copy())
+        group_mask = ref.block_mask(np.array([2, 3, 1]), np.array([[True, True, False], [True, True, False],
+                                                                   [True, True, True]]))
+        add("a group mask of 6 tokens (two groups see each other)", group_mask)
+        add("a mask that is not square", np.zeros((3, 4)), raises="ValueError")
+    elif func == "score_variance":
+        for d_k in (16, 256):
+            add(f"300 pairs at head size {d_k}", n(300, d_k), n(300, d_k))
+        add("Q and K of different shapes", n(5, 4), n(5, 3), raises="ValueError")
 
     if func in ("attention", "blockwise_attention"):
         for Q, K, V in _property_examples(_attention_inputs(), 6):

@@ -252,6 +252,23 @@ def outcome_of(answer, case: dict) -> tuple:
     return call(answer, *fresh_inputs(case), measure_memory="memory_limit_bytes" in case)
 
 
+def answer_as_given(answer, form: str):
+    """A "Check yourself" answer as the chapter's wording accepts it.
+
+    form "letter": a string in either case, spaces around it ignored ("C" is "c");
+    form "count": a number with no fractional part is that int (128.0 is 128,
+    4096 // 32 already is), while 67.1e6 stays a float and is not the exact count.
+    """
+    if form == "letter" and type(answer) is str:
+        return answer.strip().lower()
+    if form == "count" and _is_number(answer):
+        if isinstance(answer, (int, np.integer)):
+            return int(answer)
+        if np.isfinite(answer) and float(answer).is_integer():
+            return int(answer)
+    return answer
+
+
 def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str | None:
     """None when the outcome of a call passes the case, else the message.
 
@@ -267,6 +284,8 @@ def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str 
         return f"{label}: expected a {case['raises']} for this bad input, but {came}."
     if outcome[0] == "raised":
         return f"{label}: your function raised {outcome[1]}: {outcome[2]}"
+    if case.get("form"):
+        outcome = ("value", answer_as_given(outcome[1], case["form"]), *outcome[2:])
     problem = judge(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
     if problem or "memory_limit_bytes" not in case:
         return problem
@@ -303,6 +322,9 @@ BUILT_ON = {
     "attention_share": ("projection_flops", "score_flops"),
     "crossover_length": ("projection_flops", "score_flops", "attention_share"),
     "classify_head": ("self_score", "previous_score", "start_score", "induction_score"),
+    "lead_share": ("softmax",),
+    "first_changed_output": ("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"),
+    "grid_over_mlp": ("score_flops", "mlp_flops"),
 }
 
 
@@ -581,20 +603,23 @@ def check(function_name: str, func) -> None:
 def check_answer_form(name: str, namespace: dict, letters: str | None = None, hint: str = "") -> None:
     """The visible check of a "Check yourself" answer: its form only, never its value.
 
-    letters: the answer must be one of them, as a lower-case string; else it
-    must be a positive int (`hint` says how to write one)."""
+    letters: the answer must be one of them, a string in either case; else it
+    must be a positive whole number, an int or a float such as 128.0 (`hint`
+    says how to write one). Read as the grader reads it (`answer_as_given`)."""
     answer = namespace.get(name)
     if answer is None:
         raise CheckFailed(f"{name.lower()} is not answered yet: set {name} in the cell above and run it.")
     if letters:
         offered = ", ".join(repr(x) for x in letters)
-        if type(answer) is not str or answer not in letters or len(answer) != 1:
-            raise CheckFailed(f"{name} must be one of {offered} (a lower-case string), got {answer!r}")
+        letter = answer_as_given(answer, "letter")
+        if type(letter) is not str or letter not in letters or len(letter) != 1:
+            raise CheckFailed(f"{name} must be one of {offered} (a string), got {answer!r}")
         print(f"✓ {name} is one of the letters offered")
     else:
-        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or answer < 1:
-            raise CheckFailed(f"{name} must be a positive int ({hint}), got {answer!r}")
-        print(f"✓ {name} is a positive integer")
+        count = answer_as_given(answer, "count")
+        if type(count) is not int or count < 1:
+            raise CheckFailed(f"{name} must be a positive whole number ({hint}), got {answer!r}")
+        print(f"✓ {name} is a positive whole number")
 
 
 @cache

@@ -253,3 +253,125 @@ MISTAKES: dict[str, list[Mistake]] = {
                 lambda d, h: 4 * d * d // h),
     ],
 }
+
+
+def _lead_no_max(lead):
+    lead = np.asarray(lead, dtype=float) if np.asarray(lead).dtype.kind != "f" else np.asarray(lead)
+    return np.exp(lead) / (np.exp(lead) + 1)
+
+
+def _padding_leak_with(weights, lengths, *, every_query=False, mean=False):
+    weights, lengths = np.asarray(weights, dtype=np.float64), np.asarray(lengths)
+    n = weights.shape[-1]
+    position = np.arange(n)
+    on_padding = np.where(position[None, None, :] >= lengths[:, None, None], weights, 0.0).sum(axis=-1)
+    real = np.ones_like(on_padding, dtype=bool) if every_query else position[None, :] < lengths[:, None]
+    if mean:
+        return np.where(real, on_padding, 0.0).sum(axis=-1) / real.sum(axis=-1)
+    return np.where(real, on_padding, 0.0).max(axis=-1)
+
+
+def _changed_rows(X, W_q, W_k, W_v, j, mask=None):
+    X = np.asarray(X, dtype=np.float64)
+    changed = X.copy()
+    changed[j] += 1.0
+    before, _ = ref.attention(*ref.project_qkv(X, W_q, W_k, W_v), mask)
+    after, _ = ref.attention(*ref.project_qkv(changed, W_q, W_k, W_v), mask)
+    return (before != after).any(axis=-1)
+
+
+def _hull_excess_with(O, V, allowed=None, *, every_row=False, signed=False):
+    O, V = np.asarray(O, dtype=np.float64), np.asarray(V, dtype=np.float64)
+    if allowed is None or every_row:
+        allowed = np.ones((O.shape[0], V.shape[0]), dtype=bool)
+    visible = np.asarray(allowed)[:, :, None]
+    outside = np.maximum(O - np.where(visible, V[None], -np.inf).max(axis=1),
+                         np.where(visible, V[None], np.inf).min(axis=1) - O)
+    return outside.max(axis=1) if signed else np.maximum(outside, 0.0).max(axis=1)
+
+
+def _self_preference_with(S, *, by_column=False, strict=False, count=False):
+    S = np.asarray(S)
+    best = S.max(axis=0 if by_column else 1)
+    own = np.diagonal(S)
+    wins = own > np.where(np.eye(len(S), dtype=bool), -np.inf, S).max(axis=0 if by_column else 1) if strict \
+        else own >= best
+    return float(np.abs(S - S.T).max()), float(wins.sum() if count else wins.mean())
+
+
+# Exercises on the chapter's claims (sections 2 to 7) and notebook 08's questions answered by computing.
+MISTAKES.update({
+    "self_preference": [
+        Mistake("columns instead of rows", 2, "Row i holds token i's scores: compare S[i, i] with the largest of row i.",
+                lambda S: _self_preference_with(S, by_column=True)),
+        Mistake("a tie not counted", 2, "A row whose own score ties the largest still prefers itself: use >=.",
+                lambda S: _self_preference_with(S, strict=True)),
+        Mistake("a count instead of a fraction", 2, "Divide the number of rows that prefer themselves by n.",
+                lambda S: _self_preference_with(S, count=True)),
+    ],
+    "lead_share": [
+        Mistake("the trailing key's share", 4, "Return the weight of the key that is ahead: e^lead / (e^lead + 1).",
+                lambda lead: 1 - ref.lead_share(lead)),
+        Mistake("softmax without subtracting the row maximum", 4,
+                "e^lead overflows to inf for a large lead (inf/inf is NaN): subtract the larger score first.",
+                _lead_no_max),
+        Mistake("raised but not divided by the total", 4, "Divide e^lead by the total e^lead + e^0 of both keys.",
+                lambda lead: np.exp(np.asarray(lead, dtype=float))),
+    ],
+    "layer_counts": [
+        Mistake("heads forgotten", 4, "Every head has its own n × n score grid: n_heads · n² in all.",
+                lambda n, d, h: (n * d, n * n, n * n)),
+        Mistake("score grid of n × d_k", 4, "A score grid has one number per pair of tokens: n × n, whatever d is.",
+                lambda n, d, h: (n * d, n * (d // h), n * d)),
+    ],
+    "pattern_count": [
+        Mistake("layers plus heads", 5, "Every layer has its own heads: multiply, do not add.", lambda L, h: L + h),
+        Mistake("one layer only", 5, "Each of the n_layers layers has n_heads patterns.", lambda L, h: h),
+    ],
+    "first_changed_output": [
+        Mistake("the last unchanged position", 6, "Return the first position that changed, not the one before it.",
+                lambda *a, **k: int(np.argmax(_changed_rows(*a, **k))) - 1 if _changed_rows(*a, **k).any()
+                else len(a[0]) - 1),
+        Mistake("how many outputs changed", 6, "Return the first position whose output changed, not the count.",
+                lambda *a, **k: int(_changed_rows(*a, **k).sum())),
+    ],
+    "padding_leak": [
+        Mistake("padding queries counted too", 6, "Only real queries (i < length) matter: padding rows are thrown away.",
+                lambda weights, lengths: _padding_leak_with(weights, lengths, every_query=True)),
+        Mistake("mean instead of the largest", 6, "Take the largest leak over the real queries: one bad row is enough.",
+                lambda weights, lengths: _padding_leak_with(weights, lengths, mean=True)),
+    ],
+    "mlp_flops": [
+        Mistake("inner width d instead of 4d", 7, "The MLP widens each token to 4·d and back: 2 · n · d · 4d.",
+                lambda n, d: 2 * n * d * d),
+        Mistake("one of the two matrices", 7, "There are two matrices, d → 4d and 4d → d: 8·n·d² in all.",
+                lambda n, d: 4 * n * d * d),
+    ],
+    "grid_over_mlp": [
+        Mistake("ratio inverted", 7, "Divide the grid's work by the MLP's, not the other way round.",
+                lambda n, d: 4 * d / n),
+        Mistake("factor 2 missing", 7, "The grid is paid twice, scores and mixing: 2·n²·d.",
+                lambda n, d: n * n * d / (8 * n * d * d)),
+    ],
+    "hull_excess": [
+        Mistake("every value row counted, masked ones too", 4,
+                "Only the value rows a query may see (allowed[i]) bound its output.",
+                lambda O, V, allowed=None: _hull_excess_with(O, V, allowed, every_row=True)),
+        Mistake("signed distance", 4, "Inside the box the excess is 0.0, not negative: clip at zero.",
+                lambda O, V, allowed=None: _hull_excess_with(O, V, allowed, signed=True)),
+    ],
+    "leaked_targets": [
+        Mistake("the token itself instead of the next", 6,
+                "Position i is trained to predict token i + 1: look at mask[i, i + 1].",
+                lambda mask: int(np.isfinite(np.diagonal(np.asarray(mask, dtype=float))).sum())),
+        Mistake("every later token counted", 6, "Count positions, one per i, whose next token i + 1 is allowed.",
+                lambda mask: int(np.isfinite(np.triu(np.asarray(mask, dtype=float), k=1)
+                                             + np.tril(np.full(np.shape(mask), -np.inf))).sum())),
+    ],
+    "score_variance": [
+        Mistake("standard deviation instead of variance", 3, "Return the variance (np.var), not the spread (np.std).",
+                lambda Q, K: tuple(math.sqrt(v) for v in ref.score_variance(Q, K))),
+        Mistake("scaled by d_k instead of √d_k", 3, "Divide the scores by √d_k before taking the variance.",
+                lambda Q, K: (lambda r: (r[0], r[0] / np.shape(Q)[-1] ** 2))(ref.score_variance(Q, K))),
+    ],
+})

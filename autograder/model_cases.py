@@ -81,7 +81,29 @@ MODEL_MISTAKES: dict[str, list[Mistake]] = {
                 lambda A, tokens: _induction_with(A, tokens, _shifted_targets(tokens, 1), every_row=True)),
     ],
     "classify_head": [],
+    "copy_score": [
+        Mistake("the earlier copy instead of the token after it", SECTION,
+                "In '… A B … A' the model at the second A should predict B, the token after the first A.",
+                lambda logits, tokens: _copy_with(logits, tokens, shift=0)),
+        Mistake("averaged over every row", SECTION, "Average only over the rows whose token appeared before.",
+                lambda logits, tokens: _copy_with(logits, tokens, every_row=True)),
+    ],
 }
+
+
+def _copy_with(logits, tokens, shift: int = 1, every_row: bool = False) -> float:
+    targets = _shifted_targets(tokens, shift)
+    rows = np.flatnonzero(_shifted_targets(tokens, 1).any(axis=1))
+    predicted, tokens = np.asarray(logits).argmax(axis=-1), np.asarray(tokens)
+    hits = [predicted[i] in tokens[targets[i]] for i in rows]
+    if every_row:
+        return float(sum(hits) / (len(tokens) - 1))
+    return float(np.mean(hits)) if hits else 0.0
+
+
+def _logits(model, tokens) -> np.ndarray:
+    """(n, V) float64: the model's score of every next word at every position."""
+    return run(model, tokens).logits.astype(np.float64)
 
 
 def _case(func: str, label: str, *args) -> dict:
@@ -140,6 +162,13 @@ def _visible() -> list[dict]:
               for name, A in repeated_grids if _clear(A, repeated)]
     cases.append(_case("classify_head", "layer 0 head 0 of the random weights", _grids(untrained(model.seed), repeated)[0][1],
                        repeated))
+    cases += [
+        _case("copy_score", "the trained model on the prompt written twice", _logits(model, repeated), repeated),
+        _case("copy_score", "the random weights on the prompt written twice", _logits(untrained(model.seed), repeated),
+              repeated),
+        _case("copy_score", "logits given by hand on '<s> x y x y' (the second x predicts y, the second y predicts x)",
+              np.eye(8)[[5, 6, 5, 6, 5]], HAND_REPEAT_TOKENS),
+    ]
     return cases
 
 
@@ -179,6 +208,14 @@ def _hidden() -> dict[str, list[dict]]:
     ties = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
     add("classify_head", "self and previous tied at 0.5 (self comes first)", ties, np.array([0, 4, 9]))
     add("classify_head", "every token on itself", np.eye(6), np.arange(6))
+    for tokens in repeats:
+        add("copy_score", f"the trained model on a hidden span of {len(tokens) // 2} words, twice",
+            _logits(model, tokens), tokens)
+    add("copy_score", "the random weights on a hidden repeated span", _logits(random, repeats[1]), repeats[1])
+    add("copy_score", "the trained model on a hidden sentence", _logits(model, sentences[1]), sentences[1])
+    add("copy_score", "drawn logits on 12 tokens of 3 kinds (rows with several targets)",
+        rng.standard_normal((12, 4)), small_alphabet)
+    add("copy_score", "no token repeats", rng.standard_normal((5, 8)), np.arange(5))
     return found
 
 

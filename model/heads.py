@@ -62,6 +62,24 @@ def induction_score(A, tokens) -> float:
     return float((np.asarray(A) * T).sum(axis=1)[rows].mean())
 
 
+def copy_score(logits, tokens) -> float:
+    """How often the model predicts what followed an earlier copy of the current token.
+
+    logits: (n, V) the model's score of every next word at every position;
+    tokens: (n,) the ids it read. Over the rows i with an induction target
+    (see `induction_targets`), the fraction whose highest logit is one of the
+    tokens at those targets: in "… A B … A" the model, at the second A,
+    predicts B. 0.0 when no token repeats.
+    """
+    T = induction_targets(tokens)
+    rows = np.flatnonzero(T.any(axis=1))
+    if not rows.size:
+        return 0.0
+    predicted = np.asarray(logits).argmax(axis=-1)
+    tokens = np.asarray(tokens)
+    return float(np.mean([predicted[i] in tokens[T[i]] for i in rows]))
+
+
 def kind_of(scores) -> str:
     """The kind whose score (in `KINDS` order) is largest, if it reaches THRESHOLD; else 'spread'."""
     best = int(np.argmax(scores))

@@ -452,3 +452,157 @@ def attention_params(d: int, n_heads: int) -> int:
     if d % n_heads:
         raise ValueError(f"d = {d} is not divisible by n_heads = {n_heads}")
     return 4 * d * d
+
+
+# ---------------------------------------------------------------- exercises on the chapter's claims
+# Each measures one thing the chapter asserts, so that a student shows it by computing.
+
+
+def self_preference(S) -> tuple[float, float]:
+    """How far a square score grid is from symmetric, and how often a token prefers itself (section 2).
+
+    S: (n, n) scores of n tokens against the same n tokens.
+    Returns (asymmetry, self_share): asymmetry = max |S[i, j] − S[j, i]|, 0.0 for a
+    symmetric grid; self_share = the fraction of rows i whose own score S[i, i]
+    is the largest of the row (ties count).
+    """
+    S = _as_float("S", S, 2)
+    if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
+        raise ValueError(f"S must be a non-empty square (n, n) grid, got shape {S.shape}")
+    asymmetry = float(np.abs(S - S.T).max())
+    return asymmetry, float((np.diagonal(S) >= S.max(axis=1)).mean())
+
+
+def lead_share(lead) -> np.ndarray:
+    """The weight softmax gives the leading key of two whose scores differ by `lead` (section 4).
+
+    lead: (...) score leads (a number or an array). Returns (...) in lead's float
+    dtype (integers give float64): e^lead / (e^lead + 1), 0.5 at no lead and
+    1.0 as the lead grows (a soft lookup turning into a hard match).
+    """
+    lead = _as_float("lead", lead, 0)
+    return softmax(np.stack([lead, np.zeros_like(lead)], axis=-1))[..., 0]
+
+
+def layer_counts(n: int, d: int, n_heads: int) -> tuple[int, int, int]:
+    """The sizes of one attention layer on n tokens of width d (section 4).
+
+    Returns (numbers in each of the token, query, key, value and output grids: n·d,
+    numbers in one head's score grid: n², numbers in every head's score grid: n_heads·n²).
+    Raises ValueError on a non-positive size or when n_heads does not divide d.
+    """
+    n, d, n_heads = _positive_int("n", n), _positive_int("d", d), _positive_int("n_heads", n_heads)
+    if d % n_heads:
+        raise ValueError(f"d = {d} is not divisible by n_heads = {n_heads}")
+    return n * d, n * n, n_heads * n * n
+
+
+def pattern_count(n_layers: int, n_heads: int) -> int:
+    """Attention patterns a model has: one per head of every layer (section 5)."""
+    return _positive_int("n_layers", n_layers) * _positive_int("n_heads", n_heads)
+
+
+def first_changed_output(X, W_q, W_k, W_v, j: int, mask=None) -> int:
+    """The first output position that changes when token j changes (section 6).
+
+    X: (n, d) tokens; W_q, W_k, W_v as for project_qkv; j: 0 ≤ j < n; mask: as for attention.
+    Adds 1.0 to every number of token j, runs attention again, and returns the
+    smallest i whose output row differs in any number from before; n when none does.
+    """
+    X = _as_float("X", X, 2)
+    if X.ndim != 2:
+        raise ValueError(f"X must be (n, d), got shape {X.shape}")
+    n = X.shape[0]
+    if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < n:
+        raise ValueError(f"j must be an integer position between 0 and n - 1 = {n - 1}, got {j!r}")
+    changed = X.copy()
+    changed[j] += 1.0
+    before, _ = attention(*project_qkv(X, W_q, W_k, W_v), mask)
+    after, _ = attention(*project_qkv(changed, W_q, W_k, W_v), mask)
+    differs = np.flatnonzero((before != after).any(axis=-1))
+    return int(differs[0]) if differs.size else n
+
+
+def padding_leak(weights, lengths) -> np.ndarray:
+    """How much weight real tokens give to padding (section 6 and section 9's quiet bug).
+
+    weights: (b, n, n) attention weights of a padded batch; lengths: (b,) the true
+    lengths, each between 1 and n. Returns (b,) in weights' float dtype: for sequence k, the
+    largest total weight a real query (i < lengths[k]) puts on padding keys
+    (j ≥ lengths[k]); 0.0 for a sequence without padding.
+    """
+    weights = _as_float("weights", weights, 3)
+    lengths = np.asarray(lengths)
+    if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
+        raise ValueError(f"weights must be (b, n, n), got shape {weights.shape}")
+    b, n, _ = weights.shape
+    if lengths.shape != (b,) or lengths.dtype.kind not in "iu" or (lengths < 1).any() or (lengths > n).any():
+        raise ValueError(f"lengths must be ({b},) integers between 1 and n = {n}, got {lengths!r}")
+    position = np.arange(n)
+    padding_key = position[None, None, :] >= lengths[:, None, None]
+    real_query = position[None, :] < lengths[:, None]
+    on_padding = np.where(padding_key, weights, 0.0).sum(axis=-1)
+    return np.where(real_query, on_padding, 0.0).max(axis=-1)
+
+
+def mlp_flops(n: int, d: int) -> int:
+    """Multiply-and-add steps of a block's MLP on n tokens of width d: d → 4d → d, 8·n·d²."""
+    return 2 * _positive_int("n", n) * _positive_int("d", d) * 4 * d
+
+
+def grid_over_mlp(n: int, d: int) -> float:
+    """The score grid's work (scores and mixing) over the MLP's: n / (4·d)."""
+    return score_flops(n, d) / mlp_flops(n, d)
+
+
+# ---------------------------------------------------------------- check yourself, by computation
+
+
+def hull_excess(O, V, allowed=None) -> np.ndarray:
+    """How far each output row lies outside the box around the value rows it may see.
+
+    O: (n_q, d_v) outputs; V: (n_k, d_v) value rows; allowed: (n_q, n_k) booleans,
+    True where query i may see value row j (None: every row is visible); every
+    query must see at least one row. Returns (n_q,) in the inputs' float dtype: the largest amount
+    by which a number of O[i] lies above the largest, or below the smallest, of
+    that number over the visible value rows; 0.0 when O[i] lies inside the box.
+    A convex combination lies inside the convex hull, and the hull inside the box.
+    """
+    O, V = _as_float("O", O, 2), _as_float("V", V, 2)
+    if O.ndim != 2 or V.ndim != 2 or O.shape[1] != V.shape[1]:
+        raise ValueError(f"O and V must be (n_q, d_v) and (n_k, d_v), got O {O.shape} and V {V.shape}")
+    allowed = np.ones((O.shape[0], V.shape[0]), dtype=bool) if allowed is None else np.asarray(allowed)
+    if allowed.dtype != bool or allowed.shape != (O.shape[0], V.shape[0]) or not allowed.any(axis=1).all():
+        raise ValueError(f"allowed must be ({O.shape[0]}, {V.shape[0]}) booleans with a True in every row, "
+                         f"got {allowed.dtype} {allowed.shape}")
+    visible = allowed[:, :, None]
+    top = np.where(visible, V[None], -np.inf).max(axis=1)
+    bottom = np.where(visible, V[None], np.inf).min(axis=1)
+    outside = np.maximum(O - top, bottom - O)
+    return np.maximum(outside, 0.0).max(axis=1)
+
+
+def leaked_targets(mask) -> int:
+    """How many positions may see the token they are trained to predict.
+
+    mask: (n, n) additive mask (0 allows, −inf forbids). Position i (i < n − 1)
+    is trained to predict token i + 1; it leaks when mask[i, i + 1] allows that pair.
+    Returns the number of leaking positions: 0 for a causal mask.
+    """
+    mask = _as_float("mask", mask, 2)
+    if mask.ndim != 2 or mask.shape[0] != mask.shape[1]:
+        raise ValueError(f"mask must be a square (n, n) grid, got shape {mask.shape}")
+    return int(np.isfinite(np.diagonal(mask, offset=1)).sum())
+
+
+def score_variance(Q, K) -> tuple[float, float]:
+    """The variance of t query-key dot products, raw and divided by √d_k.
+
+    Q, K: (t, d_k) pairs; pair m scores Q[m] · K[m].
+    Returns (variance of the raw scores, variance of the scaled scores), floats.
+    """
+    Q, K = _as_float("Q", Q, 2), _as_float("K", K, 2)
+    if Q.ndim != 2 or Q.shape != K.shape:
+        raise ValueError(f"Q and K must both be (t, d_k), got Q {Q.shape} and K {K.shape}")
+    raw = (Q.astype(np.float64) * K).sum(axis=-1)
+    return float(raw.var()), float((raw / math.sqrt(Q.shape[1])).var())

@@ -2,8 +2,8 @@
 
 Keys are the question names of ``notebooks/attention/08_check_yourself.py``
 (the graded cell of question ``q`` is ``hidden_q``). A choice question maps to
-the right letter among the options printed in that notebook, a count to its
-exact int, and ``equal_scores`` to the reference function the student's
+the right letter among the options printed in that notebook (read in either
+case), a count to its exact int (a float with that value is read as the int), and ``equal_scores`` to the reference function the student's
 ``equal_scores_output`` is compared with. Changing an option's wording or
 order in the notebook means changing its letter here.
 """
@@ -29,15 +29,13 @@ def equal_scores_output(V) -> np.ndarray:
 
 
 ANSWERS = {
-    # Check yourself
-    "convex_combination": "c",   # only blends inside the hull of the visible value rows
+    # Check yourself (questions 1, 3 and 7 are answered by functions graded as exercises:
+    # hull_excess, leaked_targets and score_variance in solutions/attention.py)
     "equal_scores": equal_scores_output,
-    "teacher_forcing": "a",      # position i depends on tokens 0..i only, so no target leaks
     "head_size_4096": 4096 // 32,
     "params_4096": 4 * 4096**2,  # 67,108,864
     # Skip this chapter if ...
-    "skip_formula": "d",         # softmax(Q Kᵀ / √d) V
-    "skip_sqrt": "b",            # q·k has variance d; dividing restores unit spread
-    "skip_causal": "c",          # -inf on S_ij for j > i
-    "skip_heads": "a",           # several patterns per layer, same 4d² weights
+    "skip_formula": "b",         # softmax(Q Kᵀ / √d) V
+    "skip_causal": "d",          # -inf on S_ij for j > i: a token reads itself and what came before
+    "skip_heads": "c",           # more patterns from the same 4·d² numbers
 }

@@ -1,4 +1,4 @@
-"""The table of the chapter's numbers: 128 rows, one per printed number.
+"""The table of the chapter's numbers: 137 rows, one per printed number.
 
 Every number that the chapter (attention-guide.txt and attention-chapter-6.txt)
 prints and that follows from the data it gives is one row here: a short id, the
@@ -10,8 +10,7 @@ explained next to the rows.
 Numbers that are not here, and why:
 - "the first robot token puts 0.92 of its mixture on the first word" (section
   6): the chapter does not give the robot tokens, so 0.92 cannot be recomputed;
-- "144 such patterns" (12 heads x 12 layers) and "one GiB is 1,024 MiB": plain
-  arithmetic that involves nothing from the reference;
+- "one GiB is 1,024 MiB": a definition;
 - the convolution weights and the angle picture of section 3: the text names
   no numbers for them.
 """
@@ -212,6 +211,8 @@ ROWS.append(Row("total of cube's exponentials", 1.272, lambda: np.exp(ex().scale
 for lead, v in ((0, 0.500), (1, 0.731), (4, 0.982)):
     ROWS.append(Row(f"two keys, weight of a lead of {lead}", v,
                     lambda lead=lead: ref.softmax(np.array([lead, 0.0]))[0], printed_to(3)))
+for lead, v in ((0, 0.500), (1, 0.731), (4, 0.982)):
+    ROWS.append(Row(f"lead_share of a lead of {lead}", v, lambda lead=lead: float(ref.lead_share(lead)), printed_to(3)))
 ROWS.append(Row("a score one larger raises about 2.7 times larger", 2.7,
                 lambda: np.divide(*ref.softmax(np.array([1.0, 0.0]))), printed_to(1)))
 
@@ -261,6 +262,9 @@ ROWS += [
     Row("numbers in one head's score grid at 512", 262_144, lambda: ref.score_grid_bytes(512, 1, 1), EXACT),
     Row("numbers in twelve heads' score grids at 512", 3_145_728, lambda: ref.score_grid_bytes(512, 12, 1), EXACT),
 ]
+for part, v in enumerate((393_216, 262_144, 3_145_728)):
+    ROWS.append(Row(f"layer_counts(512, 768, 12)[{part}]", v, lambda part=part: ref.layer_counts(512, 768, 12)[part],
+                    EXACT))
 
 # Section 5: two heads, and the parameter counts.
 ROWS += [
@@ -268,6 +272,7 @@ ROWS += [
     Row("head 2's average largest weight", 0.360, lambda: ex().head_largest[1], printed_to(3)),
     Row("parameters at width 768, any number of heads", 2_359_296,
         lambda: _same_for_every(ref.attention_params(768, h) for h in range(1, 769) if 768 % h == 0), EXACT),
+    Row("patterns of 12 layers of 12 heads", 144, lambda: ref.pattern_count(12, 12), EXACT),
     Row("head size with 12 heads at width 768", 64,
         lambda: ref.split_heads(np.zeros((1, 768)), 12).shape[-1], EXACT),
     # attention-chapter-6.txt, "Check yourself".
@@ -288,6 +293,11 @@ ROWS += [
     Row("masked row of up, weight on cube (exactly zero)", 0.0, lambda: ex().masked_weights[UP, CUBE], EXACT),
     Row("largest weight on the masked token in the other rows", 0.0,
         lambda: ex().masked_weights[:CUBE, CUBE].max(), EXACT),
+    # Section 9's quiet bug, measured: without the mask, "up" puts 0.681 (section 4's grid) on "cube".
+    Row("padding leak of 'cube' without the mask", 0.681,
+        lambda: ref.padding_leak(ex().weights[None], np.array([3]))[0], printed_to(3)),
+    Row("padding leak of 'cube' with the mask", 0.0,
+        lambda: ref.padding_leak(ex().masked_weights[None], np.array([3]))[0], EXACT),
     Row("masked rows, furthest row total from 1", 0.0,
         lambda: np.abs(ex().masked_weights[:CUBE].sum(axis=-1) - 1).max(), printed_to(3)),
 ]
@@ -335,3 +345,9 @@ def test_reference_reproduces_the_chapter_number(row: Row):
     assert abs(got - row.printed) <= row.tol, (
         f"{row.id}: the chapter prints {row.printed}, the reference gives {got!r}, "
         f"{abs(got - row.printed):.3g} away (tolerance {row.tol:.3g})")
+
+
+def test_the_mlp_dominates_short_sequences_and_the_grid_tens_of_thousands():
+    """attention-chapter-6.txt, "Cost": "For short sequences the MLP dominates; at tens of
+    thousands of tokens attention dominates" (an MLP of d → 4d → d at width 768)."""
+    assert ref.grid_over_mlp(512, 768) < 1 < ref.grid_over_mlp(20_000, 768)

@@ -168,20 +168,42 @@ def test_a_time_limit_also_stops_code_that_waits_on_the_clock():
 
 
 @pytest.mark.parametrize("namespace, letters, problem", [
-    ({}, "abcd", "skip_sqrt is not answered yet"),
-    ({"SKIP_SQRT": "B"}, "abcd", "must be one of 'a', 'b', 'c', 'd' (a lower-case string), got 'B'"),
-    ({"SKIP_SQRT": "ab"}, "abcd", "got 'ab'"),
-    ({"SKIP_SQRT": 2.0}, None, "must be a positive int (use //), got 2.0"),
-    ({"SKIP_SQRT": True}, None, "got True"),
+    ({}, "abcd", "skip_heads is not answered yet"),
+    ({"SKIP_HEADS": "e"}, "abcd", "must be one of 'a', 'b', 'c', 'd' (a string), got 'e'"),
+    ({"SKIP_HEADS": "ab"}, "abcd", "got 'ab'"),
+    ({"SKIP_HEADS": 2.5}, None, "must be a positive whole number (for example 4096 // 32), got 2.5"),
+    ({"SKIP_HEADS": -3.0}, None, "got -3.0"),
+    ({"SKIP_HEADS": True}, None, "got True"),
 ])
 def test_a_check_yourself_answer_of_the_wrong_form_is_refused_with_what_is_due(namespace, letters, problem):
     from autograder.judge import CheckFailed, check_answer_form
     with pytest.raises(CheckFailed, match=re.escape(problem)):
-        check_answer_form("SKIP_SQRT", namespace, letters=letters, hint="use //")
+        check_answer_form("SKIP_HEADS", namespace, letters=letters, hint="for example 4096 // 32")
 
 
-@pytest.mark.parametrize("answer, letters", [("b", "abcd"), (128, None), (np.int64(3), None)])
+@pytest.mark.parametrize("answer, letters", [("b", "abcd"), ("B", "abcd"), (" c ", "abcd"), (128, None),
+                                             (128.0, None), (4096 // 32, None), (np.int64(3), None)])
 def test_a_check_yourself_answer_of_the_right_form_passes(answer, letters, capsys):
     from autograder.judge import check_answer_form
-    check_answer_form("SKIP_SQRT", {"SKIP_SQRT": answer}, letters=letters)
-    assert capsys.readouterr().out.startswith("✓ SKIP_SQRT")
+    check_answer_form("SKIP_HEADS", {"SKIP_HEADS": answer}, letters=letters)
+    assert capsys.readouterr().out.startswith("✓ SKIP_HEADS")
+
+
+@pytest.mark.parametrize("answer, accepted", [
+    ("c", True), ("C", True), (" c", True), ("b", False),
+    (128, True), (128.0, True), (np.float64(128.0), True), (np.int32(128), True),
+    (128.5, False), ("128", False), (True, False),
+])
+def test_is_a_check_yourself_answer_graded_as_the_chapter_would_accept_it(answer, accepted):
+    """Upper or lower case for a letter; a count as an int or a float without a fraction."""
+    from autograder.judge import verdict
+    expected, form = ("c", "letter") if isinstance(answer, str) and answer.strip().lower() in "bc" else (128, "count")
+    case = {"expected": expected, "form": form, "variants": []}
+    assert (verdict("q", ("value", answer), case) is None) == accepted
+
+
+def test_is_a_rounded_count_refused_where_the_exact_count_is_asked():
+    from autograder.judge import verdict
+    case = {"expected": 4 * 4096**2, "form": "count", "variants": []}
+    assert verdict("params", ("value", 67.1e6), case)
+    assert verdict("params", ("value", float(4 * 4096**2)), case) is None

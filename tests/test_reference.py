@@ -311,3 +311,60 @@ def test_does_bad_input_raise_a_value_error_naming_the_argument(case):
     call, argument = BAD_INPUT[case]
     with pytest.raises(ValueError, match=rf"\b{argument}\b"):
         call()
+
+
+# ---------------------------------------------------------------- the chapter's claims, as the exercises measure them
+
+
+@FAST
+@given(seed=seeds, n=st.integers(1, 8), d=st.integers(1, 6), data=st.data())
+def test_does_changing_a_token_leave_every_earlier_output_unchanged_under_a_causal_mask(seed, n, d, data):
+    rng = np.random.default_rng(seed)
+    j = data.draw(st.integers(0, n - 1))
+    X, W_q, W_k, W_v = normal(rng, n, d), normal(rng, d, d), normal(rng, d, d), normal(rng, d, d)
+    assert ref.first_changed_output(X, W_q, W_k, W_v, j, ref.causal_mask(n)) >= j
+    if j > 0:  # without a mask, the first output (which sees every token) moves
+        assert ref.first_changed_output(X, W_q, W_k, W_v, j) == 0
+
+
+@FAST
+@given(seed=seeds, n_q=st.integers(1, 7), n_k=st.integers(1, 7), d_v=st.integers(1, 4), scale=st.floats(0.1, 30))
+def test_does_every_attention_output_lie_in_the_box_of_the_values_it_may_see(seed, n_q, n_k, d_v, scale):
+    rng = np.random.default_rng(seed)
+    allowed = rng.random((n_q, n_k)) < 0.6
+    allowed[np.arange(n_q), rng.integers(0, n_k, n_q)] = True
+    V = normal(rng, n_k, d_v)
+    O, _ = ref.attention(normal(rng, n_q, 3, scale=scale), normal(rng, n_k, 3, scale=scale), V,
+                         np.where(allowed, 0.0, -np.inf))
+    assert (ref.hull_excess(O, V, allowed) <= 1e-12).all()
+
+
+@FAST
+@given(seed=seeds, n=st.integers(2, 8), d=st.integers(1, 6))
+def test_is_x_xt_symmetric_with_one_token_of_every_pair_scoring_itself_above_the_other(seed, n, d):
+    X = normal(np.random.default_rng(seed), n, d)
+    S = X @ X.T
+    assert ref.self_preference(S)[0] == 0.0
+    i, j = np.triu_indices(n, k=1)
+    assert ((S[i, i] >= S[i, j]) | (S[j, j] >= S[j, i])).all()
+
+
+def test_does_a_growing_lead_turn_the_soft_lookup_into_a_hard_match():
+    shares = ref.lead_share(np.array([0.0, 1.0, 4.0, 10.0, 1000.0]))
+    assert shares[0] == 0.5 and (np.diff(shares) > 0).all() and shares[-1] == 1.0
+
+
+def test_does_a_padding_mask_leave_no_weight_on_padding_while_no_mask_leaks_only_where_there_is_padding():
+    rng = np.random.default_rng(0)
+    Q, K, V = (normal(rng, 3, 6, 4) for _ in range(3))
+    lengths = np.array([6, 4, 1])
+    _, masked = ref.attention(Q, K, V, ref.padding_mask(lengths, 6))
+    _, unmasked = ref.attention(Q, K, V)
+    assert (ref.padding_leak(masked, lengths) == 0).all()
+    leak = ref.padding_leak(unmasked, lengths)
+    assert leak[0] == 0 and (leak[1:] > 0).all()
+
+
+def test_does_a_causal_mask_leak_no_target_while_no_mask_leaks_all_but_the_last():
+    assert ref.leaked_targets(ref.causal_mask(9)) == 0
+    assert ref.leaked_targets(np.zeros((9, 9))) == 8

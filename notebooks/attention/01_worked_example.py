@@ -10,14 +10,14 @@
 # | notebook | chapter section | you write |
 # |---|---|---|
 # | 01 the worked example (this one) | 1, 2 | `token_movement`, `project_qkv` |
-# | 02 scores and scaling | 3 | `raw_scores`, `scaled_scores`, `score_spread`, `largest_weight` |
-# | 03 softmax and the mix | 4 | `softmax`, `attention` |
-# | 04 heads | 5 | `split_heads`, `merge_heads`, `multi_head_attention` |
-# | 05 masks and cross-attention | 6 | `causal_mask`, `padding_mask`, `block_mask` |
+# | 02 scores and scaling | 2, 3 | `raw_scores`, `self_preference`, `scaled_scores`, `score_spread`, `largest_weight` |
+# | 03 softmax and the mix | 4 | `softmax`, `lead_share`, `attention`, `layer_counts` |
+# | 04 heads | 5 | `split_heads`, `merge_heads`, `multi_head_attention`, `pattern_count` |
+# | 05 masks and cross-attention | 6 | `causal_mask`, `first_changed_output`, `padding_mask`, `padding_leak`, `block_mask` |
 # | 06 blockwise attention | 7 | `blockwise_attention` |
-# | 07 cost | 7 | the cost formulas |
-# | 08 check yourself | all | answers to the chapter's questions |
-# | 09 the Model Explorer | 5 | `self_score`, `previous_score`, `start_score`, `induction_score`, `classify_head` |
+# | 07 cost | 7 | the cost formulas, against the MLP too |
+# | 08 check yourself | all | the chapter's questions, answered by computing where they can be |
+# | 09 the Model Explorer | 5 | `self_score`, `previous_score`, `start_score`, `induction_score`, `classify_head`, `copy_score` |
 #
 # ## How your work is checked
 #

@@ -2,9 +2,10 @@
 # # Attention, part 2: scores and scaling
 #
 # This notebook follows section 3 of the chapter. Every query is compared with
-# every key, which gives one number, the **score**, per (query, key) pair. Then
-# you find out by simulation why the scores are divided by √d_k before anything
-# else happens to them.
+# every key, which gives one number, the **score**, per (query, key) pair. You
+# measure why the model needs separate queries and keys to make them (section
+# 2), then find out by simulation why the scores are divided by √d_k before
+# anything else happens to them.
 #
 # The conventions of notebook 01 hold: `...` in a shape means any number of
 # leading batch dimensions, float32 input gives float32 output, and integer
@@ -112,6 +113,70 @@ import figures
 figures.score_grid(raw_scores)
 
 # %% [markdown]
+# ## Why queries and keys are two matrices (chapter section 2)
+#
+# The model could skip `W_q` and `W_k` and score the tokens against each
+# other directly: `X Xᵀ`. Two things go wrong. That grid is **symmetric**
+# (`x_i·x_j = x_j·x_i`), so "how much i wants j" is always "how much j wants
+# i". And its diagonal holds `x_i·x_i = |x_i|²`, so a token tends to match
+# itself best: for any two tokens, `|x_i − x_j|² ≥ 0` gives
+# `x_i·x_i + x_j·x_j ≥ 2 x_i·x_j`, so at least one of the two scores itself
+# above the other. With separate queries and keys neither holds.
+#
+# ### Exercise 3.2: `self_preference`
+#
+# Write `self_preference(S)` for a square grid `S` of shape `(n, n)` (n tokens
+# scored against the same n tokens). Return a tuple of two Python floats:
+#
+# * `asymmetry`: the largest `|S[i, j] − S[j, i]|` over all pairs (0.0 when
+#   `S` is symmetric);
+# * `self_share`: the fraction of rows `i` whose own score `S[i, i]` is the
+#   largest of row `i` (a tie with another entry still counts).
+#
+# Raise a `ValueError` when `S` is not a non-empty square 2-D grid. About 5 lines.
+
+# %% solution id=self_preference
+def self_preference(S):
+    """How far a square score grid is from symmetric, and how often a token scores itself highest.
+
+    S: (n, n) scores of n tokens against the same n tokens.
+    Returns (asymmetry, self_share), two floats: max |S[i, j] - S[j, i]|, and the
+    fraction of rows whose diagonal entry is the largest of the row (ties count).
+    Raises ValueError when S is not a non-empty (n, n) grid.
+    """
+    ### BEGIN SOLUTION
+    S = np.asarray(S)
+    if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
+        raise ValueError(f"S must be a non-empty square (n, n) grid, got shape {S.shape}")
+    asymmetry = float(np.abs(S - S.T).max())
+    return asymmetry, float((np.diagonal(S) >= S.max(axis=1)).mean())
+    ### END SOLUTION
+
+
+# %% tests id=check_self_preference
+# X Xᵀ of the worked example is symmetric; Q Kᵀ is not.
+check("self_preference", self_preference)
+
+# %% tests id=hidden_self_preference
+# The hidden checks of self_preference run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("self_preference", self_preference)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your measure on the four tokens, scored directly and through the two matrices:
+
+# %% locked
+try:
+    direct, learned = self_preference(X @ X.T), self_preference(Q @ K.T)
+except NotImplementedError as e:
+    print("(shown once self_preference is written)", e)
+else:
+    for name, (asymmetry, share) in (("X Xᵀ (direct)", direct), ("Q Kᵀ (learned)", learned)):
+        print(f"{name:>15}: asymmetry {asymmetry:5.2f}, tokens scoring themselves highest {share:.0%}")
+
+# %% [markdown]
 # ## Why the scores are divided by √d_k
 #
 # Before the scores are used, every one is divided by the square root of the
@@ -126,7 +191,7 @@ figures.score_grid(raw_scores)
 # the rest near 0, and through such a saturated softmax almost no gradient flows.
 # Dividing by `√d_k` brings the variance back to 1 at every head size.
 #
-# ### Exercise 3.2: `scaled_scores`
+# ### Exercise 3.3: `scaled_scores`
 #
 # Write `scaled_scores(Q, K)`: the raw scores divided by `√d_k`, with `d_k` the
 # last dimension of `Q`. Same shapes and errors as `raw_scores`. Keep float32
@@ -164,7 +229,7 @@ import figures
 figures.score_grid(scaled_scores, scaled=True)
 
 # %% [markdown]
-# ### Exercise 3.3: `score_spread`
+# ### Exercise 3.4: `score_spread`
 #
 # Check the variance argument by simulation. Write
 # `score_spread(d_k, n_samples, rng)`: draw `n_samples` random queries, **then**
@@ -230,7 +295,7 @@ import figures
 figures.score_spread(score_spread)
 
 # %% [markdown]
-# ### Exercise 3.4: `largest_weight`
+# ### Exercise 3.5: `largest_weight`
 #
 # Now see what the growth does to the weights. Write
 # `largest_weight(d_k, n_keys, scaled, n_trials, rng)`: for each of `n_trials`

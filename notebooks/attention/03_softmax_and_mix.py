@@ -135,6 +135,68 @@ import figures
 figures.softmax_lead(softmax)
 
 # %% [markdown]
+# ### From a soft lookup to a hard match
+#
+# A hash table finds the one key that matches and returns its value: a hard
+# match. Attention returns a blend, weighted by softmax: a soft match. The two
+# are ends of one scale, and the size of the scores sets where a row sits on
+# it. With two keys whose scores differ by `lead`, the leader's weight is
+# `e^lead / (e^lead + e^0)`: a half at no lead, and nearer one with every point
+# of lead, until the blend is a copy of one value.
+#
+# ### Exercise 4.2: `lead_share`
+#
+# Write `lead_share(lead)`: `lead` is a number or an array of any shape, each
+# entry the lead of one key over a second key. Return an array of the same
+# shape holding the weight softmax gives the leading key (float32 stays
+# float32; integers and plain numbers are computed in float64, and a plain number gives
+# an array of shape `()`). It must give exactly 1.0 and 0.0 for leads of
+# ±1000, not NaN. Use your `softmax` on the pair `(lead, 0)`, or write the
+# stable form yourself. About 3 lines.
+
+# %% solution id=lead_share
+def lead_share(lead):
+    """The weight of the leading key of two whose scores differ by `lead`.
+
+    lead: (...) a number or an array of leads.
+    Returns (...) in lead's float dtype (integers and numbers give float64).
+    """
+    ### BEGIN SOLUTION
+    lead = np.asarray(lead)
+    lead = lead if lead.dtype.kind == "f" else lead.astype(np.float64)
+    return softmax(np.stack([lead, np.zeros_like(lead)], axis=-1))[..., 0]
+    ### END SOLUTION
+
+
+# %% tests id=check_lead_share
+# Leads of 0, 1 and 4 are worth 0.500, 0.731 and 0.982 of the mix (chapter section 4).
+check("lead_share", lead_share)
+
+# %% tests id=hidden_lead_share
+# The hidden checks of lead_share run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("lead_share", lead_share)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Scores grow, the lookup hardens: here every score of the row of "cube" is
+# multiplied by a growing factor. The weight of its favourite key climbs
+# towards 1 while the others fall towards 0; beside it, what your
+# `lead_share` gives for the favourite's lead over the runner-up alone.
+
+# %% locked
+runner_up, favourite = np.sort(S[3])[-2:]
+try:
+    for factor in (0.25, 1, 4, 16, 64):
+        row = softmax(factor * S[3])
+        lead = factor * (favourite - runner_up)
+        print(f"scores × {factor:>5}: weights", " ".join(f"{w:.3f}" for w in row),
+              f"  lead {lead:6.2f} over the runner-up alone: {float(lead_share(lead)):.3f}")
+except NotImplementedError as e:
+    print("(shown once softmax and lead_share are written)", e)
+
+# %% [markdown]
 # ## The mix, and the whole thing as matrices
 #
 # A token's new vector is its row of weights applied to the value vectors:
@@ -152,7 +214,7 @@ figures.softmax_lead(softmax)
 # the only change is the shapes: `n_q` queries against `n_k` keys give an
 # `n_q × n_k` grid of weights.
 #
-# ### Exercise 4.2: `attention`
+# ### Exercise 4.3: `attention`
 #
 # Write `attention(Q, K, V, mask=None)` returning the tuple `(output, weights)`.
 # `Q` is `(..., n_q, d_k)`, `K` is `(..., n_k, d_k)`, `V` is `(..., n_k, d_v)`
@@ -221,6 +283,51 @@ else:
 import figures
 
 figures.convolution_vs_attention(attention)
+
+# %% [markdown]
+# ### The sizes of a real layer
+#
+# The chapter gives the sizes for a small language model: 512 tokens, each a
+# vector of 768 numbers, cut into 12 heads. Every grid of one row per token
+# (the tokens, the queries, the keys, the values and the output) holds
+# `n × d` numbers; a head's score grid holds one number per pair of tokens,
+# and every head has its own.
+#
+# ### Exercise 4.4: `layer_counts`
+#
+# Write `layer_counts(n, d, n_heads)` returning a tuple of three Python ints:
+# the numbers in one token-by-width grid, the numbers in one head's score grid,
+# and the numbers in the score grids of all `n_heads` heads together. Raise a
+# `ValueError` when a size is not a positive integer or `n_heads` does not
+# divide `d`. About 5 lines.
+
+# %% solution id=layer_counts
+def layer_counts(n, d, n_heads):
+    """The sizes of one attention layer on n tokens of width d in n_heads heads.
+
+    Returns (n·d, numbers in one head's score grid, numbers in every head's score grid), ints.
+    Raises ValueError on a size that is not a positive int or when n_heads does not divide d.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("n", n), ("d", d), ("n_heads", n_heads)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if d % n_heads:
+        raise ValueError(f"d = {d} is not divisible by n_heads = {n_heads}")
+    return int(n * d), int(n * n), int(n_heads * n * n)
+    ### END SOLUTION
+
+
+# %% tests id=check_layer_counts
+# 512 tokens of width 768 in 12 heads: 393,216, 262,144 and 3,145,728 numbers.
+check("layer_counts", layer_counts)
+
+# %% tests id=hidden_layer_counts
+# The hidden checks of layer_counts run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("layer_counts", layer_counts)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Cross-attention is the same function with fewer (or more) queries than keys.

@@ -202,6 +202,48 @@ hidden_check("multi_head_attention", multi_head_attention)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ## How many patterns a model has
+#
+# Each head of each layer makes its own grid of weights: its own pattern of
+# who reads whom. Researchers who look inside trained models find heads with
+# recognisable jobs among these patterns (notebook 09 looks for them in a
+# small model). The chapter counts them for a model of 12 layers with 12
+# heads in each.
+#
+# ### Exercise 5.4: `pattern_count`
+#
+# Write `pattern_count(n_layers, n_heads)`: the number of attention patterns
+# (weight grids per input) of a model with `n_layers` layers of `n_heads`
+# heads, as a Python int. Raise a `ValueError` when either is not a positive
+# integer. About 3 lines.
+
+# %% solution id=pattern_count
+def pattern_count(n_layers, n_heads):
+    """Attention patterns of a model: one per head of every layer.
+
+    n_layers, n_heads: positive ints. Returns an int.
+    Raises ValueError when either is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("n_layers", n_layers), ("n_heads", n_heads)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(n_layers * n_heads)
+    ### END SOLUTION
+
+
+# %% tests id=check_pattern_count
+# 12 layers of 12 heads: 144 patterns (chapter section 5).
+check("pattern_count", pattern_count)
+
+# %% tests id=hidden_pattern_count
+# The hidden checks of pattern_count run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("pattern_count", pattern_count)
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## What heads cost
 #
 # Cutting into heads does not add matrices, it cuts the same ones: head `m`'s

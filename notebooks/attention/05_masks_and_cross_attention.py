@@ -5,9 +5,11 @@
 # values all came from the same four tokens. Here you see what changes when
 # they come from two different sets, and you write the three masks that decide
 # which pairs of tokens may meet at all: `causal_mask`, `padding_mask` and
-# `block_mask`.
+# `block_mask`, with two measurements that test what the first two promise:
+# `first_changed_output` and `padding_leak`.
 #
-# The set-up cell loads **your** `softmax` and `attention` from notebook 03, so
+# The set-up cell loads **your** `softmax` and `attention` from notebook 03
+# (and `project_qkv` from notebook 01), so
 # the demonstrations below show your own attention at work. They print a
 # placeholder until the functions they need are written.
 
@@ -22,6 +24,7 @@ from workbook import TOKENS, my, pick_up_the_cube
 X, W_q, W_k, W_v = pick_up_the_cube()
 Q, K, V = X @ W_q, X @ W_k, X @ W_v
 softmax, attention = my("03_softmax_and_mix", "softmax", "attention")
+project_qkv = my("01_worked_example", "project_qkv")
 
 # %% [markdown]
 # ## 1. Who asks and who answers (chapter section 6)
@@ -128,7 +131,71 @@ figures.causal_mask(causal_mask)
 # next token in a single forward pass, with no answer leaking from the right.
 # Feeding the true tokens in this way is called **teacher forcing**.
 #
-# ### Exercise 2.2: `padding_mask`
+# ### Exercise 2.2: `first_changed_output`
+#
+# The mask makes a promise: the output at position `i` depends on tokens
+# `0 … i` only, so changing a later token never changes an earlier output.
+# Test the promise rather than trust it. Write
+# `first_changed_output(X, W_q, W_k, W_v, j, mask=None)`: `X` is `(n, d)`,
+# the matrices are those of `project_qkv`, `j` is a position `0 ≤ j < n` and
+# `mask` is passed on to `attention`. Run attention on `X`; then add 1.0 to
+# every number of token `j` (on a copy: never change the caller's `X`) and
+# run it again. Return, as a Python int, the smallest position `i` whose
+# output row differs from before in any number (exact comparison: a
+# forbidden pair contributes exactly nothing), or `n` when no row changed.
+# Raise a `ValueError` when `j` is not an integer position of `X`. Use your
+# `project_qkv` and `attention`. About 9 lines.
+
+# %% solution id=first_changed_output
+def first_changed_output(X, W_q, W_k, W_v, j, mask=None):
+    """The first output position that changes when token j changes.
+
+    X: (n, d) tokens; W_q, W_k, W_v: as for project_qkv; j: a position 0 <= j < n;
+    mask: None or an additive mask for attention.
+    Returns an int: the smallest i whose output row changes when 1.0 is added to
+    every number of token j; n when no output changes.
+    Raises ValueError when j is not an integer between 0 and n - 1.
+    """
+    ### BEGIN SOLUTION
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < n:
+        raise ValueError(f"j must be an integer position between 0 and {n - 1}, got {j!r}")
+    changed = X.copy()
+    changed[j] += 1.0
+    before, _ = attention(*project_qkv(X, W_q, W_k, W_v), mask)
+    after, _ = attention(*project_qkv(changed, W_q, W_k, W_v), mask)
+    rows = np.flatnonzero((before != after).any(axis=-1))
+    return int(rows[0]) if rows.size else n
+    ### END SOLUTION
+
+
+# %% tests id=check_first_changed_output
+# Changing "the" (token 2) changes outputs 2 and 3 under the causal mask, and all four without it.
+check("first_changed_output", first_changed_output)
+
+# %% tests id=hidden_first_changed_output
+# The hidden checks of first_changed_output run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("first_changed_output", first_changed_output)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Every token of the worked example changed in turn, with your causal mask
+# and without a mask: with the mask, the first output to move is always the
+# changed token's own.
+
+# %% locked
+try:
+    for j, token in enumerate(TOKENS):
+        print(f"{token:>5} changed: first output to move with the mask {first_changed_output(X, W_q, W_k, W_v, j, causal_mask(4))},"
+              f" without {first_changed_output(X, W_q, W_k, W_v, j)}")
+except NotImplementedError as e:
+    print("(shown once first_changed_output and causal_mask are written)", e)
+
+# %% [markdown]
+# ### Exercise 2.3: `padding_mask`
 #
 # Sentences of different lengths share one rectangular batch, and the short
 # ones are filled up at the end with places that must never be read. Write
@@ -202,7 +269,75 @@ import figures
 figures.padding_mask(padding_mask)
 
 # %% [markdown]
-# ### Exercise 2.3: `block_mask`
+# ### Exercise 2.4: `padding_leak`
+#
+# The chapter's closing warning: a padding mask that is wrong in a quiet way
+# raises no error. The model still trains, every row of weights still adds
+# up to one, and only short inputs, the ones with padding, come out strange.
+# The way to catch it is to measure what the mask is for. Write
+# `padding_leak(weights, lengths)`: `weights` is `(b, n, n)`, the attention
+# weights of a padded batch of `b` sequences, and `lengths` the `(b,)` true
+# lengths (integers from 1 to `n`). For each sequence `k`, find the largest
+# total weight that one of its real queries (`i < lengths[k]`) puts on its
+# padding keys (`j ≥ lengths[k]`). Return those `b` numbers in weights' float
+# dtype: all zeros when the mask is right. Padding queries do not count (their
+# outputs are thrown away). Raise a `ValueError` when `weights` is not
+# `(b, n, n)` or a length is not an integer from 1 to `n`. About 8 lines.
+
+# %% solution id=padding_leak
+def padding_leak(weights, lengths):
+    """The largest weight a real query of each sequence puts on its padding.
+
+    weights: (b, n, n) attention weights of a padded batch; lengths: (b,) ints from 1 to n.
+    Returns (b,) in weights' float dtype: for sequence k, the largest total weight a
+    query i < lengths[k] gives to the keys j >= lengths[k]; 0.0 without padding.
+    Raises ValueError on bad shapes or lengths.
+    """
+    ### BEGIN SOLUTION
+    weights, lengths = np.asarray(weights), np.asarray(lengths)
+    weights = weights if weights.dtype.kind == "f" else weights.astype(np.float64)
+    if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
+        raise ValueError(f"weights must be (b, n, n), got shape {weights.shape}")
+    b, n, _ = weights.shape
+    if lengths.shape != (b,) or lengths.dtype.kind not in "iu" or (lengths < 1).any() or (lengths > n).any():
+        raise ValueError(f"lengths must be {b} integers from 1 to {n}, got {lengths!r}")
+    position = np.arange(n)
+    on_padding = np.where(position >= lengths[:, None, None], weights, 0).sum(axis=-1)
+    return np.where(position < lengths[:, None], on_padding, 0).max(axis=-1).astype(weights.dtype)
+    ### END SOLUTION
+
+
+# %% tests id=check_padding_leak
+# With "cube" as padding and no mask, "up" puts 0.681 of its weight on it; with the mask, nothing.
+check("padding_leak", padding_leak)
+
+# %% tests id=hidden_padding_leak
+# The hidden checks of padding_leak run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("padding_leak", padding_leak)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The quiet bug in numbers: a batch of the worked example padded to three
+# lengths, with no mask, with a mask off by one, and with your padding mask.
+# Every row of every grid adds up to one in all three; only the leak tells
+# them apart, and it is worst for the shortest sentence.
+
+# %% locked
+lengths = np.array([4, 3, 2])
+try:
+    masks = {"no mask": None, "off by one": padding_mask(np.minimum(lengths + 1, 4), 4),
+             "your padding mask": padding_mask(lengths, 4)}
+    for name, mask in masks.items():
+        _, weights = attention(np.stack([Q] * 3), np.stack([K] * 3), np.stack([V] * 3), mask)
+        print(f"{name:>18}: row totals all 1: {np.allclose(weights.sum(-1), 1)};",
+              "leak for lengths 4, 3, 2:", " ".join(f"{x:.3f}" for x in padding_leak(weights, lengths)))
+except NotImplementedError as e:
+    print("(shown once padding_mask, attention and padding_leak are written)", e)
+
+# %% [markdown]
+# ### Exercise 2.5: `block_mask`
 #
 # A robot model reads a mixed stream: picture tokens, then words, then joint
 # readings, then action tokens, and a mask lays out which *kind* of token may

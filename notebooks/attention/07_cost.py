@@ -2,9 +2,9 @@
 # # Attention, part 7: what attention costs as the input grows
 #
 # This notebook follows chapter section 7. Nothing here needs an array: you
-# write six short formulas that count the work and the memory of one
-# attention layer, and the demonstrations use them to rebuild the chapter's
-# numbers for a model of width 768.
+# write short formulas that count the work and the memory of one attention
+# layer, and of the MLP beside it, and the demonstrations use them to rebuild
+# the chapter's numbers for a model of width 768.
 #
 # Every function takes whole numbers and checks them: an argument that is not
 # a positive integer (a Python or NumPy int; `True` and `768.0` do not count)
@@ -199,6 +199,85 @@ except NotImplementedError as e:
 import figures
 
 figures.cost(projection_flops, score_flops, crossover_length)
+
+# %% [markdown]
+# ### Against the rest of the block: the MLP
+#
+# The short chapter says it plainly: for short sequences the MLP dominates;
+# at tens of thousands of tokens attention dominates. A transformer block
+# (the chapter after this one) follows attention with an MLP that widens
+# every token from `d` to `4·d` numbers and narrows it back: two matrices,
+# `d × 4d` and `4d × d`, applied to each of the `n` tokens.
+#
+# ### Exercise 2.5: `mlp_flops`
+#
+# Write `mlp_flops(n, d)`: the multiply-and-add steps of that MLP on `n`
+# tokens of width `d`, as a Python int. Raise a `ValueError` when `n` or `d`
+# is not a positive integer. About 3 lines.
+
+# %% solution id=mlp_flops
+def mlp_flops(n, d):
+    """Multiply-and-add steps of a block's MLP (d → 4d → d) on n tokens of width d.
+
+    n, d: positive ints. Returns an int.
+    Raises ValueError when n or d is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("n", n), ("d", d)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(n * d * 4 * d + n * 4 * d * d)
+    ### END SOLUTION
+
+
+# %% tests id=check_mlp_flops
+# 512 tokens of width 768: 2,415,919,104 steps, six times the grid's 402,653,184.
+check("mlp_flops", mlp_flops)
+
+# %% tests id=hidden_mlp_flops
+# The hidden checks of mlp_flops run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("mlp_flops", mlp_flops)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 2.6: `grid_over_mlp`
+#
+# Write `grid_over_mlp(n, d)`: the work of the score grid (your `score_flops`)
+# divided by the work of the MLP (your `mlp_flops`), as a Python float. Below
+# 1 the MLP costs more; above 1 the grid does. About 1 line.
+
+# %% solution id=grid_over_mlp
+def grid_over_mlp(n, d):
+    """The score grid's multiply-and-add steps over the MLP's, for n tokens of width d.
+
+    Returns a float: below 1 the MLP costs more, above 1 the grid does.
+    """
+    ### BEGIN SOLUTION
+    return score_flops(n, d) / mlp_flops(n, d)
+    ### END SOLUTION
+
+
+# %% tests id=check_grid_over_mlp
+# At width 768: 1/6 at 512 tokens (the MLP dominates), 10.67 at 32,768 (the grid dominates).
+check("grid_over_mlp", grid_over_mlp)
+
+# %% tests id=hidden_grid_over_mlp
+# The hidden checks of grid_over_mlp run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("grid_over_mlp", grid_over_mlp)
+### END HIDDEN TESTS
+
+# %% locked
+try:
+    print("tokens   grid / MLP   the larger")
+    for n in (128, 512, 2048, 3072, 8192, 32768):
+        ratio = grid_over_mlp(n, 768)
+        print(f"{n:>6,}   {ratio:>10.3f}   {'the grid' if ratio > 1 else 'the MLP' if ratio < 1 else 'equal'}")
+except NotImplementedError as e:
+    print("(shown once score_flops, mlp_flops and grid_over_mlp are written)", e)
 
 # %% [markdown]
 # ## 3. Memory (chapter section 7)

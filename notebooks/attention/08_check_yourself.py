@@ -1,19 +1,22 @@
 # %% [markdown]
 # # Attention, part 8: check yourself
 #
-# The short version of the chapter ends with a few "Check yourself" questions
-# and opens with a list of what you should be able to do to skip it. This
-# notebook asks all of them, in a form a grader can mark:
+# The short version of the chapter closes with four "Check yourself"
+# questions, and opens with a list of what you should already be able to do
+# if you want to skip it. The chapter wants explanations, so wherever an
+# answer can be shown by computing, you show it: you write a small function,
+# and it is run on cases you have not seen. Where you must pick, you pick
+# among statements that are each someone's real mistake. Three kinds of
+# answer:
 #
-# * a **choice**: set a variable to the lower-case letter of the one right
-#   option, for example `ANSWER = "b"`;
-# * a **count**: set a variable to an exact Python `int`;
-# * a **property**: write a short function whose output shows the answer.
+# * a **function** whose output demonstrates the answer; the cell under it
+#   checks it on the chapter's example, the grader on other inputs;
+# * a **count**: a whole number, written as you like (`4096 // 32` or
+#   `128.0` are both fine, but a rounded figure is not the exact count);
+# * a **choice**: the letter of one option, in either case (`"b"` or `"B"`).
 #
-# The cell under each question checks only the *form* of your answer (a letter
-# that was offered, an integer, an array of the right shape). Whether it is
-# right is marked when your work is graded, so think before you answer:
-# a form that passes here says nothing about the answer itself.
+# For counts and choices, the cell under the question checks only the form
+# of your answer; whether it is right is marked when your work is graded.
 
 # %% setup id=setup_08
 import math
@@ -21,41 +24,81 @@ import math
 import numpy as np
 
 from judge import NotStarted, check, check_answer_form
+from workbook import my, pick_up_the_cube
+
+X, W_q, W_k, W_v = pick_up_the_cube()
+Q, K, V = X @ W_q, X @ W_k, X @ W_v
+# Your own functions from notebooks 03 and 05.
+softmax, attention = my("03_softmax_and_mix", "softmax", "attention")
+causal_mask = my("05_masks_and_cross_attention", "causal_mask")
 
 # %% [markdown]
 # ## Check yourself
 #
-# ### Question 1: a convex combination
+# ### Question 1: what one attention step can produce
 #
-# Each output row of attention is a *convex combination* of the value rows its
-# token may see: a weighted sum whose weights are never negative and add up to
-# one (chapter section 4). What does that say about what a single attention
-# step can produce for a token?
+# Every output row of attention is `Σⱼ A[i, j] V[j]` with weights that are
+# never negative and add up to one over the rows token `i` may see: a convex
+# combination. The short chapter draws the consequence: the output lies in the
+# convex hull of those value rows, so attention can select and blend, while
+# anything new must come from the matrices around it. Show it on numbers.
 #
-# * **a.** Any vector at all: the weights are learned, so the right weights
-#   can send the output in any direction.
-# * **b.** Exactly one of the value rows, because the softmax always hands the
-#   whole weight to the single highest score.
-# * **c.** Only a vector inside the region spanned "between" the visible value
-#   rows (their convex hull): attention selects and blends, and anything new
-#   has to come from the matrices `W_V`, `W_O` and the layers around it.
-# * **d.** A vector of length exactly 1, because the weights add up to one.
-#
-# Set `CONVEX_COMBINATION` to your letter.
+# The hull lies inside a simpler region, the box whose sides are, number by
+# number, the smallest and the largest of the visible value rows. Write
+# `hull_excess(O, V, allowed=None)`: `O` is `(n_q, d_v)` outputs, `V` is
+# `(n_k, d_v)` value rows, `allowed` is `(n_q, n_k)` booleans (True where
+# query `i` may see row `j`; `None` means every row is visible). For every
+# output row return how far it sticks out of its box: the largest amount by
+# which one of its numbers lies above the largest, or below the smallest, of
+# that number over its visible value rows, and 0.0 when it lies inside.
+# Return `(n_q,)` in the inputs' float dtype. Raise a `ValueError` on shapes
+# that do not fit, or when `allowed` is not booleans of shape `(n_q, n_k)`
+# with at least one True per row. About 8 lines.
 
-# %% solution id=convex_combination
-# Replace `raise NotStarted()` below with CONVEX_COMBINATION = "<letter>", one lower-case letter.
-### BEGIN SOLUTION
-CONVEX_COMBINATION = "c"
-### END SOLUTION
+# %% solution id=hull_excess
+def hull_excess(O, V, allowed=None):
+    """How far each output row sticks out of the box around the value rows it may see.
 
-# %% tests id=hidden_convex_combination
-# Form only: one of the letters offered. The answer itself is marked when your work is graded.
-check_answer_form("CONVEX_COMBINATION", globals(), letters="abcd")
+    O: (n_q, d_v) outputs; V: (n_k, d_v) value rows; allowed: (n_q, n_k) booleans or None (all visible).
+    Returns (n_q,) in the inputs' float dtype: 0.0 inside the box, else the largest overshoot.
+    Raises ValueError on shapes that do not fit or a row of allowed with no True.
+    """
+    ### BEGIN SOLUTION
+    O, V = np.asarray(O), np.asarray(V)
+    if O.ndim != 2 or V.ndim != 2 or O.shape[1] != V.shape[1]:
+        raise ValueError(f"O and V must be (n_q, d_v) and (n_k, d_v), got O {O.shape} and V {V.shape}")
+    allowed = np.ones((len(O), len(V)), dtype=bool) if allowed is None else np.asarray(allowed)
+    if allowed.dtype != bool or allowed.shape != (len(O), len(V)) or not allowed.any(axis=1).all():
+        raise ValueError(f"allowed must be ({len(O)}, {len(V)}) booleans with a True in every row")
+    top = np.where(allowed[:, :, None], V, -np.inf).max(axis=1)
+    bottom = np.where(allowed[:, :, None], V, np.inf).min(axis=1)
+    return np.maximum(np.maximum(O - top, bottom - O), 0).max(axis=1)
+    ### END SOLUTION
+
+
+# %% tests id=check_hull_excess
+# Attention's outputs never stick out (with and without a mask); multiplied by W_o, they do.
+check("hull_excess", hull_excess)
+
+# %% tests id=hidden_hull_excess
+# The hidden checks of hull_excess run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("convex_combination", CONVEX_COMBINATION)
+hidden_check("hull_excess", hull_excess)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# Your measure on your attention, with rows of weights that do and do not
+# add up to one: only the convex combination is bound to its values.
+
+# %% locked
+try:
+    O, A = attention(Q, K, V)
+    for name, weights in (("attention's weights", A), ("weights doubled", 2 * A),
+                          ("weights with a negative entry", A - 0.3)):
+        print(f"{name:>30}: excess per row", " ".join(f"{x:.3f}" for x in hull_excess(weights @ V, V)))
+except NotImplementedError as e:
+    print("(shown once attention and hull_excess are written)", e)
 
 # %% [markdown]
 # ### Question 2: all scores equal
@@ -103,51 +146,68 @@ hidden_check("equal_scores", equal_scores_output)
 # %% [markdown]
 # ### Question 3: one pass, every position
 #
-# When a model is trained to predict the next token, why does the causal mask
-# let a single forward pass give the loss at every position of a sequence at
-# once (chapter section 6, and "The causal mask" in the short chapter)?
+# A model learning to predict the next token gets, at position `i`, the true
+# tokens `0 … i` and is asked for token `i + 1`. The short chapter says the
+# causal mask lets one forward pass train every position at once. The reason
+# can be counted: a position whose weights may reach token `i + 1` could copy
+# its answer instead of predicting it.
 #
-# * **a.** With the mask, the output at position `i` depends only on tokens
-#   `0 … i`, so the true sequence can go in whole and no position can see the
-#   token it is asked to predict (this is called teacher forcing).
-# * **b.** The mask forbids half of the pairs, so the scores of all positions
-#   fit in memory at once instead of one position at a time.
-# * **c.** The mask makes the weight grid symmetric, so each pair of positions
-#   is computed once and shared by both of them.
-# * **d.** The mask removes the padding at the end of short sentences, so
-#   sequences of every length can share one batch.
-#
-# Set `TEACHER_FORCING` to your letter.
+# Write `leaked_targets(mask)`: `mask` is an additive `(n, n)` mask (0
+# allows a pair, −∞ forbids it). Return, as a Python int, how many positions
+# `i` (from 0 to `n − 2`) may look at their own target `i + 1` in one
+# attention step. With a causal mask the count is 0, and that is why the true
+# sequence can go in whole. Raise a `ValueError` when `mask` is not a square
+# 2-D grid. About 3 lines.
 
-# %% solution id=teacher_forcing
-# Replace `raise NotStarted()` below with TEACHER_FORCING = "<letter>", one lower-case letter.
-### BEGIN SOLUTION
-TEACHER_FORCING = "a"
-### END SOLUTION
+# %% solution id=leaked_targets
+def leaked_targets(mask):
+    """How many positions may see the token they are trained to predict.
 
-# %% tests id=hidden_teacher_forcing
-# Form only: one of the letters offered. The answer itself is marked when your work is graded.
-check_answer_form("TEACHER_FORCING", globals(), letters="abcd")
+    mask: (n, n) additive: 0 allows a pair, -inf forbids it.
+    Returns an int: the positions i < n - 1 for which mask[i, i + 1] allows the pair.
+    Raises ValueError when mask is not a square 2-D grid.
+    """
+    ### BEGIN SOLUTION
+    mask = np.asarray(mask, dtype=np.float64)
+    if mask.ndim != 2 or mask.shape[0] != mask.shape[1]:
+        raise ValueError(f"mask must be a square (n, n) grid, got shape {mask.shape}")
+    return int(np.isfinite(np.diagonal(mask, offset=1)).sum())
+    ### END SOLUTION
+
+
+# %% tests id=check_leaked_targets
+# The causal mask of 4 tokens leaks no target; no mask leaks 3 (every position but the last).
+check("leaked_targets", leaked_targets)
+
+# %% tests id=hidden_leaked_targets
+# The hidden checks of leaked_targets run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("teacher_forcing", TEACHER_FORCING)
+hidden_check("leaked_targets", leaked_targets)
 ### END HIDDEN TESTS
+
+# %% locked
+try:
+    print("your causal mask of 8 tokens leaks", leaked_targets(causal_mask(8)), "targets;",
+          "no mask leaks", leaked_targets(np.zeros((8, 8))))
+except NotImplementedError as e:
+    print("(shown once causal_mask and leaked_targets are written)", e)
 
 # %% [markdown]
 # ### Question 4: the head size of a large model
 #
 # A model has width `d = 4096` and `h = 32` heads (chapter section 5). What is
-# the head size `d_k`? Set `HEAD_SIZE_4096` to an `int`.
+# the head size `d_k`? Set `HEAD_SIZE_4096` to that whole number.
 
 # %% solution id=head_size_4096
-# Replace `raise NotStarted()` below with HEAD_SIZE_4096 = <an int>.
+# Replace `raise NotStarted()` below with HEAD_SIZE_4096 = <a whole number>.
 ### BEGIN SOLUTION
 HEAD_SIZE_4096 = 4096 // 32
 ### END SOLUTION
 
 # %% tests id=hidden_head_size_4096
-# Form only: a positive integer. The value is marked when your work is graded.
-check_answer_form("HEAD_SIZE_4096", globals(), hint="use // rather than /")
+# Form only: a positive whole number. The value is marked when your work is graded.
+check_answer_form("HEAD_SIZE_4096", globals(), hint="for example 4096 // 32")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("head_size_4096", HEAD_SIZE_4096)
@@ -158,18 +218,18 @@ hidden_check("head_size_4096", HEAD_SIZE_4096)
 #
 # Same model, `d = 4096` and `h = 32`, with full multi-head attention: how many
 # weights do `W_Q`, `W_K`, `W_V` and `W_O` hold together (no biases; chapter
-# section 5)? Set `PARAMS_4096` to the exact count as an `int`, not a rounded
-# figure.
+# section 5)? Set `PARAMS_4096` to the exact count, not a rounded figure
+# such as 67.1 million.
 
 # %% solution id=params_4096
-# Replace `raise NotStarted()` below with PARAMS_4096 = <an int>.
+# Replace `raise NotStarted()` below with PARAMS_4096 = <a whole number>.
 ### BEGIN SOLUTION
 PARAMS_4096 = 4 * 4096**2
 ### END SOLUTION
 
 # %% tests id=hidden_params_4096
-# Form only: a positive integer. The value is marked when your work is graded.
-check_answer_form("PARAMS_4096", globals(), hint="write 1_000 rather than 1e3")
+# Form only: a positive whole number. The value is marked when your work is graded.
+check_answer_form("PARAMS_4096", globals(), hint="the exact count, such as 4 * 4096**2")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("params_4096", PARAMS_4096)
@@ -178,26 +238,26 @@ hidden_check("params_4096", PARAMS_4096)
 # %% [markdown]
 # ## Could you have skipped the chapter?
 #
-# The chapter says you may skip it if you can write its formula from memory
-# and explain three things about it. Four questions, one per item.
+# The chapter lets you skip it if you can write its formula from memory and
+# explain the √d, the causal mask and the heads. One question each.
 #
 # ### Question 6: the formula
 #
-# For queries $Q$, keys $K$ and values $V$ with head size $d$, which line is
-# scaled dot-product attention (chapter section 4)?
+# Queries `Q`, keys `K` and values `V`, head size `d`. Which line computes
+# scaled dot-product attention?
 #
-# * **a.** $\operatorname{softmax}(QK^{\top})\,V / \sqrt{d}$
-# * **b.** $\operatorname{softmax}(QV^{\top} / \sqrt{d})\,K$
-# * **c.** $\operatorname{softmax}(QK^{\top} / d)\,V$
-# * **d.** $\operatorname{softmax}(QK^{\top} / \sqrt{d})\,V$
-# * **e.** $\operatorname{softmax}(K^{\top}Q / \sqrt{d})\,V$
+# * **a.** $\operatorname{softmax}(QK^{\top} / d)\,V$
+# * **b.** $\operatorname{softmax}(QK^{\top} / \sqrt{d})\,V$
+# * **c.** $\operatorname{softmax}(KQ^{\top} / \sqrt{d})\,V$
+# * **d.** $\operatorname{softmax}(QK^{\top})\,V / \sqrt{d}$
+# * **e.** $\operatorname{softmax}(QK^{\top})\,V$
 #
 # Set `SKIP_FORMULA` to your letter.
 
 # %% solution id=skip_formula
-# Replace `raise NotStarted()` below with SKIP_FORMULA = "<letter>", one lower-case letter.
+# Replace `raise NotStarted()` below with SKIP_FORMULA = "<letter>".
 ### BEGIN SOLUTION
-SKIP_FORMULA = "d"
+SKIP_FORMULA = "b"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_formula
@@ -209,58 +269,77 @@ hidden_check("skip_formula", SKIP_FORMULA)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 7: why √d
+# ### Question 7: why √d, measured
 #
-# Why are the scores divided by the square root of the head size
-# (chapter section 3)?
-#
-# * **a.** Without it the weights of a row would not add up to one; the
-#   division is what normalises them.
-# * **b.** When the parts of a query and a key are independent with mean 0 and
-#   variance 1, their dot product adds up `d` such products and has variance
-#   `d`; dividing by √d brings the spread back to about 1, so the softmax does
-#   not collapse onto one key and its gradients do not vanish.
-# * **c.** It makes the scores cheaper: the cost of one score then grows like
-#   √d instead of `d`.
-# * **d.** It turns each dot product into the cosine of the angle between the
-#   query and the key, so every score lies between −1 and 1.
-#
-# Set `SKIP_SQRT` to your letter.
+# Take `t` pairs of a query and a key whose numbers are independent, with mean
+# 0 and variance 1. Write `score_variance(Q, K)`: `Q` and `K` are `(t, d_k)`,
+# pair `m` scores `Q[m] · K[m]`. Return a tuple of two Python floats: the
+# variance (`np.var`) of the `t` raw scores, and the variance of the same
+# scores divided by `√d_k`. Compute in float64. Raise a `ValueError` when `Q`
+# and `K` are not both `(t, d_k)`. About 4 lines. Then read the table under
+# it: how does each variance move as `d_k` grows?
 
-# %% solution id=skip_sqrt
-# Replace `raise NotStarted()` below with SKIP_SQRT = "<letter>", one lower-case letter.
-### BEGIN SOLUTION
-SKIP_SQRT = "b"
-### END SOLUTION
+# %% solution id=score_variance
+def score_variance(Q, K):
+    """The variance of t query-key dot products, raw and divided by the square root of d_k.
 
-# %% tests id=hidden_skip_sqrt
-# Form only: one of the letters offered. The answer itself is marked when your work is graded.
-check_answer_form("SKIP_SQRT", globals(), letters="abcd")
+    Q, K: (t, d_k) pairs; pair m scores Q[m] · K[m].
+    Returns (raw variance, scaled variance), two floats, computed in float64.
+    Raises ValueError when Q and K are not both (t, d_k).
+    """
+    ### BEGIN SOLUTION
+    Q, K = np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64)
+    if Q.ndim != 2 or Q.shape != K.shape:
+        raise ValueError(f"Q and K must both be (t, d_k), got Q {Q.shape} and K {K.shape}")
+    raw = (Q * K).sum(axis=1)
+    return float(raw.var()), float((raw / math.sqrt(Q.shape[1])).var())
+    ### END SOLUTION
+
+
+# %% tests id=check_score_variance
+# 400 pairs at head size 4 and at 64: the raw variance is near d_k, the scaled one near 1.
+check("score_variance", score_variance)
+
+# %% tests id=hidden_score_variance
+# The hidden checks of score_variance run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("skip_sqrt", SKIP_SQRT)
+hidden_check("score_variance", score_variance)
 ### END HIDDEN TESTS
+
+# %% locked
+rng = np.random.default_rng(2)
+try:
+    print("  d_k   raw variance   scaled variance   largest of 64 weights: raw  scaled")
+    for d_k in (4, 16, 64, 256, 1024):
+        raw, scaled = score_variance(rng.standard_normal((2000, d_k)), rng.standard_normal((2000, d_k)))
+        S = rng.standard_normal((200, d_k)) @ rng.standard_normal((64, d_k)).T
+        top_raw, top_scaled = (softmax(S / c, axis=-1).max(axis=-1).mean() for c in (1.0, math.sqrt(d_k)))
+        print(f"{d_k:>5}   {raw:>12.1f}   {scaled:>15.2f}   {top_raw:>28.3f}  {top_scaled:>6.3f}")
+except NotImplementedError as e:
+    print("(shown once score_variance and softmax are written)", e)
 
 # %% [markdown]
 # ### Question 8: the causal mask
 #
-# What does a causal mask do (chapter section 6)?
+# Which statement describes the causal mask of a model trained to predict the
+# next token? ($S$ is the grid of scores, $A$ the weights after the softmax.)
 #
-# * **a.** It adds −∞ to the scores of the filler positions at the end of short
-#   sentences, so a batch can hold sentences of different lengths.
-# * **b.** It forbids each position from reading the positions before it, so a
-#   token reads only itself and what follows.
-# * **c.** It adds −∞ to the score $S_{ij}$ whenever $j > i$, so after the
-#   softmax position `i` gives exactly zero weight to every later position.
-# * **d.** It multiplies the weights of later positions by 0 after the softmax,
-#   so the remaining weights of a row add up to less than one.
+# * **a.** It adds −∞ to $S_{ij}$ for every $j \ge i$, so a token reads only
+#   the tokens before it.
+# * **b.** It adds −∞ to $S_{ij}$ for every $j < i$, so a token reads itself
+#   and the tokens after it.
+# * **c.** It multiplies $A_{ij}$ by 0 for every $j > i$ after the softmax,
+#   and leaves the other weights as they were.
+# * **d.** It adds −∞ to $S_{ij}$ for every $j > i$, so a token reads itself
+#   and the tokens before it.
 #
 # Set `SKIP_CAUSAL` to your letter.
 
 # %% solution id=skip_causal
-# Replace `raise NotStarted()` below with SKIP_CAUSAL = "<letter>", one lower-case letter.
+# Replace `raise NotStarted()` below with SKIP_CAUSAL = "<letter>".
 ### BEGIN SOLUTION
-SKIP_CAUSAL = "c"
+SKIP_CAUSAL = "d"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_causal
@@ -274,25 +353,24 @@ hidden_check("skip_causal", SKIP_CAUSAL)
 # %% [markdown]
 # ### Question 9: what heads buy
 #
-# What does running several heads side by side buy, compared with one head of
-# the full width (chapter section 5)?
+# A layer of width `d` runs `h` heads of size `d / h` instead of one head of
+# size `d`. What does it gain?
 #
-# * **a.** Several independent patterns of weights in one layer, so a token can
-#   draw on different tokens for different reasons at the same time, with the
-#   same 4·d² weights as one head.
-# * **b.** More capacity: `h` heads hold `h` times the weights of one head of
-#   the full width.
-# * **c.** Less work: each head's score grid has `(n / h)²` cells instead of
-#   `n²`.
-# * **d.** Precision: averaging the heads cancels the rounding errors of the
-#   softmax.
+# * **a.** Smaller score grids: each head compares `n / h` tokens, so a head's
+#   grid has `(n / h)²` cells instead of `n²`.
+# * **b.** More weights: each head has its own `d × d` matrices, so the layer
+#   holds `4·h·d²` numbers instead of `4·d²`.
+# * **c.** More patterns: each head weighs the tokens in its own way, from
+#   the same `4·d²` numbers as one head of size `d`.
+# * **d.** Sharper weights: each head divides its scores by `√d`, so its
+#   softmax is more decisive than a head of size `d`.
 #
 # Set `SKIP_HEADS` to your letter.
 
 # %% solution id=skip_heads
-# Replace `raise NotStarted()` below with SKIP_HEADS = "<letter>", one lower-case letter.
+# Replace `raise NotStarted()` below with SKIP_HEADS = "<letter>".
 ### BEGIN SOLUTION
-SKIP_HEADS = "a"
+SKIP_HEADS = "c"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_heads
@@ -304,6 +382,5 @@ hidden_check("skip_heads", SKIP_HEADS)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# That is the whole assignment. The chapter's last word is worth keeping: a
-# mask that is wrong in a quiet way trains without any error message, which is
-# why every mask in notebook 05 is checked against a plain rule.
+# That is the whole of the chapter's checklist. Notebook 09 goes one step
+# further: it opens a small trained model and asks what its heads do.

@@ -272,6 +272,74 @@ hidden_check("classify_head", classify_head)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ### Exercise 2.4: `copy_score`
+#
+# Looking at B is half of what an induction head does; the chapter says it
+# also *copies* B: at the second A, the model predicts B as the next token.
+# The model's output shows whether it does. Its **logits** are an `(n, V)`
+# grid: row `i` holds a score for every word of the vocabulary as the token
+# after position `i`, and the highest score is the model's guess.
+#
+# Write `copy_score(logits, tokens)`. Use the rows `i` that have at least one
+# induction target, with the same targets as `induction_score`
+# (`1 ≤ t < i`, `tokens[t − 1] == tokens[i]`). A row is a copy when its
+# highest logit is the id of the token at one of its targets, `tokens[t]`.
+# Return the fraction of those rows that are copies as a Python float, or
+# `0.0` when no row has a target. About 7 lines.
+
+# %% solution id=copy_score
+def copy_score(logits, tokens):
+    """How often the model predicts the token that followed an earlier copy of the current one.
+
+    logits: (n, V) the model's score of every next word at every position; tokens: (n,) int.
+    Returns a float: over the rows i with an induction target, the fraction whose highest
+    logit is tokens[t] for one of its targets t; 0.0 when no row has a target.
+    """
+    ### BEGIN SOLUTION
+    tokens = np.asarray(tokens)
+    n = len(tokens)
+    targets = np.zeros((n, n), dtype=bool)
+    targets[:, 1:] = tokens[:, None] == tokens[None, :-1]
+    targets &= np.tril(np.ones((n, n), dtype=bool), k=-1)
+    rows = np.flatnonzero(targets.any(axis=1))
+    if rows.size == 0:
+        return 0.0
+    guess = np.asarray(logits).argmax(axis=1)
+    return float(np.mean([guess[i] in tokens[targets[i]] for i in rows]))
+    ### END SOLUTION
+
+
+# %% tests id=check_copy_score
+# The trained model on the prompt written twice, the random weights, and logits given by hand.
+check("copy_score", copy_score)
+
+# %% tests id=hidden_copy_score
+# The hidden checks of copy_score run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("copy_score", copy_score)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Looking and copying, side by side, on spans of random words written twice
+# (the model never saw these spans): the best induction score of layer 1 and
+# how often the model's guess is the copy.
+
+# %% locked
+rng = np.random.default_rng(11)
+spans = [rng.choice(np.arange(1, len(trained.vocab)), size=10, replace=False) for _ in range(10)]
+try:
+    for model, name in ((trained, "trained"), (untrained, "random ")):
+        looks, copies = [], []
+        for span in spans:
+            result = explorer_model.forward(model, np.concatenate([[0], span, span]), yours)
+            looks.append(max(induction_score(A, result.tokens) for A in result.weights[1]))
+            copies.append(copy_score(result.logits, result.tokens))
+        print(f"{name}: layer 1's best induction score {np.mean(looks):.2f}, copy score {np.mean(copies):.2f}")
+except NotImplementedError as e:
+    print("(shown once your attention functions, induction_score and copy_score are written)", e)
+
+# %% [markdown]
 # ## 3. What training made
 #
 # Your measures on every head of your prompt, trained against random weights:

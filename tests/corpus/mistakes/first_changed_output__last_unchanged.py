@@ -1,0 +1,17 @@
+"""Mistake: the last unchanged position."""
+
+import numpy as np
+
+
+def first_changed_output(X, W_q, W_k, W_v, j, mask=None):
+    X = np.asarray(X, dtype=np.float64)
+    if not isinstance(j, (int, np.integer)) or not 0 <= j < len(X):
+        raise ValueError(f"bad position {j!r}")
+    changed = X.copy()
+    changed[j] += 1.0
+    before, _ = attention(*project_qkv(X, W_q, W_k, W_v), mask)
+    after, _ = attention(*project_qkv(changed, W_q, W_k, W_v), mask)
+    for i in range(len(X)):
+        if (before[i] != after[i]).any():
+            return i - 1
+    return len(X) - 1

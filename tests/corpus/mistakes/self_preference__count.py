@@ -1,0 +1,10 @@
+"""Mistake: a count instead of a fraction."""
+
+import numpy as np
+
+
+def self_preference(S):
+    S = np.asarray(S)
+    if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
+        raise ValueError(f"S must be a non-empty square grid, got {S.shape}")
+    return float(np.abs(S - S.T).max()), float(np.sum(np.diagonal(S) >= S.max(axis=1)))
