@@ -20,7 +20,6 @@ asks about starts every submitted student of the assignment.
 
 from __future__ import annotations
 
-import json
 import os
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,10 +34,9 @@ from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor
 from traitlets import Integer
 
-from autograder.grade import Report, grade_submission
+from autograder.grade import Report, grade_submission, save_report
 from autograder.submission import restore_locked_cells
 
-REPORT_FILE = "grading_report.json"  # beside the autograded notebooks: problems, tampering, every cell's verdict
 _pool: ThreadPoolExecutor | None = None
 _reports: dict[tuple[str, str], Future] = {}
 
@@ -61,10 +59,7 @@ class GradeOutOfProcess(NbGraderPreprocessor):
                     _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source)
         report = _reports[(student, assignment)].result()
         autograded = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
-        autograded.mkdir(parents=True, exist_ok=True)
-        (autograded / REPORT_FILE).write_text(json.dumps(
-            {"problems": report.problems, "tampering": report.tampering,
-             "cells": {k: v._asdict() for k, v in report.cells.items()}}, indent=1))
+        save_report(report, autograded)
         for line in report.tampering:
             self.log.warning("%s changed a read-only cell (restored before grading): %s", student, line)
         for notebook, why in report.problems.items():
