@@ -103,3 +103,26 @@ def test_the_anonymous_page_names_no_student(synthetic):
     named = {s for s in injected.students if re.search(rf"\b{s}\b", page + stdout)}
     assert named == set()
     assert "softmax" in page and "late" in page
+
+
+def test_a_report_without_kinds_or_mistakes_still_counts_its_failures():
+    from kit.report.collect import NO_REPORT, UNRECORDED, Exercise, count_answer
+
+    exercise = Exercise("softmax", 4, has_check=True)
+    failed = {"check_softmax": False, "hidden_softmax": False}
+    count_answer(exercise, "old", failed, {"cells": {"hidden_softmax": {"message": "softmax on x: wrong"}}})
+    count_answer(exercise, "lost", failed, None)
+    count_answer(exercise, "fine", {"check_softmax": True, "hidden_softmax": True}, None)
+    assert exercise.failures == {UNRECORDED: ["old"], NO_REPORT: ["lost"]}
+    assert exercise.mistakes == {} and exercise.hidden_passed == ["fine"] and exercise.students == 3
+
+
+def test_each_exercise_points_to_the_chapter_section_its_notebook_names():
+    from kit.report.sections import exercise_sections
+
+    sections = exercise_sections(ROOT / "source" / "attention")
+    assert {name: sections[name] for name in ("token_movement", "project_qkv", "scaled_scores", "softmax",
+                                              "multi_head_attention", "causal_mask", "blockwise_attention",
+                                              "attention_params", "skip_sqrt", "classify_head")} == {
+        "token_movement": 1, "project_qkv": 2, "scaled_scores": 3, "softmax": 4, "multi_head_attention": 5,
+        "causal_mask": 6, "blockwise_attention": 7, "attention_params": 5, "skip_sqrt": 3, "classify_head": 5}

@@ -105,7 +105,7 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
             passed = {grade.name: grade.max_score > 0 and (grade.score or 0) >= grade.max_score
                       for notebook in sub.notebooks for grade in notebook.grades}
             for exercise in exercises.values():
-                _add(exercise, sid, passed, report)
+                count_answer(exercise, sid, passed, report)
             submitted_folder = Path(coursedir.format_path(coursedir.submitted_directory, sid, assignment))
             penalty = float(sub.late_submission_penalty or 0)
             students.append(Student(
@@ -115,7 +115,7 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
     return ClassResults(assignment, list(exercises.values()), students, [s for s in roster if s not in submitted])
 
 
-def _add(exercise: Exercise, student: str, passed: dict[str, bool], report: dict | None) -> None:
+def count_answer(exercise: Exercise, student: str, passed: dict[str, bool], report: dict | None) -> None:
     """Count one student's answer to `exercise`."""
     exercise.students += 1
     check, hidden = f"check_{exercise.name}", f"hidden_{exercise.name}"
