@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test release setup browser bubblewrap lab bench clean
+.PHONY: demo report test release setup browser bubblewrap lab bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ release: setup
 demo: setup bubblewrap
 	$(PY) -m kit.demo
 
+# What the class got wrong, from the gradebook and the grader's reports (after `make demo` or autograde).
+# ARGS=--anonymous writes a version that names no student.
+report: setup
+	$(PY) -m kit.report attention $(ARGS)
+
 test: setup browser bubblewrap
 	$(PY) -m pytest -n 2 --dist loadfile --durations=15 tests
 
@@ -56,4 +61,4 @@ bench: setup
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exchange .run grades.csv
+	rm -rf $(VENV) gradebook.db submitted autograded feedback exchange .run grades.csv reports

@@ -4,6 +4,9 @@ For every graded cell of the source notebooks: a visible check `check_<f>`
 earns its points when every worked-example case of <f> passes, a hidden cell
 `hidden_<f>` when every hidden case does. The comparison runs here, in the
 parent, on plain data the child sent back.
+
+`save_report` writes a submission's `Report` as ``grading_report.json`` beside
+its autograded notebooks (what class reports read: kit/report).
 """
 
 from __future__ import annotations
@@ -13,9 +16,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from autograder.cases import hidden_cases
-from autograder.judge import load_cases, verdict
+from autograder.judge import Verdict, diagnose, load_cases
 from autograder.sandbox import REQUIRED, UNCONFINED
 from autograder.submission import SOURCE, Submission
+
+
+REPORT_FILE = "grading_report.json"
+NOT_GRADED = "notebook not graded"  # the kind of every cell of a notebook missing, unreadable or not this one
 
 
 class CellGrade(NamedTuple):
@@ -24,6 +31,8 @@ class CellGrade(NamedTuple):
     earned: float
     possible: float
     message: str
+    kind: str = "passed"        # or a judge.KINDS entry, or NOT_GRADED
+    mistake: str | None = None  # the known mistake the answer matches (autograder/mistakes.py), if any
 
 
 class Report(NamedTuple):
@@ -44,9 +53,9 @@ def graded_cells(source: Path) -> list[tuple[str, str, float]]:
     return found
 
 
-def _first_problem(submission: Submission, name: str, cases, reveal: bool) -> str | None:
+def _first_problem(submission: Submission, name: str, cases, reveal: bool) -> Verdict | None:
     for case in cases:
-        problem = verdict(f"{name} on {case['label']}", submission.outcome(name, case), case, reveal)
+        problem = diagnose(f"{name} on {case['label']}", submission.outcome(name, case), case, reveal)
         if problem:
             return problem
     return None
@@ -61,9 +70,23 @@ def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRE
             kind, name = grade_id.split("_", 1)
             cases = hidden_cases(name) if kind == "hidden" else [c for c in visible if c["func"] == name]
             problem = _first_problem(submission, name, cases, reveal=kind != "hidden") if cases else \
-                f"{grade_id}: no cases to grade this cell with"
-            cells[grade_id] = CellGrade(notebook, grade_id, 0.0 if problem else points, points, problem or "passed")
+                Verdict("error raised", f"{grade_id}: no cases to grade this cell with")
+            if problem is None:
+                cells[grade_id] = CellGrade(notebook, grade_id, points, points, "passed")
+            else:
+                why = NOT_GRADED if notebook in submission.problems else problem.kind
+                cells[grade_id] = CellGrade(notebook, grade_id, 0.0, points, problem.message, why, problem.mistake)
         return Report(cells, dict(submission.problems), list(submission.tampering), submission.confinement)
+
+
+def save_report(report: Report, folder: Path) -> Path:
+    """Write `report` as folder/grading_report.json: problems, tampering, every cell's verdict."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / REPORT_FILE
+    path.write_text(json.dumps({"problems": report.problems, "tampering": report.tampering,
+                                "confinement": report.confinement,
+                                "cells": {k: v._asdict() for k, v in report.cells.items()}}, indent=1))
+    return path
 
 
 def grade_cells(folder: Path, source: Path = SOURCE, confine: str = REQUIRED) -> dict[str, CellGrade]:

@@ -12,6 +12,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from autograder.judge import FULL_GRID
 from solutions import attention as ref
 
 
@@ -218,7 +219,7 @@ MISTAKES: dict[str, list[Mistake]] = {
                 lambda *a, **k: _blockwise_with(*a, **k, rescale=False)),
         Mistake("no final division by the running sum", 7, "Divide the accumulator by the running sum at the end.",
                 lambda *a, **k: _blockwise_with(*a, **k, divide=False)),
-        Mistake("builds the full n × n grid", 7, "Its values are right but its memory grows with n²; "
+        Mistake(FULL_GRID, 7, "Its values are right but its memory grows with n²; "
                 "the memory-measured hidden case names it.", None),
     ],
     "projection_flops": [

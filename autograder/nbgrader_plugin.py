@@ -26,7 +26,6 @@ allows no confinement (autograder/sandbox.py), unless the course opts out
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import traceback
@@ -43,10 +42,9 @@ from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor
 from traitlets import Bool, Integer
 
 from autograder import sandbox
-from autograder.grade import Report, grade_submission
+from autograder.grade import Report, grade_submission, save_report
 from autograder.submission import restore_locked_cells
 
-REPORT_FILE = "grading_report.json"  # beside the autograded notebooks: problems, tampering, every cell's verdict
 _pool: ThreadPoolExecutor | None = None
 _reports: dict[tuple[str, str], Future] = {}
 UNCONFINED_NOTE = ("**Graded unconfined.** This machine allows no confined world for a student's code, and the "
@@ -88,10 +86,7 @@ class GradeOutOfProcess(NbGraderPreprocessor):
                     _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source, confine)
         report = _reports[(student, assignment)].result()
         autograded = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
-        autograded.mkdir(parents=True, exist_ok=True)
-        (autograded / REPORT_FILE).write_text(json.dumps(
-            {"problems": report.problems, "tampering": report.tampering, "confinement": report.confinement,
-             "cells": {k: v._asdict() for k, v in report.cells.items()}}, indent=1))
+        save_report(report, autograded)
         for line in report.tampering:
             self.log.warning("%s changed a read-only cell (restored before grading): %s", student, line)
         for notebook, why in report.problems.items():

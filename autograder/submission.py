@@ -265,7 +265,7 @@ class Submission:
         self._child = None
         self._child_pid: int | None = None
         self._pending = b""
-        self._stopped: dict[str, str] = {}
+        self._stopped: dict[str, tuple[str, str]] = {}  # answer → (exception name, why) of its last call
 
     def _prepare_notebooks(self) -> None:
         for source_path in sorted(self.source.glob("*.ipynb")):
@@ -340,7 +340,8 @@ class Submission:
         if notebook in self.problems:
             return "not started", f"{notebook}: {self.problems[notebook]}"
         if name in self._stopped:  # it timed out or ended the process once: not called again
-            return "raised", "Stopped", self._stopped[name]
+            kind, why = self._stopped[name]
+            return "raised", kind, f"{why} (on an earlier case; not called again)"
         if self._child is None or self._child.poll() is not None:
             self._child, self._pending = self._start(), b""
         request = to_line({"args": case.get("args"), "kwargs": case.get("kwargs", {})})
@@ -362,9 +363,9 @@ class Submission:
             line = self._read_line(deadline)
             if line is None:
                 self._stop()
-                self._stopped[name] = (f"did not finish within {seconds * WALL_FACTOR:g} s "
-                                       "(an endless loop that outlasts its time limit?)")
-                return "raised", "TimeoutError", self._stopped[name]
+                self._stopped[name] = ("TimeoutError", f"did not finish within {seconds * WALL_FACTOR:g} s "
+                                                       "(an endless loop that outlasts its time limit?)")
+                return "raised", *self._stopped[name]
             if not line:
                 return self._lost(name)
             try:
@@ -382,7 +383,7 @@ class Submission:
             # Measured here, from outside: the child could lie about its own memory.
             outcome = ("value", outcome[1], max(0, _peak_resident(self._measured_pid()) - resident_before))
         if outcome[0] == "raised" and outcome[1] == "TimeoutError":
-            self._stopped[name] = outcome[2]
+            self._stopped[name] = ("TimeoutError", outcome[2])
         return outcome
 
     def _send(self, line: bytes) -> None:
@@ -411,8 +412,8 @@ class Submission:
         self._child = None
         why = {-9: "killed (it used more memory or CPU time than allowed?)",
                -25: "stopped for writing a file over the size limit"}.get(code, f"exit code {code}")
-        self._stopped[name] = f"your code ended the grading process ({why})"
-        return "raised", "ProcessEnded", self._stopped[name]
+        self._stopped[name] = ("ProcessEnded", f"your code ended the grading process ({why})")
+        return "raised", *self._stopped[name]
 
     def _stop(self) -> None:
         if self._child is not None:

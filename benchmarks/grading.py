@@ -23,7 +23,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from autograder.grade import grade_submission
-from autograder.nbgrader_plugin import REPORT_FILE
+from autograder.grade import REPORT_FILE
 from kit.course_copy import class_course, run_nbgrader
 from kit.notebooks import ROOT
 

@@ -101,6 +101,11 @@ def set_aside_unreadable(student: str, root: Path = ROOT) -> dict[str, str]:
             read_notebook(path)
         except ValueError:
             path.replace(path.with_name(path.name + UNREADABLE))
+    return set_aside(folder)
+
+
+def set_aside(folder: Path) -> dict[str, str]:
+    """Notebook → why it is unreadable, for the notebooks set aside in a submission `folder` (read only)."""
     problems = {}
     for path in sorted(folder.glob(f"*.ipynb{UNREADABLE}")):
         try:

@@ -8,7 +8,9 @@
    progress bar; a student nbgrader cannot grade never stops the others;
 5. generate feedback, export grades.csv;
 6. print one row per exercise, one column per student, with totals, the late
-   penalty, and a note on whatever happened to a student.
+   penalty, and a note on whatever happened to a student;
+7. write the class report (reports/attention/index.html, kit.report) and
+   print its summary: what the class got wrong.
 
 Run twice, it gives the same table and the same gradebook.
 """
@@ -21,11 +23,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from nbgrader.api import Gradebook
 
-from autograder.nbgrader_plugin import REPORT_FILE
+from autograder.grade import REPORT_FILE
 from autograder.sandbox import UNCONFINED
 from kit import classroom
 from kit.notebooks import ROOT
 from kit.release import build_source, generate_release, register_in_gradebook
+from kit.report.build import course_directory, write_report
 
 EXAMPLES = ROOT / "examples" / "class"
 GRADES_CSV = ROOT / "grades.csv"
@@ -152,7 +155,10 @@ def main() -> int:
               "[grading] unconfined = true; every student's code ran with the grader's access to the course.\n")
     print_table(header, rows, notes)
     print(f"\nconfinement of the students' code: {', '.join(sorted(how)) or 'none graded'}")
-    print(f"\ngrades: {GRADES_CSV.relative_to(ROOT)}   feedback: feedback/<student>/attention/*.html")
+    page, summary = write_report(course_directory(ROOT), classroom.ASSIGNMENT)
+    print(f"\n{summary}")
+    print(f"\ngrades: {GRADES_CSV.relative_to(ROOT)}   feedback: feedback/<student>/attention/*.html   "
+          f"class report: {page.relative_to(ROOT)}")
     return 0
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.adversarial.build import SOLVED, cells_of, make_submission
+from tests.adversarial.build import SOLVED, cells_of, make_submission, splice
 
-__all__ = ["CORPUS", "SOLVED", "cells_of", "make_submission", "mistake_name"]
+__all__ = ["CORPUS", "SOLVED", "cells_of", "make_submission", "mistake_name", "splice"]
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 

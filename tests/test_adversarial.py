@@ -335,7 +335,8 @@ def test_a_wrong_notebook_is_named_as_such(name, notebook, graded):
 def test_an_endless_loop_times_out_alone(name, graded):
     report = graded(name)
     assert misgraded(name, report) == {}
-    assert all("s of CPU time (an endless loop?)" in m for m in messages_of(report, "crossover_length")), messages_of(report, "crossover_length")
+    assert all("s of CPU time (an endless loop?)" in m for m in messages_of(report, "crossover_length"))
+    assert {report.cells[f"{kind}_crossover_length"].kind for kind in ("check", "hidden")} == {"timed out"}
 
 
 @pytest.mark.parametrize("name", cases("loops_stubbornly"))
@@ -343,6 +344,7 @@ def test_a_loop_that_catches_the_time_out_is_stopped_alone(name, graded):
     report = graded(name)
     assert misgraded(name, report) == {}
     assert all("did not finish within" in m for m in messages_of(report, "score_grid_bytes"))
+    assert {report.cells[f"{kind}_score_grid_bytes"].kind for kind in ("check", "hidden")} == {"timed out"}
 
 
 GRADE_WITH_SHORT_LIMITS = """

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from autograder.judge import NotStarted, call, judge, plain, tolerance, verdict
+from autograder.judge import KINDS, NotStarted, call, diagnose, judge, plain, tolerance, verdict
 
 EXPECTED = np.array([[0.25, 0.75], [0.5, 0.5]])
 
@@ -207,3 +207,28 @@ def test_is_a_rounded_count_refused_where_the_exact_count_is_asked():
     case = {"expected": 4 * 4096**2, "form": "count", "variants": []}
     assert verdict("params", ("value", 67.1e6), case)
     assert verdict("params", ("value", float(4 * 4096**2)), case) is None
+
+
+@pytest.mark.parametrize("outcome, case, kind", [
+    (("not started", "softmax is not implemented yet"), {"expected": EXPECTED}, "not started"),
+    (("raised", "ValueError", "bad"), {"expected": EXPECTED}, "error raised"),
+    (("raised", "TimeoutError", "used more than 10 s of CPU time"), {"expected": EXPECTED}, "timed out"),
+    (("value", EXPECTED), {"raises": "ValueError"}, "bad input accepted"),
+    (("value", EXPECTED.tolist()), {"expected": EXPECTED}, "wrong type"),
+    (("value", EXPECTED[0]), {"expected": EXPECTED}, "wrong shape"),
+    (("value", EXPECTED.astype(np.float32)), {"expected": EXPECTED}, "wrong dtype"),
+    (("value", EXPECTED + 1), {"expected": EXPECTED}, "wrong values"),
+    (("value", (EXPECTED, EXPECTED[0])), {"expected": (EXPECTED, EXPECTED)}, "wrong shape"),
+    (("value", 7), {"expected": 6}, "wrong values"),
+], ids=lambda x: x if isinstance(x, str) else None)
+def test_a_failure_says_its_kind_for_the_class_report(outcome, case, kind):
+    found = diagnose("f", outcome, case)
+    assert found.kind == kind and found.kind in KINDS
+    assert found.message == verdict("f", outcome, case) and found.mistake is None
+
+
+def test_a_known_mistake_is_named_in_the_verdict_as_well_as_the_message():
+    variants = [("softmax over the wrong axis", 4, "Normalise rows.", EXPECTED.T.copy())]
+    found = diagnose("f", ("value", EXPECTED.T.copy()), {"expected": EXPECTED, "variants": variants})
+    assert found.mistake == "softmax over the wrong axis" and found.kind == "wrong values"
+    assert "Likely mistake: softmax over the wrong axis" in found.message

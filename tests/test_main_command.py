@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade import grade_submission
+from autograder.grade import grade_submission, graded_cells
 from examples.make_class import STUDENTS
 from kit.late import late_penalty
 from kit.notebooks import ROOT
@@ -173,3 +173,64 @@ def test_no_feedback_page_holds_a_hidden_reference_value(course):
         shown = set(re.findall(r"-?\d+\.\d{3,}(?:e-?\d+)?", page.read_text()))
         leaked = {n for n in shown if f"{float(n):.6g}" in secrets}
         assert not leaked, (page.name, sorted(leaked)[:5])
+
+
+# ---------------------------------------------------------------- the class report, the demo's last step
+
+
+def test_the_class_report_gives_every_example_student_what_they_are_known_to_have(course):
+    from kit.report.build import course_directory
+    from kit.report.collect import collect
+
+    results = collect(course_directory(course[0]), "attention")
+    exercises = {e.name: e for e in results.exercises}
+    students = {s.id: s for s in results.students}
+    assert exercises["softmax"].mistakes == {"softmax over the wrong axis": ["bo"]}
+    assert exercises["causal_mask"].mistakes == {"causal mask off by one: diagonal forbidden": ["cy"]}
+    assert sum(len(e.mistakes) for e in results.exercises) == 2
+    notebook_of = {cell.split("_", 1)[1]: nb for nb, cell, _ in graded_cells(course[0] / "source" / "attention")}
+    for name, exercise in exercises.items():
+        notebook = notebook_of[name]
+        not_started = {"dee"} | ({"eli"} if notebook[:2] > "04" else set())
+        assert set(exercise.failures.get("not started", [])) == not_started, name
+        unreadable = {"gus"} if notebook.startswith("03") else set()
+        assert set(exercise.failures.get("notebook not graded", [])) == unreadable, name
+        right = {s for s, *_ in STUDENTS} - not_started - unreadable - set().union(*exercise.mistakes.values())
+        assert set(exercise.hidden_passed) == right, name
+    assert {s for s, st in students.items() if st.seconds_late > 0} == {"fay"}
+    assert students["fay"].late_penalty == pytest.approx(predicted_penalty(course[0], "fay"))
+    assert {s: list(st.unreadable) for s, st in students.items() if st.unreadable} == {"gus": ["03_softmax_and_mix.ipynb"]}
+    assert [s for s, st in students.items() if st.tampering] == ["hal"]
+
+
+def test_the_demo_ends_with_the_class_report_and_its_summary(course):
+    stdout = course[1]
+    assert "Class report for attention: 8 students submitted" in stdout
+    assert "softmax: softmax over the wrong axis: 1 (12%)" in stdout
+    assert "class report: reports/attention/index.html" in stdout
+
+
+def test_the_class_report_page_loads_in_chromium_with_every_chart_and_its_alt_text(course):
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, DOCS, _require_browser
+
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    page_file = course[0] / "reports" / "attention" / "index.html"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 1400})
+            requests = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(page_file.as_uri())
+            charts = page.eval_on_selector_all("figure img", """imgs => imgs.map(i => ({
+                alt: i.getAttribute('alt') || '', width: i.complete ? i.naturalWidth : 0}))""")
+            DOCS.mkdir(exist_ok=True)
+            page.screenshot(path=str(DOCS / "class-report.png"))
+        finally:
+            browser.close()
+    assert len(charts) == 3
+    for chart in charts:
+        assert chart["width"] > 200 and len(chart["alt"]) > 40, chart
+    assert {url.split(":", 1)[0] for url in requests} <= {"file", "data"}  # nothing fetched from a network

@@ -52,7 +52,7 @@ def test_every_instructor_command_block_works_as_written(tmp_path):
     os.utime(course / "pyproject.toml", (0, 0))  # the linked environment is up to date: make must not rebuild it
     env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}", "HOME": str(tmp_path)}
     blocks = instructor_blocks((ROOT / "README.md").read_text())
-    assert len(blocks) == 8
+    assert len(blocks) == 9
     for block in blocks:
         if "nbgrader collect" in block:
             for student in ("ada", "bo"):
@@ -69,3 +69,6 @@ def test_every_instructor_command_block_works_as_written(tmp_path):
         assert {s.id for s in gb.students} >= {"ada", "bo", "zoe"}
         assert gb.find_grade_cell("hidden_softmax", "03_softmax_and_mix", "attention").max_score == 4
     assert (course / "grades.csv").read_text().count("\n") == 3  # header, ada, bo (zoe submitted nothing)
+    report = (course / "reports" / "attention" / "index.html").read_text()
+    assert "softmax over the wrong axis" in report and "bo" in report  # bo's known mistake, by name
+    assert (course / "reports" / "attention" / "anonymous.html").exists()

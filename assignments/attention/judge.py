@@ -37,10 +37,12 @@ import warnings
 import zipfile
 from functools import cache, partial
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["CheckFailed", "NotStarted", "tolerance", "judge", "call", "verdict", "check", "check_answer_form"]
+__all__ = ["CheckFailed", "NotStarted", "Verdict", "tolerance", "judge", "call", "verdict", "diagnose", "check",
+           "check_answer_form"]
 
 
 class CheckFailed(AssertionError):
@@ -60,6 +62,18 @@ class NotStarted(NotImplementedError):
 
 
 # ---------------------------------------------------------------- the policy
+
+# How an answer can fail a case, for class reports: the first step of the policy it breaks.
+KINDS = ("not started", "error raised", "timed out", "bad input accepted", "wrong type", "wrong shape",
+         "wrong dtype", "wrong values", "too much memory")
+
+
+class Verdict(NamedTuple):
+    """Why an answer failed a case: its kind (one of KINDS), the message the
+    student reads, and the name of the known mistake it matches (None if none)."""
+    kind: str
+    message: str
+    mistake: str | None = None
 
 
 def tolerance(dtype) -> float:
@@ -92,15 +106,15 @@ def _is_number(x) -> bool:
     return type(x) in (int, float) or type(x).__module__ == "numpy" and isinstance(x, (np.integer, np.floating))
 
 
-def _mismatch(got, expected, reveal: bool) -> str | None:
-    """The first way `got` breaks the policy against `expected`, or None."""
+def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
+    """The first way `got` breaks the policy against `expected`: (kind, what), or None."""
     if isinstance(expected, tuple):
         if type(got) not in (tuple, list) or len(got) != len(expected):
-            return f"expected a tuple of {len(expected)}, got {_describe(got)}"
+            return "wrong type", f"expected a tuple of {len(expected)}, got {_describe(got)}"
         for i, (g, e) in enumerate(zip(got, expected)):
             problem = _mismatch(g, e, reveal)
             if problem:
-                return f"part {i} of the tuple: {problem}"
+                return problem[0], f"part {i} of the tuple: {problem[1]}"
         return None
     if isinstance(expected, np.ndarray):
         return _array_mismatch(got, expected, reveal)
@@ -108,48 +122,49 @@ def _mismatch(got, expected, reveal: bool) -> str | None:
         if type(got) is type(expected) and got == expected:
             return None
         shown = f"{expected!r}" if reveal else "another answer"
-        return f"expected {shown}, got {got!r}"[:300]
+        return ("wrong values" if type(got) is type(expected) else "wrong type",
+                f"expected {shown}, got {got!r}"[:300])
     if isinstance(expected, (int, np.integer)):
         if not _is_number(got) or isinstance(got, (float, np.floating)):
             shown = f" {str(got)[:60]}" if _is_number(got) or isinstance(got, str) else ""
-            return f"expected an integer, got {_describe(got)}{shown}"
+            return "wrong type", f"expected an integer, got {_describe(got)}{shown}"
         if int(got) != int(expected):
-            return (f"expected {int(expected):,}, got {int(got):,}" if reveal
-                    else f"got {int(got):,}, which is not the right count")
+            return "wrong values", (f"expected {int(expected):,}, got {int(got):,}" if reveal
+                                    else f"got {int(got):,}, which is not the right count")
         return None
     if isinstance(expected, (float, np.floating)):
         if not _is_number(got):
-            return f"expected a number, got {_describe(got)}"
+            return "wrong type", f"expected a number, got {_describe(got)}"
         return _array_mismatch(np.asarray(float(got)), np.asarray(float(expected)), reveal)
     raise TypeError(f"the policy cannot compare against {_describe(expected)}")
 
 
-def _array_mismatch(got, expected: np.ndarray, reveal: bool) -> str | None:
+def _array_mismatch(got, expected: np.ndarray, reveal: bool) -> tuple[str, str] | None:
     if type(got) is not np.ndarray:
-        return f"expected a numpy.ndarray, got {_describe(got)}: return a plain array (np.asarray)"
+        return "wrong type", f"expected a numpy.ndarray, got {_describe(got)}: return a plain array (np.asarray)"
     if got.shape != expected.shape:
-        return f"expected shape {expected.shape}, got shape {got.shape}"
+        return "wrong shape", f"expected shape {expected.shape}, got shape {got.shape}"
     if got.dtype != expected.dtype:
-        return f"expected dtype {expected.dtype}, got dtype {got.dtype}"
+        return "wrong dtype", f"expected dtype {expected.dtype}, got dtype {got.dtype}"
     if got.dtype.kind in "biu":
         wrong = got != expected
         if not wrong.any():
             return None
         where = tuple(int(i) for i in np.argwhere(wrong)[0])
-        return _where_message(where, got, expected, reveal, "")
+        return "wrong values", _where_message(where, got, expected, reveal, "")
     bad_finite = ~np.isfinite(got) & ~((got == expected) | (np.isnan(got) & np.isnan(expected)))
     if bad_finite.any():
         where = tuple(int(i) for i in np.argwhere(bad_finite)[0])
         count = int(bad_finite.sum())
-        return (f"{count} value{'s' if count > 1 else ''} not finite (NaN or inf); first at index {where}: "
-                + _values_at(where, got, expected, reveal))
+        return "wrong values", (f"{count} value{'s' if count > 1 else ''} not finite (NaN or inf); first at index "
+                                f"{where}: " + _values_at(where, got, expected, reveal))
     tol = tolerance(expected.dtype)
     with np.errstate(all="ignore"):
         error = np.abs(got.astype(np.float64) - expected) / np.maximum(1.0, np.abs(expected))
         error = np.where(np.isfinite(expected), error, np.where(got == expected, 0.0, np.inf))
     if not (error <= tol).all():
         where = tuple(int(i) for i in np.unravel_index(np.argmax(error), error.shape)) if error.ndim else ()
-        return _where_message(where, got, expected, reveal, f" (tolerance {tol:.1e})")
+        return "wrong values", _where_message(where, got, expected, reveal, f" (tolerance {tol:.1e})")
     return None
 
 
@@ -194,14 +209,19 @@ def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | 
     reveal: False for hidden checks: the message then shows the student's
     value and the size of the error, never the expected value.
     """
+    found = _judged(label, got, expected, variants, reveal)
+    return found and found.message
+
+
+def _judged(label: str, got, expected, variants, reveal: bool) -> Verdict | None:
     problem = _mismatch(got, expected, reveal)
     if problem is None:
         return None
-    message = f"{label}: {problem}."
+    kind, message = problem[0], f"{label}: {problem[1]}."
     for name, section, explanation, output in variants:
         if _matches(got, output):
-            return f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})"
-    return message
+            return Verdict(kind, f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})", name)
+    return Verdict(kind, message)
 
 
 # ---------------------------------------------------------------- calling a student function
@@ -245,57 +265,49 @@ def outcome_of(answer, case: dict) -> tuple:
     return call(answer, *fresh_inputs(case), measure_memory="memory_limit_bytes" in case)
 
 
-def answer_as_given(answer, form: str):
-    """A "Check yourself" answer as the chapter's wording accepts it.
-
-    form "letter": a string in either case, spaces around it ignored ("C" is "c");
-    form "count": a number with no fractional part is that int (128.0 is 128,
-    4096 // 32 already is), while 67.1e6 stays a float and is not the exact count.
-    """
-    if form == "letter" and type(answer) is str:
-        return answer.strip().lower()
-    if form == "count" and _is_number(answer):
-        if isinstance(answer, (int, np.integer)):
-            return int(answer)
-        if np.isfinite(answer) and float(answer).is_integer():
-            return int(answer)
-    return answer
-
-
 def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str | None:
     """None when the outcome of a call passes the case, else the message.
 
     case: "expected" (the right answer) and "variants" (known mistakes), or
     "raises" (the name of the exception the call must raise).
     """
+    found = diagnose(label, outcome, case, reveal)
+    return found and found.message
+
+
+def diagnose(label: str, outcome: tuple, case: dict, reveal: bool = True) -> Verdict | None:
+    """`verdict`, with the kind of failure and the known mistake it matches."""
     if outcome[0] == "not started":
-        return f"{label}: not started. {outcome[1]}"
+        return Verdict("not started", f"{label}: not started. {outcome[1]}")
     if case.get("raises"):
         if outcome[0] == "raised" and outcome[1] == case["raises"]:
             return None
         came = f"{outcome[1]}: {outcome[2]}" if outcome[0] == "raised" else f"it returned {_describe(outcome[1])}"
-        return f"{label}: expected a {case['raises']} for this bad input, but {came}."
+        return Verdict("bad input accepted", f"{label}: expected a {case['raises']} for this bad input, but {came}.")
     if outcome[0] == "raised":
-        return f"{label}: your function raised {outcome[1]}: {outcome[2]}"
-    if case.get("form"):
-        outcome = ("value", answer_as_given(outcome[1], case["form"]), *outcome[2:])
-    problem = judge(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
+        return Verdict("timed out" if outcome[1] == "TimeoutError" else "error raised",
+                       f"{label}: your function raised {outcome[1]}: {outcome[2]}")
+    problem = _judged(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
     if problem or "memory_limit_bytes" not in case:
         return problem
     return _memory_problem(label, outcome[2] if len(outcome) > 2 else None, case)
 
 
-def _memory_problem(label: str, peak: int | None, case: dict) -> str | None:
+FULL_GRID = "builds the full n × n grid"  # the mistake that shows in memory, not in values (mistakes.py)
+
+
+def _memory_problem(label: str, peak: int | None, case: dict) -> Verdict | None:
     """Blockwise attention must never hold the n_q × n_k grid: its peak allocation is capped."""
     limit, grid = case["memory_limit_bytes"], case["grid_bytes"]
     if peak is None:
-        return f"{label}: the memory your function used could not be measured."
+        return Verdict("too much memory", f"{label}: the memory your function used could not be measured.")
     if peak <= limit:
         return None
-    return (f"{label}: the values are right, but the call allocated {peak / 2**20:.1f} MiB at its peak, "
-            f"more than the {limit / 2**20:.0f} MiB allowed; the full n_q × n_k grid is {grid / 2**20:.0f} MiB.\n"
-            "Likely mistake: builds the full n × n grid. Work through the keys one block at a time and keep "
-            "only a running maximum, sum and weighted sum per query (chapter section 7)")
+    return Verdict("too much memory", (
+        f"{label}: the values are right, but the call allocated {peak / 2**20:.1f} MiB at its peak, "
+        f"more than the {limit / 2**20:.0f} MiB allowed; the full n_q × n_k grid is {grid / 2**20:.0f} MiB.\n"
+        f"Likely mistake: {FULL_GRID}. Work through the keys one block at a time and keep "
+        "only a running maximum, sum and weighted sum per query (chapter section 7)"), FULL_GRID)
 
 
 # ---------------------------------------------------------------- one exercise at a time
@@ -313,9 +325,6 @@ BUILT_ON = {
                              "split_heads", "merge_heads"),
     "attention_share": ("projection_flops", "score_flops"),
     "crossover_length": ("projection_flops", "score_flops", "attention_share"),
-    "lead_share": ("softmax",),
-    "first_changed_output": ("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"),
-    "grid_over_mlp": ("score_flops", "mlp_flops"),
 }
 
 
@@ -595,23 +604,20 @@ def check(function_name: str, func) -> None:
 def check_answer_form(name: str, namespace: dict, letters: str | None = None, hint: str = "") -> None:
     """The visible check of a "Check yourself" answer: its form only, never its value.
 
-    letters: the answer must be one of them, a string in either case; else it
-    must be a positive whole number, an int or a float such as 128.0 (`hint`
-    says how to write one). Read as the grader reads it (`answer_as_given`)."""
+    letters: the answer must be one of them, as a lower-case string; else it
+    must be a positive int (`hint` says how to write one)."""
     answer = namespace.get(name)
     if answer is None:
         raise CheckFailed(f"{name.lower()} is not answered yet: set {name} in the cell above and run it.")
     if letters:
         offered = ", ".join(repr(x) for x in letters)
-        letter = answer_as_given(answer, "letter")
-        if type(letter) is not str or letter not in letters or len(letter) != 1:
-            raise CheckFailed(f"{name} must be one of {offered} (a string), got {answer!r}")
+        if type(answer) is not str or answer not in letters or len(answer) != 1:
+            raise CheckFailed(f"{name} must be one of {offered} (a lower-case string), got {answer!r}")
         print(f"✓ {name} is one of the letters offered")
     else:
-        count = answer_as_given(answer, "count")
-        if type(count) is not int or count < 1:
-            raise CheckFailed(f"{name} must be a positive whole number ({hint}), got {answer!r}")
-        print(f"✓ {name} is a positive whole number")
+        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or answer < 1:
+            raise CheckFailed(f"{name} must be a positive int ({hint}), got {answer!r}")
+        print(f"✓ {name} is a positive integer")
 
 
 @cache

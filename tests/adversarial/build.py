@@ -118,8 +118,14 @@ def cells_of(fixture: Path, solved: Path = SOLVED) -> dict[str, str]:
 
 def make_submission(fixture: Path, folder: Path, base: Path = SOLVED) -> set[str]:
     """The solved notebooks of `base` in `folder`, with the fixture's cells put in; returns their ids."""
-    shutil.copytree(base, folder, dirs_exist_ok=True)
     cells = cells_of(fixture, base)
+    splice(cells, folder, base)
+    return set(cells)
+
+
+def splice(cells: dict[str, str], folder: Path, base: Path = SOLVED) -> None:
+    """The solved notebooks of `base` in `folder`, with `cells` (answer cell id → source) put in."""
+    shutil.copytree(base, folder, dirs_exist_ok=True)
     for notebook in sorted(folder.glob("*.ipynb")):
         nb = json.loads(notebook.read_text())
         for cell in nb["cells"]:
@@ -127,7 +133,6 @@ def make_submission(fixture: Path, folder: Path, base: Path = SOLVED) -> set[str
             if cell["metadata"].get("nbgrader", {}).get("solution") and gid in cells:
                 cell["source"] = cells[gid]
         notebook.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
-    return set(cells)
 
 
 # ---------------------------------------------------------------- notebook edits

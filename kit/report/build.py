@@ -1,0 +1,34 @@
+"""Write a class report: read nbgrader's configuration, collect, draw, render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbgrader.apps.baseapp import NbGrader
+from nbgrader.coursedir import CourseDirectory
+
+from kit.report.charts import all_charts
+from kit.report.collect import collect
+from kit.report.page import render
+from kit.report.summary import summary
+
+
+def course_directory(root: Path | None = None) -> CourseDirectory:
+    """nbgrader's CourseDirectory as nbgrader's own commands configure it, run in `root` (default:
+    the current folder): Jupyter's config paths, then the course's nbgrader_config.py. The gradebook
+    URL is whatever they say."""
+    app = NbGrader()
+    if root is not None:
+        app.load_cwd_config = False  # the course's config, not the current folder's
+    app.initialize(["--log-level=ERROR"], root=str(root) if root else "")
+    return app.coursedir
+
+
+def write_report(coursedir: CourseDirectory, assignment: str, anonymous: bool = False) -> tuple[Path, str]:
+    """Write reports/<assignment>/index.html (anonymous.html: no student ids); returns its path and the summary."""
+    results = collect(coursedir, assignment)
+    folder = Path(coursedir.root) / "reports" / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    page = folder / ("anonymous.html" if anonymous else "index.html")
+    page.write_text(render(results, all_charts(results), anonymous), encoding="utf-8")
+    return page, summary(results, anonymous)

@@ -1,0 +1,137 @@
+"""A class's results, from nbgrader's gradebook and the grader's per-student reports.
+
+Scores, late penalties and which graded cells passed come from the gradebook
+(nbgrader's API, any database URL nbgrader accepts). Why a cell failed comes
+from the ``grading_report.json`` beside each student's autograded notebooks:
+the kind of failure and the known mistake the answer matched. A report
+without those fields (an older grader) still counts: the failure is then
+"not recorded" and no mistake is named.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.coursedir import CourseDirectory
+
+from autograder.grade import REPORT_FILE
+from autograder.mistakes import MISTAKES
+from kit.classroom import set_aside
+from kit.report.sections import exercise_sections
+
+UNRECORDED = "not recorded"      # a failed cell whose report says nothing of how it failed
+NO_REPORT = "no grading report"  # nbgrader has scores but the grader wrote no report (it could not grade)
+
+
+@dataclass
+class Exercise:
+    """One exercise across the class; every list holds student ids."""
+    name: str
+    section: int | None
+    has_check: bool                  # a visible check cell (check-yourself answers have only hidden graders)
+    students: int = 0                # students who submitted
+    visible_passed: list[str] = field(default_factory=list)
+    hidden_passed: list[str] = field(default_factory=list)
+    mistakes: dict[str, list[str]] = field(default_factory=dict)  # named mistake → students who made it
+    known_mistakes: dict[str, int] = field(default_factory=dict)  # the grader's mistakes of this exercise → section
+    failures: dict[str, list[str]] = field(default_factory=dict)  # kind → students who failed, no mistake named
+
+    def share(self, students: list[str]) -> float:
+        return len(students) / self.students if self.students else 0.0
+
+
+@dataclass
+class Student:
+    id: str
+    score: float                  # after the late penalty
+    max_score: float
+    late_penalty: float
+    seconds_late: float
+    unreadable: dict[str, str] = field(default_factory=dict)  # notebook → why it could not be read
+    tampering: list[str] = field(default_factory=list)        # read-only cells changed (restored before grading)
+    graded: bool = True                                       # the grader wrote a report
+
+
+@dataclass
+class ClassResults:
+    assignment: str
+    exercises: list[Exercise]
+    students: list[Student]       # those who submitted
+    not_submitted: list[str]      # in the gradebook's roster, nothing submitted
+
+
+def read_report(path: Path) -> dict | None:
+    """A grading report's JSON, or None if there is none or it cannot be read."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def _exercise_of(grade_cell: str) -> str:
+    """The exercise of a graded cell: check_<exercise> or hidden_<exercise>."""
+    return grade_cell.partition("_")[2]
+
+
+def _unreadable(submitted: Path, report: dict | None) -> dict[str, str]:
+    """Notebook → why it could not be graded: set aside as unreadable before grading, or found so by the grader."""
+    found = {nb: why for nb, why in (report or {}).get("problems", {}).items() if why != "notebook missing"}
+    return {**found, **set_aside(submitted)}
+
+
+def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
+    source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+    sections = exercise_sections(source)
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        try:
+            entry = gb.find_assignment(assignment)
+        except MissingEntry:
+            raise SystemExit(f"the gradebook at {coursedir.db_url} has no assignment {assignment!r}") from None
+        cells = [cell.name for notebook in entry.notebooks for cell in notebook.grade_cells]
+        names = list(dict.fromkeys(_exercise_of(c) for c in cells))
+        names.sort(key=lambda n: list(sections).index(n) if n in sections else len(sections))
+        exercises = {n: Exercise(n, sections.get(n), f"check_{n}" in cells,
+                                 known_mistakes={m.name: m.section for m in MISTAKES.get(n, ())}) for n in names}
+        students, submitted = [], set()
+        for sub in sorted(entry.submissions, key=lambda s: s.student.id):
+            sid = sub.student.id
+            submitted.add(sid)
+            folder = Path(coursedir.format_path(coursedir.autograded_directory, sid, assignment))
+            report = read_report(folder / REPORT_FILE)
+            passed = {grade.name: grade.max_score > 0 and (grade.score or 0) >= grade.max_score
+                      for notebook in sub.notebooks for grade in notebook.grades}
+            for exercise in exercises.values():
+                count_answer(exercise, sid, passed, report)
+            submitted_folder = Path(coursedir.format_path(coursedir.submitted_directory, sid, assignment))
+            penalty = float(sub.late_submission_penalty or 0)
+            students.append(Student(
+                sid, float(sub.score) - penalty, float(sub.max_score), penalty, float(sub.total_seconds_late),
+                _unreadable(submitted_folder, report), list((report or {}).get("tampering", [])), report is not None))
+        roster = sorted(s.id for s in gb.students)
+    return ClassResults(assignment, list(exercises.values()), students, [s for s in roster if s not in submitted])
+
+
+def count_answer(exercise: Exercise, student: str, passed: dict[str, bool], report: dict | None) -> None:
+    """Count one student's answer to `exercise`."""
+    exercise.students += 1
+    check, hidden = f"check_{exercise.name}", f"hidden_{exercise.name}"
+    if passed.get(check):
+        exercise.visible_passed.append(student)
+    if passed.get(hidden):
+        exercise.hidden_passed.append(student)
+    failed = [c for c in (check, hidden) if c in passed and not passed[c]]
+    if not failed:
+        return
+    verdicts = (report or {}).get("cells", {})
+    named = [m for m in dict.fromkeys(verdicts.get(c, {}).get("mistake") for c in failed) if m]
+    for mistake in named:
+        exercise.mistakes.setdefault(mistake, []).append(student)
+    if not named:
+        # The hidden graders' verdict says most (they try more inputs); the visible one if they passed.
+        cell = verdicts.get(failed[-1], {})
+        kind = cell.get("kind", UNRECORDED) if report is not None else NO_REPORT
+        exercise.failures.setdefault(kind, []).append(student)

@@ -1,0 +1,37 @@
+"""The report's few lines for the terminal: the commonest mistakes, the hardest exercises, who needs a look."""
+
+from __future__ import annotations
+
+import statistics
+
+from kit.report.collect import ClassResults
+from kit.report.page import percent
+from kit.report.sections import describe
+
+
+def summary(results: ClassResults, anonymous: bool = False, top: int = 5) -> str:
+    n = len(results.students)
+    lines = [f"Class report for {results.assignment}: {n} students submitted"
+             + (f", {len(results.not_submitted)} did not" if results.not_submitted else "")]
+    made = sorted(((len(who), i, e, m) for i, e in enumerate(results.exercises) for m, who in e.mistakes.items()),
+                  key=lambda t: (-t[0], t[1], t[3]))
+    if made:
+        lines.append("Commonest known mistakes:")
+        lines += [f"  {e.name}: {m}: {count} ({percent(e.share(e.mistakes[m]))}); revisit {describe(e.section)}"
+                  for count, _, e, m in made[:top]]
+    hardest = sorted(results.exercises, key=lambda e: (e.share(e.hidden_passed), e.name))[:3]
+    if hardest:
+        lines.append("Lowest hidden pass rates: " + ", ".join(
+            f"{e.name} {percent(e.share(e.hidden_passed))}" for e in hardest))
+    if n:
+        scores = [s.score for s in results.students]
+        lines.append(f"Scores after late penalties (out of {max(s.max_score for s in results.students):g}): "
+                     f"mean {statistics.mean(scores):.1f}, median {statistics.median(scores):.1f}, "
+                     f"lowest {min(scores):g}, highest {max(scores):g}")
+    for label, who in (("Late", [s for s in results.students if s.seconds_late > 0]),
+                       ("Unreadable notebooks", [s for s in results.students if s.unreadable]),
+                       ("Read-only cells changed", [s for s in results.students if s.tampering]),
+                       ("Not graded by the kit", [s for s in results.students if not s.graded])):
+        if who:
+            lines.append(f"{label}: {len(who)}" + ("" if anonymous else " (" + ", ".join(s.id for s in who) + ")"))
+    return "\n".join(lines)

@@ -1,0 +1,142 @@
+"""A class of synthetic students with known mistakes, graded for real (for tests/test_report.py).
+
+Each student is the solved notebooks with a seeded random set of known mistakes
+spliced in (files of tests/corpus/mistakes/, at most one per exercise), some
+exercises left as the release's stub, and some submissions late. Every student
+is graded by the kit's own grader (`grade_submission`, two at a time, each in
+its confined child), its report saved where `nbgrader autograde` saves it, and
+its scores recorded in a gradebook through nbgrader's API, as autograde's
+SaveAutoGrades and AssignLatePenalties do. A hundred students cost about a
+minute this way instead of four through `nbgrader autograde`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import warnings
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from nbgrader.api import Gradebook
+from sqlalchemy.exc import SAWarning
+
+from autograder.grade import grade_submission, graded_cells, save_report
+from kit import nbgrader_cli
+from kit.classroom import course_policy
+from kit.late import late_penalty
+from kit.notebooks import ROOT
+from tests.corpus_submissions import CORPUS, cells_of, mistake_name, splice
+
+SOURCE = ROOT / "source" / "attention"
+RELEASE = ROOT / "assignments" / "attention"
+COURSE_ID = "synthetic"
+
+
+@dataclass
+class Injected:
+    """What was put into the class: every set holds student ids."""
+    students: list[str]
+    mistakes: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    not_started: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    hours_late: dict[str, int] = field(default_factory=dict)
+
+
+def _stubs() -> dict[str, str]:
+    """Answer cell id → its source in the student release (the stub)."""
+    stubs = {}
+    for path in RELEASE.glob("*.ipynb"):
+        for cell in json.loads(path.read_text())["cells"]:
+            meta = cell["metadata"].get("nbgrader", {})
+            if meta.get("solution"):
+                stubs[meta["grade_id"]] = "".join(cell["source"])
+    return stubs
+
+
+def plan(n_students: int, seed: int, p_mistake: float = 0.2, p_not_started: float = 0.04,
+         p_late: float = 0.1) -> tuple[Injected, dict[str, dict[str, str]]]:
+    """What each student does, drawn with `seed`; returns it and student → answer cells to splice in."""
+    rng = random.Random(seed)
+    by_exercise = defaultdict(list)
+    for path in sorted((CORPUS / "mistakes").glob("*.py")):
+        by_exercise[path.name.split("__")[0]].append(path)
+    stubs = _stubs()
+    injected = Injected([f"s{i:03d}" for i in range(n_students)])
+    answers = {}
+    for student in injected.students:
+        cells = {}
+        for exercise, files in by_exercise.items():
+            draw = rng.random()
+            if draw < p_mistake:
+                chosen = rng.choice(files)
+                cells.update(cells_of(chosen))
+                injected.mistakes[exercise][mistake_name(chosen)].add(student)
+            elif draw < p_mistake + p_not_started:
+                cells[exercise] = stubs[exercise]
+                injected.not_started[exercise].add(student)
+        if rng.random() < p_late:
+            injected.hours_late[student] = rng.randint(1, 60)
+        answers[student] = cells
+    return injected, answers
+
+
+def write_config(course: Path, db_url: str) -> None:
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.root = {str(course)!r}\n"
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        f"c.CourseDirectory.db_url = {db_url!r}\n")
+    (course / "source").mkdir(exist_ok=True)
+    (course / "source" / "attention").symlink_to(SOURCE)
+
+
+def _register(course: Path, db_url: str, duedate: str) -> None:
+    """The assignment (by nbgrader's own command, which makes the gradebook) and its graded cells."""
+    nbgrader_cli.run("db", "assignment", "add", "attention", f"--duedate={duedate}", cwd=course, check=True,
+                     capture_output=True)
+    with Gradebook(db_url, COURSE_ID) as gb:
+        _add_cells(gb)
+
+
+def _add_cells(gb: Gradebook) -> None:
+    for notebook, grade_id, points in graded_cells(SOURCE):
+        gb.update_or_create_notebook(notebook.removesuffix(".ipynb"), "attention")
+        gb.update_or_create_grade_cell(grade_id, notebook.removesuffix(".ipynb"), "attention",
+                                       max_score=points, cell_type="code")
+
+
+def build_class(course: Path, db_url: str, n_students: int = 100, seed: int = 13) -> Injected:
+    """Write, grade and record a synthetic class in `course` (see the module's docstring)."""
+    injected, answers = plan(n_students, seed)
+    write_config(course, db_url)
+    policy = course_policy(ROOT)
+    duedate = datetime.fromisoformat(policy["assignment"]["duedate"])
+
+    def grade(student: str):
+        folder = course / "submitted" / student / "attention"
+        splice(answers[student], folder, SOURCE)
+        report = grade_submission(folder, SOURCE)
+        save_report(report, course / "autograded" / student / "attention")
+        return student, report
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        reports = dict(pool.map(grade, injected.students))
+    _register(course, db_url, policy["assignment"]["duedate"])
+    with Gradebook(db_url, COURSE_ID) as gb, warnings.catch_warnings():
+        # nbgrader's add_submission autoflushes half-built objects, which SQLAlchemy warns of, harmlessly
+        warnings.simplefilter("ignore", SAWarning)
+        for student in injected.students:
+            gb.update_or_create_student(student)
+            late = timedelta(hours=injected.hours_late.get(student, 0), minutes=-30)
+            submission = gb.add_submission("attention", student, timestamp=(duedate + late).isoformat())
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    grade.auto_score = reports[student].cells[grade.name].earned
+                gb.db.flush()
+                if submission.total_seconds_late > 0:
+                    notebook.late_submission_penalty = min(notebook.score, late_penalty(
+                        notebook.score, submission.total_seconds_late, **policy["late"]))
+            gb.db.commit()
+    return injected

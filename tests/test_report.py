@@ -1,0 +1,128 @@
+"""Does the class report say exactly what a class did?
+
+A class of 100 synthetic students (tests/synthetic_class.py: seeded random
+known mistakes, stubs and late submissions, graded by the kit's grader, scores
+in a gradebook that only nbgrader's configuration names): the report must give
+the injected count and the students of every known mistake, every stub as
+"not started", every late student's penalty, and its anonymous version must
+name no one. The example class's report is checked in tests/test_main_command.py.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from kit.late import late_penalty
+from kit.report.build import course_directory
+from kit.report.collect import collect
+from kit.classroom import course_policy
+from kit.notebooks import ROOT
+from tests.synthetic_class import build_class
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    course = tmp_path_factory.mktemp("synthetic")
+    db_url = f"sqlite:///{tmp_path_factory.mktemp('elsewhere') / 'grades.sqlite'}"
+    injected = build_class(course, db_url)
+    return course, db_url, injected, collect(course_directory(course), "attention")
+
+
+def test_the_report_reads_the_gradebook_nbgrader_is_configured_with(synthetic):
+    course, db_url, _, results = synthetic
+    assert course_directory(course).db_url == db_url
+    assert not (course / "gradebook.db").exists()
+    assert len(results.students) == 100
+
+
+def test_every_injected_mistake_is_counted_with_its_students(synthetic):
+    _, _, injected, results = synthetic
+    found = {e.name: {m: set(who) for m, who in e.mistakes.items()} for e in results.exercises if e.mistakes}
+    expected = {e: {m: who for m, who in ms.items()} for e, ms in injected.mistakes.items()}
+    assert found == expected
+    assert sum(len(who) for ms in expected.values() for who in ms.values()) > 200  # the class holds many
+
+
+def test_every_stub_is_not_started_and_no_other_failure_goes_unnamed(synthetic):
+    _, _, injected, results = synthetic
+    found = {e.name: {kind: set(who) for kind, who in e.failures.items()} for e in results.exercises if e.failures}
+    assert found == {e: {"not started": who} for e, who in injected.not_started.items()}
+
+
+def test_the_hidden_graders_pass_exactly_the_students_who_were_given_the_right_answer(synthetic):
+    _, _, injected, results = synthetic
+    for exercise in results.exercises:
+        wrong = set().union(*injected.mistakes.get(exercise.name, {}).values(),
+                            injected.not_started.get(exercise.name, set()))
+        assert set(exercise.hidden_passed) == set(injected.students) - wrong, exercise.name
+        assert exercise.students == 100
+
+
+def test_late_students_lose_what_the_course_policy_says(synthetic):
+    _, _, injected, results = synthetic
+    late = {s.id: s for s in results.students if s.seconds_late > 0}
+    assert set(late) == set(injected.hours_late)
+    policy = course_policy(ROOT)["late"]
+    for student in late.values():
+        before = student.score + student.late_penalty
+        assert student.late_penalty == pytest.approx(late_penalty(before, student.seconds_late, **policy))
+        assert student.seconds_late / 3600 == pytest.approx(injected.hours_late[student.id] - 0.5)
+
+
+def _run_report(course, *args) -> str:
+    result = subprocess.run([sys.executable, "-m", "kit.report", "attention", "--root", str(course), *args],
+                            cwd=course, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def _visible_text(html: str) -> str:
+    return re.sub(r'src="data:[^"]*"', "", html)
+
+
+def test_the_command_writes_the_page_and_summarises_the_commonest_mistake(synthetic):
+    course, _, injected, results = synthetic
+    stdout = _run_report(course)
+    count, exercise, mistake = max((len(who), e, m) for e, ms in injected.mistakes.items() for m, who in ms.items())
+    assert f"{exercise}: {mistake}: {count} (" in stdout
+    page = (course / "reports" / "attention" / "index.html").read_text()
+    assert page.count('<img src="data:image/png;base64,') == 3
+    assert "http://" not in _visible_text(page) and "https://" not in _visible_text(page)  # works offline
+    for who in injected.mistakes[exercise][mistake]:
+        assert who in page
+
+
+def test_the_anonymous_page_names_no_student(synthetic):
+    course, _, injected, _ = synthetic
+    stdout = _run_report(course, "--anonymous")
+    page = _visible_text((course / "reports" / "attention" / "anonymous.html").read_text())
+    named = {s for s in injected.students if re.search(rf"\b{s}\b", page + stdout)}
+    assert named == set()
+    assert "softmax" in page and "late" in page
+
+
+def test_a_report_without_kinds_or_mistakes_still_counts_its_failures():
+    from kit.report.collect import NO_REPORT, UNRECORDED, Exercise, count_answer
+
+    exercise = Exercise("softmax", 4, has_check=True)
+    failed = {"check_softmax": False, "hidden_softmax": False}
+    count_answer(exercise, "old", failed, {"cells": {"hidden_softmax": {"message": "softmax on x: wrong"}}})
+    count_answer(exercise, "lost", failed, None)
+    count_answer(exercise, "fine", {"check_softmax": True, "hidden_softmax": True}, None)
+    assert exercise.failures == {UNRECORDED: ["old"], NO_REPORT: ["lost"]}
+    assert exercise.mistakes == {} and exercise.hidden_passed == ["fine"] and exercise.students == 3
+
+
+def test_each_exercise_points_to_the_chapter_section_its_notebook_names():
+    from kit.report.sections import exercise_sections
+
+    sections = exercise_sections(ROOT / "source" / "attention")
+    assert {name: sections[name] for name in ("token_movement", "project_qkv", "scaled_scores", "softmax",
+                                              "multi_head_attention", "causal_mask", "blockwise_attention",
+                                              "attention_params", "skip_sqrt", "classify_head")} == {
+        "token_movement": 1, "project_qkv": 2, "scaled_scores": 3, "softmax": 4, "multi_head_attention": 5,
+        "causal_mask": 6, "blockwise_attention": 7, "attention_params": 5, "skip_sqrt": 3, "classify_head": 5}
