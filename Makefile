@@ -4,12 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test release setup browser lab bench clean
+.PHONY: demo test release setup browser postgres lab bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[browser,train]' pytest-xdist
+	$(PY) -m pip install --quiet -e '.[browser,train,postgres]' pytest-xdist
 	touch $@
 
 setup: $(VENV)/.installed
@@ -23,6 +23,14 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "chromium not found: browser tests will skip (install Debian's chromium to run them)"; fi
 
+# Debian's PostgreSQL server for the tests that run the loop on a PostgreSQL gradebook (the suite
+# starts its own server in a temporary folder). Installed when root; otherwise those tests skip.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "postgresql not found: PostgreSQL gradebook tests will skip (install Debian's postgresql to run them)"; fi
+
 # Regenerate source/, the student release and the example class from notebooks/ and the reference.
 release: setup
 	$(PY) -m kit.release
@@ -32,7 +40,7 @@ release: setup
 demo: setup
 	$(PY) -m kit.demo
 
-test: setup browser
+test: setup browser postgres
 	$(PY) -m pytest -n 2 --dist loadfile --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your
