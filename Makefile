@@ -4,12 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo report test release setup browser bubblewrap lab bench clean
+.PHONY: demo report test release setup browser bubblewrap postgres lab bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[browser,train]' pytest-xdist
+	$(PY) -m pip install --quiet -e '.[browser,train,postgres]' pytest-xdist
 	touch $@
 
 setup: $(VENV)/.installed
@@ -31,6 +31,14 @@ bubblewrap:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
 	else echo "bwrap not found: grading falls back to user namespaces, or refuses (install Debian's bubblewrap)"; fi
 
+# Debian's PostgreSQL server for the tests that run the loop on a PostgreSQL gradebook (the suite
+# starts its own server in a temporary folder). Installed when root; otherwise those tests skip.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "postgresql not found: PostgreSQL gradebook tests will skip (install Debian's postgresql to run them)"; fi
+
 # Regenerate source/, the student release and the example class from notebooks/ and the reference.
 release: setup
 	$(PY) -m kit.release
@@ -45,7 +53,7 @@ demo: setup bubblewrap
 report: setup
 	$(PY) -m kit.report attention $(ARGS)
 
-test: setup browser bubblewrap
+test: setup browser bubblewrap postgres
 	$(PY) -m pytest -n 2 --dist loadfile --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your

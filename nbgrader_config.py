@@ -1,18 +1,20 @@
 """nbgrader configuration for the attention kit.
 
 The course root is this repository: instructor notebooks in source/, the
-student release in assignments/, the gradebook in gradebook.db (never
-committed: it holds grades). Points, the deadline and the late policy live in
-course.toml, the one file to edit for course policy.
+student release in assignments/. Points, the deadline, the late policy and
+where the gradebook lives are in course.toml, the one file to edit for course
+policy (the gradebook: SQLite in gradebook.db unless course.toml or KIT_DB_URL
+names a database server; never committed: it holds grades).
 """
 
 import os
-import tomllib
+import sys
 from pathlib import Path
 
+from kit.course import db_url, policy
+
 ROOT = Path(__file__).resolve().parent
-with open(ROOT / "course.toml", "rb") as f:
-    COURSE = tomllib.load(f)
+COURSE = policy(ROOT)
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
 
@@ -20,7 +22,14 @@ c.CourseDirectory.root = str(ROOT)
 c.CourseDirectory.course_id = "attention-kit"
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "assignments"
-c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'gradebook.db'}"
+c.CourseDirectory.db_url = db_url(ROOT)
+
+# A command that opens the gradebook first checks that it answers, and stops with one line if not,
+# before it reads or moves any student's work (kit/gradebook.py).
+from kit.gradebook import opens_gradebook, require_gradebook, url_on_command_line  # noqa: E402
+
+if opens_gradebook(sys.argv):
+    require_gradebook(url_on_command_line(sys.argv) or c.CourseDirectory.db_url)
 
 # The exchange students fetch from and submit to. A folder in the course keeps a
 # single-machine course self-contained; on a shared server point it at a folder
@@ -74,9 +83,10 @@ c.AssignLatePenalties.plugin_class = ProportionalLatePenalty
 c.ProportionalLatePenalty.per_hour = COURSE["late"]["per_hour"]
 c.ProportionalLatePenalty.max_fraction = COURSE["late"]["max_fraction"]
 
-# Two autograde runs on one gradebook never interleave: the second waits.
-import sys  # noqa: E402
+# Grades for the course's learning platform (kit/export.py): the Canvas assignment's id from course.toml.
+c.CanvasExport.assignment_id = str(COURSE.get("export", {}).get("canvas_assignment_id", ""))
 
+# Two autograde runs on one course folder never interleave: the second waits.
 if "autograde" in sys.argv[1:2]:
     from kit.lock import hold_grading_lock  # noqa: E402
 

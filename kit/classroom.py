@@ -11,7 +11,6 @@ import csv
 import re
 import shutil
 import subprocess
-import tomllib
 from pathlib import Path
 
 from nbgrader.api import Gradebook
@@ -19,17 +18,13 @@ from nbgrader.api import Gradebook
 from autograder.sandbox import REFUSAL
 from autograder.submission import read_notebook
 from kit import nbgrader_cli
-from kit.notebooks import ROOT
+from kit.course import ROOT, db_url, policy
 
 ASSIGNMENT = "attention"
 COURSE_ID = "attention-kit"
 RUN = ROOT / ".run"              # owned by the main command: the exchange and students' working copies
 EXCHANGE = RUN / "exchange"
 UNREADABLE = ".unreadable"
-
-
-def db_url(root: Path = ROOT) -> str:
-    return f"sqlite:///{root / 'gradebook.db'}"
 
 
 def nbgrader(*args: str, cwd: Path = ROOT, stream=None) -> subprocess.CompletedProcess | subprocess.Popen:
@@ -40,11 +35,6 @@ def nbgrader(*args: str, cwd: Path = ROOT, stream=None) -> subprocess.CompletedP
     return nbgrader_cli.run(*args, cwd=cwd, check=True, capture_output=True, text=True)
 
 
-def course_policy(root: Path = ROOT) -> dict:
-    with open(root / "course.toml", "rb") as f:
-        return tomllib.load(f)
-
-
 def roster(path: Path) -> list[dict]:
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
@@ -52,7 +42,7 @@ def roster(path: Path) -> list[dict]:
 
 def enrol(students: list[dict], root: Path = ROOT) -> None:
     """The assignment with its due date, and every student of the roster, in the gradebook."""
-    duedate = course_policy(root)["assignment"]["duedate"]
+    duedate = policy(root)["assignment"]["duedate"]
     with Gradebook(db_url(root), COURSE_ID) as gb:
         gb.update_or_create_assignment(ASSIGNMENT, duedate=duedate)
         for s in students:

@@ -1,7 +1,8 @@
 """The kit's main job, `make demo`: a whole term's loop on the example class.
 
+0. check that the gradebook (course.toml's, or KIT_DB_URL's) answers;
 1. generate the student release from the instructor notebooks;
-2. put the assignment (with its due date) and the roster into gradebook.db;
+2. put the assignment (with its due date) and the roster into the gradebook;
 3. release it through nbgrader's local exchange (in .run/, owned by this
    command), submit every example student's work through it, collect;
 4. autograde (the kit's out-of-process path, see nbgrader_config.py), with a
@@ -26,7 +27,8 @@ from nbgrader.api import Gradebook
 from autograder.grade import REPORT_FILE
 from autograder.sandbox import UNCONFINED
 from kit import classroom
-from kit.notebooks import ROOT
+from kit.course import ROOT, db_url
+from kit.gradebook import require_gradebook
 from kit.release import build_source, generate_release, register_in_gradebook
 from kit.report.build import course_directory, write_report
 
@@ -105,7 +107,7 @@ def score_table(students: list[dict]) -> tuple[list[str], list[list[str]]]:
     scores: dict[str, dict[str, float]] = {}
     possible: dict[str, float] = {}
     footer = {"total": {}, "late penalty": {}, "score": {}, "out of": {}}
-    with Gradebook(classroom.db_url(), classroom.COURSE_ID) as gb:
+    with Gradebook(db_url(), classroom.COURSE_ID) as gb:
         assignment = gb.find_assignment(classroom.ASSIGNMENT)
         for notebook in assignment.notebooks:
             for cell in notebook.grade_cells:
@@ -144,6 +146,7 @@ def print_table(header: list[str], rows: list[list[str]], notes: dict[str, list[
 
 
 def main() -> int:
+    require_gradebook(db_url())
     students = classroom.roster(EXAMPLES / "roster.csv")
     notes = run_loop(students)
     for s in students:

@@ -22,20 +22,18 @@ nbgrader's schema-3 metadata on every cell that nbgrader must know.
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from kit.course import ROOT, policy
 HEADER = re.compile(r"^# %%(?: \[(?P<type>markdown)\])?(?P<rest>.*)$")
 KINDS = {"", "setup", "locked", "solution", "tests"}
 
 
 def course_points(root: Path = ROOT) -> dict[str, float]:
     """grade_id → points, from course.toml."""
-    with open(root / "course.toml", "rb") as f:
-        return tomllib.load(f)["points"]
+    return policy(root)["points"]
 
 
 def _cells(text: str):

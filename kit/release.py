@@ -9,8 +9,10 @@
 3. run ``nbgrader generate_assignment --no-db`` into ``assignments/attention``
    (files only: the gradebook is never touched, so a gradebook that already
    holds submissions can never make nbgrader delete the release);
-4. record the notebooks, their cells and points in gradebook.db (the same
+4. record the notebooks, their cells and points in the gradebook (the same
    command into a scratch folder, so a refusal there leaves the release alone).
+
+The gradebook is checked first: when it does not answer, nothing is written.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from pathlib import Path
 from autograder.cases import visible_cases
 from autograder.judge import save_cases
 from kit import nbgrader_cli
-from kit.notebooks import ROOT, build_all
+from kit.course import ROOT, db_url
+from kit.gradebook import require_gradebook
+from kit.notebooks import build_all
 
 ASSIGNMENT = "attention"
 
@@ -50,7 +54,7 @@ def generate_release(root: Path = ROOT) -> Path:
 
 
 def register_in_gradebook(root: Path = ROOT) -> None:
-    """Record the assignment's notebooks, cells and points in gradebook.db.
+    """Record the assignment's notebooks, cells and points in the gradebook.
 
     nbgrader refuses when the set of notebooks changed after students submitted;
     its message is raised as a RuntimeError and the release is untouched.
@@ -65,6 +69,7 @@ def register_in_gradebook(root: Path = ROOT) -> None:
 
 
 def main() -> None:
+    require_gradebook(db_url())
     print("source :", build_source().relative_to(ROOT))
     print("release:", generate_release().relative_to(ROOT))
     register_in_gradebook()

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.nbgrader_plugin import REPORT_FILE
+from autograder.grade import REPORT_FILE
 from autograder.sandbox import REFUSAL, UNCONFINED, refusal
 from kit.notebooks import ROOT
 

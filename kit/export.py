@@ -1,0 +1,108 @@
+"""Grades where the course keeps them: `nbgrader export` in the gradebook-import CSV of Canvas and of Moodle.
+
+    nbgrader export --exporter=kit.export.CanvasExport --to canvas.csv
+    nbgrader export --exporter=kit.export.MoodleExport --to moodle.csv
+
+Both files hold one row per student of the gradebook (by id) and ONE assignment column:
+the score after the late penalty, as nbgrader's own CSV computes it
+(max(0, score - penalty); 0 for a student who submitted nothing), written as a
+plain decimal with a point and at most two decimals, which both importers read.
+The gradebook must hold one assignment, or `--assignment` names one.
+
+Canvas (Grades ▸ Import; rules as Canvas's GradebookImporter reads them): the
+header is ``Student, ID, SIS User ID, SIS Login ID, Section`` then the
+assignment as ``Name (id)`` (`CanvasExport.assignment_id`, course.toml's
+``[export] canvas_assignment_id``; without an id, Canvas matches the column by
+the assignment's title or creates the assignment); a ``Points Possible`` row
+follows the header. Students are matched by SIS Login ID (nbgrader's student
+id; `CanvasExport.student_id_column` moves it to SIS User ID), the name
+(``Last, First``) being Canvas's fallback.
+
+Moodle (Grades ▸ Import ▸ CSV file): a header row, then one row per student.
+On import, map ``Username`` to *username* (or ``Email address`` to *useremail*
+when every student has one) and the assignment's column to its grade item.
+Moodle aborts the whole import on a row whose identifier is empty, so every row
+has a username; it refuses grades above 100 unless the site allows more.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins import ExportPlugin
+from traitlets import Enum, Unicode
+
+
+def final_score(gradebook: Gradebook, assignment: str, student: str) -> float:
+    """The student's score after the late penalty; 0 when they submitted nothing."""
+    try:
+        submission = gradebook.find_submission(assignment, student)
+    except MissingEntry:
+        return 0.0
+    return max(0.0, submission.score - (submission.late_submission_penalty or 0.0))
+
+
+def decimal(points: float) -> str:
+    """A plain decimal, point-separated, at most two decimals: 62.3, 75, 0."""
+    return f"{points:.2f}".rstrip("0").rstrip(".")
+
+
+class LmsExport(ExportPlugin):
+    """One row per student, one column: the assignment's score after the late penalty."""
+
+    default_file = "grades.csv"
+
+    def table(self, assignment, students, scores: dict[str, str]) -> list[list[str]]:
+        """Rows of the file, header first; `scores` is student id → the formatted score."""
+        raise NotImplementedError
+
+    def _assignment(self, gradebook: Gradebook):
+        names = [str(a) for a in self.assignment] or [a.name for a in gradebook.assignments]
+        if len(names) != 1:
+            raise ValueError(f"{type(self).__name__} writes one assignment column: name one with --assignment "
+                             f"(the gradebook holds {sorted(a.name for a in gradebook.assignments)})")
+        return gradebook.find_assignment(names[0])
+
+    def export(self, gradebook: Gradebook) -> None:
+        assignment = self._assignment(gradebook)
+        wanted = {str(s) for s in self.student}
+        students = sorted((s for s in gradebook.students if not wanted or s.id in wanted), key=lambda s: s.id)
+        scores = {s.id: decimal(final_score(gradebook, assignment.name, s.id)) for s in students}
+        destination = self.to or self.default_file
+        with open(destination, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f, lineterminator="\n").writerows(self.table(assignment, students, scores))
+        self.log.info("Exported %s for %d students to %s", assignment.name, len(students), destination)
+
+
+class CanvasExport(LmsExport):
+    """Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then "Name (id)"."""
+
+    default_file = "canvas.csv"
+    assignment_id = Unicode("", help="The assignment's id in Canvas (the number in its address, "
+                                     ".../assignments/<id>). Empty: Canvas matches the column by the "
+                                     "assignment's title, or creates a new assignment.").tag(config=True)
+    student_id_column = Enum(["SIS Login ID", "SIS User ID"], default_value="SIS Login ID",
+                             help="The Canvas column that holds nbgrader's student id.").tag(config=True)
+
+    def table(self, assignment, students, scores):
+        info = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+        column = f"{assignment.name} ({self.assignment_id})" if self.assignment_id else assignment.name
+        rows = [info + [column], ["Points Possible", "", "", "", "", decimal(assignment.max_score)]]
+        for s in students:
+            name = ", ".join(filter(None, [s.last_name, s.first_name])) or s.id
+            row = {"Student": name, "ID": "", "SIS User ID": "", "SIS Login ID": "", "Section": ""}
+            row[self.student_id_column] = s.id
+            rows.append([row[key] for key in info] + [scores[s.id]])
+        return rows
+
+
+class MoodleExport(LmsExport):
+    """Moodle's CSV grade import: identifier columns, then the assignment's grade column."""
+
+    default_file = "moodle.csv"
+
+    def table(self, assignment, students, scores):
+        rows = [["Username", "Email address", "First name", "Last name", assignment.name]]
+        rows += [[s.id, s.email or "", s.first_name or "", s.last_name or "", scores[s.id]] for s in students]
+        return rows
