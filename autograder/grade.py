@@ -30,6 +30,16 @@ class Report(NamedTuple):
     problems: dict[str, str]  # notebook → why it could not be graded
     tampering: list[str]      # read-only cells the student changed (restored before grading)
 
+    def plain(self) -> dict:
+        """JSON-ready: what crosses a process or a machine (see from_plain)."""
+        return {"problems": self.problems, "tampering": self.tampering,
+                "cells": {k: v._asdict() for k, v in self.cells.items()}}
+
+    @classmethod
+    def from_plain(cls, data: dict) -> Report:
+        return cls({k: CellGrade(**v) for k, v in data["cells"].items()}, dict(data["problems"]),
+                   list(data["tampering"]))
+
 
 def graded_cells(source: Path) -> list[tuple[str, str, float]]:
     """(notebook, grade_id, points) of every graded cell, in order."""
