@@ -69,12 +69,21 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 
 if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
     from autograder.nbgrader_plugin import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource  # noqa: E402
+    from autograder.parallel import AssignLatePenaltiesInTurn, SaveAutoGradesInTurn, install  # noqa: E402
 
     c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
                                           OverwriteCells, CheckCellMetadataOnce]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-                                           SaveAutoGrades, AssignLatePenalties, CheckCellMetadataOnce]
-    c.GradeOutOfProcess.unconfined = COURSE.get("grading", {}).get("unconfined", False)
+                                           SaveAutoGradesInTurn, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
+    # Several students at once (autograder/parallel.py), on this machine or a Dask cluster (autograder/cluster.py):
+    # course.toml [grading], overridden by KIT_GRADING_WORKERS and KIT_GRADING_SCHEDULER.
+    GRADING = COURSE.get("grading", {})
+    WORKERS = int(os.environ.get("KIT_GRADING_WORKERS") or GRADING.get("workers", 0))
+    c.ParallelAutograde.workers = WORKERS
+    c.ParallelAutograde.scheduler = os.environ.get("KIT_GRADING_SCHEDULER", GRADING.get("scheduler", ""))
+    c.GradeOutOfProcess.workers = WORKERS or len(os.sched_getaffinity(0))
+    install()
+    c.GradeOutOfProcess.unconfined = GRADING.get("unconfined", False)
 
 # Late policy from course.toml: a proportional penalty per started hour late.
 from kit.late import ProportionalLatePenalty  # noqa: E402

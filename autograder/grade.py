@@ -41,6 +41,16 @@ class Report(NamedTuple):
     tampering: list[str]      # read-only cells the student changed (restored before grading)
     confinement: str = UNCONFINED  # how the student's code was confined (autograder.sandbox)
 
+    def plain(self) -> dict:
+        """JSON-ready: what crosses a process or a machine (see from_plain)."""
+        return {"problems": self.problems, "tampering": self.tampering, "confinement": self.confinement,
+                "cells": {k: v._asdict() for k, v in self.cells.items()}}
+
+    @classmethod
+    def from_plain(cls, data: dict) -> Report:
+        return cls({k: CellGrade(**v) for k, v in data["cells"].items()}, dict(data["problems"]),
+                   list(data["tampering"]), data.get("confinement", UNCONFINED))
+
 
 def graded_cells(source: Path) -> list[tuple[str, str, float]]:
     """(notebook, grade_id, points) of every graded cell, in order."""
@@ -83,9 +93,7 @@ def save_report(report: Report, folder: Path) -> Path:
     """Write `report` as folder/grading_report.json: problems, tampering, every cell's verdict."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / REPORT_FILE
-    path.write_text(json.dumps({"problems": report.problems, "tampering": report.tampering,
-                                "confinement": report.confinement,
-                                "cells": {k: v._asdict() for k, v in report.cells.items()}}, indent=1))
+    path.write_text(json.dumps(report.plain(), indent=1))
     return path
 
 

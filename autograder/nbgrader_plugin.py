@@ -14,8 +14,10 @@ notebook (and so the feedback) has every read-only cell as the source has it.
 `CheckCellMetadataOnce` is nbgrader's CheckCellMetadata with its schema
 compiled once instead of for every cell.
 
-Students are graded two at a time (one per core): the first notebook nbgrader
-asks about starts every submitted student of the assignment.
+In one nbgrader process, students are graded `GradeOutOfProcess.workers` at
+a time: the first notebook nbgrader asks about starts every student that
+process will autograde. autograder.parallel runs nbgrader's own work on
+several students at once too, in worker processes.
 
 `check_confinement`, called by nbgrader_config.py as `nbgrader autograde`
 starts, stops the command before any student's code runs where the machine
@@ -65,10 +67,27 @@ def check_confinement(unconfined: bool) -> str:
     return how
 
 
+def graded_elsewhere(student: str, assignment: str, report: Report) -> None:
+    """Give GradeOutOfProcess a report made elsewhere (a Dask worker: autograder.cluster)."""
+    done = Future()
+    done.set_result(report)
+    _reports[(student, assignment)] = done
+
+
 class GradeOutOfProcess(NbGraderPreprocessor):
-    workers = Integer(os.cpu_count() or 1, help="Students graded at the same time.").tag(config=True)
+    workers = Integer(os.cpu_count() or 1, help="Students graded at the same time in this process.").tag(config=True)
     unconfined = Bool(False, help="Grade unconfined where the machine allows no confinement "
                                   "(course.toml: [grading] unconfined).").tag(config=True)
+
+    def _students_to_grade(self, coursedir: CourseDirectory, student: str, assignment: str) -> list[str]:
+        """This student, and the others the converter running this preprocessor will grade
+        (all submitted students when nbgrader runs serially; one in a worker of autograder.parallel)."""
+        converter = getattr(getattr(self, "parent", None), "parent", None)
+        folders = {os.path.normpath(f) for f in getattr(converter, "assignments", {})}
+        submitted = Path(coursedir.format_path(coursedir.submitted_directory, "*", assignment)).parent.parent
+        others = {p.name for p in submitted.iterdir() if (p / assignment).is_dir() and
+                  os.path.normpath(coursedir.format_path(coursedir.submitted_directory, p.name, assignment)) in folders}
+        return sorted({student} | others)
 
     def _report(self, student: str, assignment: str) -> Report:
         global _pool
@@ -77,9 +96,7 @@ class GradeOutOfProcess(NbGraderPreprocessor):
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=self.workers)
         if (student, assignment) not in _reports:
-            submitted = Path(coursedir.format_path(coursedir.submitted_directory, "*", assignment)).parent.parent
-            students = sorted({student} | {p.name for p in submitted.iterdir() if (p / assignment).is_dir()})
-            for other in students:
+            for other in self._students_to_grade(coursedir, student, assignment):
                 if (other, assignment) not in _reports:
                     folder = Path(coursedir.format_path(coursedir.submitted_directory, other, assignment))
                     confine = sandbox.IF_AVAILABLE if self.unconfined else sandbox.REQUIRED

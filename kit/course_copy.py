@@ -26,6 +26,15 @@ def run_nbgrader(course: Path, *args: str, grading: str = "out-of-process", **kw
     return nbgrader_cli.run(*args, cwd=course, grading=grading, check=True, capture_output=True, **kwargs)
 
 
+def gradebook_snapshot(course: Path, students: list[str]) -> dict:
+    """Every score, penalty and timestamp in a course's gradebook, by name rather than row id."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {(s, nb.name, g.name): (g.auto_score, g.manual_score, nb.late_submission_penalty)
+                for s in students for nb in gb.find_submission("attention", s).notebooks for g in nb.grades}
+
+
 def class_course(target: Path, n_students: int) -> list[str]:
     """A scratch course with the release generated and `n_students` copies of the
     example class submitted (ids like ``bo003``); returns the ids."""

@@ -10,18 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
-
-from kit.course_copy import class_course
+from kit.course_copy import class_course, gradebook_snapshot as snapshot
 
 N_STUDENTS = 4
-
-
-def snapshot(course: Path, students: list[str]) -> dict:
-    """Every score, penalty and timestamp in the gradebook, by name rather than row id."""
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        return {(s, nb.name, g.name): (g.auto_score, g.manual_score, nb.late_submission_penalty)
-                for s in students for nb in gb.find_submission("attention", s).notebooks for g in nb.grades}
 
 
 def autograde(course: Path) -> subprocess.Popen:

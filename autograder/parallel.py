@@ -1,0 +1,180 @@
+"""`nbgrader autograde` on every core: several students at once, each in a worker process.
+
+nbgrader's Autograde converter works through the students one after another
+in one process. `ParallelAutograde` hands each student's folder to a pool of
+worker processes forked from nbgrader's own (each inherits its configuration
+and opens gradebook sessions of its own). In a worker, nbgrader's unchanged
+loop autogrades that one student: sanitizing, the kit's confined grading
+(GradeOutOfProcess: one child process per student), SaveAutoGrades, late
+penalties, the autograded notebooks. With a Dask scheduler configured, the
+grading proper runs on the cluster instead (autograder.cluster) and each
+worker receives the student's report with the folder.
+
+- Gradebook writes: SQLite takes one writer at a time, so there the steps that
+  write (registering the student and submission, SaveAutoGrades,
+  AssignLatePenalties) take turns under a file lock beside the database; on a
+  database server they run at once.
+- A student nbgrader cannot grade is logged as nbgrader logs it, the others go
+  on, and the command ends with nbgrader's error as a serial run does. A worker
+  process that dies takes only the students it had with it: they are tried
+  again in a fresh pool (MAX_TRIES in all).
+- Each student's grades are committed as nbgrader commits them, so an
+  interrupted run loses no grade already recorded.
+
+nbgrader's AutogradeApp names its converter class in code, not in
+configuration: `install()` (called by nbgrader_config.py) puts
+ParallelAutograde in its place, so the plain `nbgrader autograde` gets it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import multiprocessing
+import os
+import re
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from pathlib import Path
+
+from nbgrader.converters import Autograde, NbGraderException
+from nbgrader.preprocessors import AssignLatePenalties, SaveAutoGrades
+from nbgrader.utils import rmtree
+from sqlalchemy.engine import make_url
+from traitlets import Integer, Unicode
+
+from autograder.grade import Report
+from autograder.nbgrader_plugin import graded_elsewhere
+
+MAX_TRIES = 3  # a student whose worker process died is tried again, up to this many times in all
+
+_converter: ParallelAutograde | None = None  # set in nbgrader's process before the workers fork from it
+
+
+@contextmanager
+def gradebook_writes(db_url: str):
+    """Hold the gradebook's writer lock while the block writes (SQLite only: a server takes writers at once)."""
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        yield
+        return
+    with open(f"{url.database}.writer", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the block ends, or when the process dies
+        yield
+
+
+class SaveAutoGradesInTurn(SaveAutoGrades):
+    """nbgrader's SaveAutoGrades, one writer at a time on SQLite."""
+
+    def preprocess(self, nb, resources):
+        with gradebook_writes(resources["nbgrader"]["db_url"]):
+            return super().preprocess(nb, resources)
+
+
+class AssignLatePenaltiesInTurn(AssignLatePenalties):
+    """nbgrader's AssignLatePenalties, one writer at a time on SQLite."""
+
+    def preprocess(self, nb, resources):
+        with gradebook_writes(resources["nbgrader"]["db_url"]):
+            return super().preprocess(nb, resources)
+
+
+class ParallelAutograde(Autograde):
+    workers = Integer(0, help="Students autograded at once, each in a worker process of its own; "
+                              "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
+    scheduler = Unicode("", help="Address of a Dask scheduler (tcp://host:8786) whose workers do the grading "
+                                 "proper (autograder.cluster); empty: this machine grades.").tag(config=True)
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        with gradebook_writes(self.coursedir.db_url):
+            super().init_assignment(assignment_id, student_id)
+
+    def student_of(self, folder: str) -> tuple[str, str]:
+        """(student, assignment) of a submitted folder."""
+        regexp = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
+        found = re.match(regexp, folder)
+        return found["student_id"], found["assignment_id"]
+
+    def convert_notebooks(self) -> None:
+        global _converter
+        workers = self.workers or len(os.sched_getaffinity(0))
+        if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
+            return super().convert_notebooks()
+        _converter = self
+        everything, failed, tries = dict(self.assignments), [], {}
+        pending = sorted(everything)
+        remote = None
+        while pending:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                pool.submit(os.getpid).result()  # the workers fork now, before a cluster client starts threads
+                if self.scheduler and remote is None:
+                    from autograder.cluster import ClusterGrading
+                    remote = ClusterGrading(self.scheduler, self.log)
+                    remote.start({f: self.student_of(f)[0] for f in pending}, self._source_folder())
+                ready = remote.reports(pending) if remote else ((f, None) for f in pending)
+                futures = {}
+                for folder, report in ready:
+                    if isinstance(report, Exception):
+                        self.log.error("There was an error processing assignment: %s (on the cluster: %s)",
+                                       folder, report)
+                        failed.append(folder)
+                    else:
+                        futures[pool.submit(_autograde_one, folder, everything[folder], report)] = folder
+                pending = []
+                for future in as_completed(futures):
+                    folder = futures[future]
+                    try:
+                        graded = future.result()
+                    except BrokenProcessPool:
+                        tries[folder] = tries.get(folder, 1) + 1
+                        graded = None
+                        if tries[folder] <= MAX_TRIES:
+                            pending.append(folder)
+                            continue
+                    if not graded:
+                        failed.append(folder)
+            if pending:
+                self.log.warning("A worker process ended; autograding again: %s", ", ".join(sorted(pending)))
+        if remote:
+            remote.close()
+        self._fail_for(failed)
+
+    def _source_folder(self) -> Path:
+        return Path(self.coursedir.format_path(self.coursedir.source_directory, ".", self.coursedir.assignment_id))
+
+    def _fail_for(self, failed: list[str]) -> None:
+        """End as nbgrader's serial loop ends when students could not be graded."""
+        if not failed:
+            return
+        for folder in sorted(failed):
+            student, assignment = self.student_of(folder)
+            self.log.error("There was an error processing assignment '%s' for student '%s'", assignment, student)
+        self.log.error("Please see the the above traceback for details on the specific errors on the above failures.")
+        raise NbGraderException("some students could not be autograded")
+
+
+def _autograde_one(folder: str, notebooks: list[str], report: dict | None) -> bool:
+    """In a worker process: nbgrader's own loop on one student's folder; True if it was graded."""
+    converter = _converter
+    converter.assignments = {folder: notebooks}
+    if report is not None:
+        graded_elsewhere(*converter.student_of(folder), Report.from_plain(report))
+    try:
+        Autograde.convert_notebooks(converter)
+    except NbGraderException:
+        return False  # nbgrader has logged why
+    except (Exception, SystemExit):  # nbgrader's loop lets these out (a bad timestamp exits): this student only
+        converter.log.error("There was an error processing assignment: %s\n%s", folder, traceback.format_exc())
+        student, assignment = converter.student_of(folder)
+        if os.path.exists(converter._format_dest(assignment, student)):  # as nbgrader does for a failed student
+            rmtree(converter._format_dest(assignment, student))
+        return False
+    return True
+
+
+def install() -> None:
+    """Make `nbgrader autograde` use ParallelAutograde."""
+    import nbgrader.apps.autogradeapp as app
+
+    app.Autograde = ParallelAutograde
