@@ -1,18 +1,31 @@
 # Two entry points, both from nothing: `make demo` (the kit's main job) and `make test`.
+# Each command installs what it uses into one .venv/: the base dependencies for the
+# demo, the lab and the release; the test and benchmark extras (torch among them) on top,
+# the first time `make test` or `make bench` runs. One marker file per layer.
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test release setup browser lab bench clean
+.PHONY: demo test release setup setup-test setup-bench browser lab bench clean
 
-$(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(VENV)/.base: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[browser,train]' pytest-xdist
+	$(PY) -m pip install --quiet -e .
 	touch $@
 
-setup: $(VENV)/.installed
+$(VENV)/.test: $(VENV)/.base
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+$(VENV)/.bench: $(VENV)/.base
+	$(PY) -m pip install --quiet -e '.[bench]'
+	touch $@
+
+setup: $(VENV)/.base
+setup-test: $(VENV)/.test
+setup-bench: $(VENV)/.bench
 
 # Debian's Chromium for the browser tests (Playwright's own browser download does
 # not work everywhere). Installed when running as root; otherwise the browser
@@ -32,7 +45,7 @@ release: setup
 demo: setup
 	$(PY) -m kit.demo
 
-test: setup browser
+test: setup-test browser
 	$(PY) -m pytest -n 2 --dist loadfile --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your
@@ -44,7 +57,7 @@ lab: setup
 	cd student && { test -d attention || $(CURDIR)/$(PY) -m nbgrader fetch_assignment attention --log-level=ERROR; }
 	cd student && $(CURDIR)/$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) attention/01_worked_example.ipynb
 
-bench: setup
+bench: setup-bench
 	$(PY) -m benchmarks.run
 
 clean:
