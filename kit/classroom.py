@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import re
 import shutil
-import subprocess
 import tomllib
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from nbgrader.api import Gradebook
 
 from autograder.submission import read_notebook
 from kit import nbgrader_cli
+from kit.lock import grading_lock
 from kit.notebooks import ROOT
 
 ASSIGNMENT = "attention"
@@ -31,12 +31,9 @@ def db_url(root: Path = ROOT) -> str:
     return f"sqlite:///{root / 'gradebook.db'}"
 
 
-def nbgrader(*args: str, cwd: Path = ROOT, stream=None) -> subprocess.CompletedProcess | subprocess.Popen:
-    """Run an nbgrader command; with `stream`, started with its log on a pipe, not waited for."""
-    if stream:
-        return subprocess.Popen(nbgrader_cli.command(*args), cwd=cwd, env=nbgrader_cli.environment(),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    return nbgrader_cli.run(*args, cwd=cwd, check=True, capture_output=True, text=True)
+def nbgrader(*args: str, cwd: Path = ROOT, on_line=None) -> list[str]:
+    """An nbgrader command, run in this process (see nbgrader_cli.run_here); its log lines."""
+    return nbgrader_cli.run_here(*args, cwd=cwd, on_line=on_line)
 
 
 def course_policy(root: Path = ROOT) -> dict:
@@ -112,17 +109,21 @@ def set_aside_unreadable(student: str, root: Path = ROOT) -> dict[str, str]:
 def autograde(on_student) -> dict[str, str]:
     """`nbgrader autograde` for every submission; calls on_student(id) as each one
     starts; returns student → error for those nbgrader could not grade."""
-    process = nbgrader("autograde", ASSIGNMENT, "--force", stream=True)
-    errors, current = {}, None
-    for line in process.stderr:
+    errors = {}
+
+    def read(line: str) -> None:
         started = re.search(r"Creating/updating student with ID '([^']+)'", line)
         failed = re.search(r"error processing assignment: .*/submitted/([^/]+)/", line)
         if started:
-            current = started.group(1)
-            on_student(current)
+            on_student(started.group(1))
         elif failed:
             errors[failed.group(1)] = "nbgrader could not grade this submission (see its log)"
-    process.wait()
+    with grading_lock(ROOT):  # the command line takes it in nbgrader_config.py; in this process, here
+        try:
+            nbgrader("autograde", ASSIGNMENT, "--force", on_line=read)
+        except nbgrader_cli.NbgraderFailed:
+            if not errors:  # it failed for every student, not for some
+                raise
     return errors
 
 
