@@ -1,18 +1,31 @@
 # Two entry points, both from nothing: `make demo` (the kit's main job) and `make test`.
+# Each command installs what it uses into one .venv/: the base dependencies for the
+# demo, the lab and the release; the test and benchmark extras (torch among them) on top,
+# the first time `make test` or `make bench` runs. One marker file per layer.
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo report test release setup browser bubblewrap postgres lab bench clean
+.PHONY: demo report test release setup setup-test setup-bench browser bubblewrap postgres lab bench clean
 
-$(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(VENV)/.base: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[browser,train,postgres]' pytest-xdist
+	$(PY) -m pip install --quiet -e .
 	touch $@
 
-setup: $(VENV)/.installed
+$(VENV)/.test: $(VENV)/.base
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+$(VENV)/.bench: $(VENV)/.base
+	$(PY) -m pip install --quiet -e '.[bench]'
+	touch $@
+
+setup: $(VENV)/.base
+setup-test: $(VENV)/.test
+setup-bench: $(VENV)/.bench
 
 # Debian's Chromium for the browser tests (Playwright's own browser download does
 # not work everywhere). Installed when running as root; otherwise the browser
@@ -53,7 +66,7 @@ demo: setup bubblewrap
 report: setup
 	$(PY) -m kit.report attention $(ARGS)
 
-test: setup browser bubblewrap postgres
+test: setup-test browser bubblewrap postgres
 	$(PY) -m pytest -n 2 --dist loadfile --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your
@@ -65,7 +78,7 @@ lab: setup
 	cd student && { test -d attention || $(CURDIR)/$(PY) -m nbgrader fetch_assignment attention --log-level=ERROR; }
 	cd student && $(CURDIR)/$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) attention/01_worked_example.ipynb
 
-bench: setup
+bench: setup-bench
 	$(PY) -m benchmarks.run
 
 clean:

@@ -10,15 +10,15 @@ from __future__ import annotations
 import csv
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.sandbox import REFUSAL
+from autograder.nbgrader_plugin import check_confinement
 from autograder.submission import read_notebook
 from kit import nbgrader_cli
 from kit.course import ROOT, db_url, policy
+from kit.lock import grading_lock
 
 ASSIGNMENT = "attention"
 COURSE_ID = "attention-kit"
@@ -27,12 +27,9 @@ EXCHANGE = RUN / "exchange"
 UNREADABLE = ".unreadable"
 
 
-def nbgrader(*args: str, cwd: Path = ROOT, stream=None) -> subprocess.CompletedProcess | subprocess.Popen:
-    """Run an nbgrader command; with `stream`, started with its log on a pipe, not waited for."""
-    if stream:
-        return subprocess.Popen(nbgrader_cli.command(*args), cwd=cwd, env=nbgrader_cli.environment(),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    return nbgrader_cli.run(*args, cwd=cwd, check=True, capture_output=True, text=True)
+def nbgrader(*args: str, cwd: Path = ROOT, on_line=None) -> list[str]:
+    """An nbgrader command, run in this process (see nbgrader_cli.run_here); its log lines."""
+    return nbgrader_cli.run_here(*args, cwd=cwd, on_line=on_line)
 
 
 def roster(path: Path) -> list[dict]:
@@ -108,20 +105,24 @@ def set_aside(folder: Path) -> dict[str, str]:
 def autograde(on_student) -> dict[str, str]:
     """`nbgrader autograde` for every submission; calls on_student(id) as each one
     starts; returns student → error for those nbgrader could not grade."""
-    process = nbgrader("autograde", ASSIGNMENT, "--force", stream=True)
-    errors, current, refusal = {}, None, []
-    for line in process.stderr:
-        if refusal or line.startswith(REFUSAL):
-            refusal.append(line)
+    errors = {}
+
+    def read(line: str) -> None:
         started = re.search(r"Creating/updating student with ID '([^']+)'", line)
         failed = re.search(r"error processing assignment: .*/submitted/([^/]+)/", line)
         if started:
-            current = started.group(1)
-            on_student(current)
+            on_student(started.group(1))
         elif failed:
             errors[failed.group(1)] = "nbgrader could not grade this submission (see its log)"
-    if process.wait() and refusal:
-        raise SystemExit("".join(refusal).rstrip())  # no confinement: nothing was graded
+    with grading_lock(ROOT):  # the command line takes it in nbgrader_config.py; in this process, here
+        # nbgrader_config.py checks confinement when the command line says autograde; in this process, here:
+        # without it, nothing is graded and the refusal (already on stderr) ends the demo.
+        check_confinement(policy().get("grading", {}).get("unconfined", False))
+        try:
+            nbgrader("autograde", ASSIGNMENT, "--force", on_line=read)
+        except nbgrader_cli.NbgraderFailed:
+            if not errors:  # it failed for every student, not for some
+                raise
     return errors
 
 

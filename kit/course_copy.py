@@ -35,13 +35,17 @@ def gradebook_snapshot(course: Path, students: list[str]) -> dict:
                 for s in students for nb in gb.find_submission("attention", s).notebooks for g in nb.grades}
 
 
-def class_course(target: Path, n_students: int) -> list[str]:
+def class_course(target: Path, n_students: int, released: Path | None = None) -> list[str]:
     """A scratch course with the release generated and `n_students` copies of the
-    example class submitted (ids like ``bo003``); returns the ids."""
+    example class submitted (ids like ``bo003``); returns the ids. `released`: a
+    course whose release is already generated, copied rather than generated again."""
     from kit.classroom import set_aside_unreadable
 
-    copy_course(target)
-    run_nbgrader(target, "generate_assignment", "attention", "--force")
+    if released:
+        shutil.copytree(released, target, dirs_exist_ok=True, symlinks=True)
+    else:
+        copy_course(target)
+        run_nbgrader(target, "generate_assignment", "attention", "--force")
     kinds = sorted(p.name for p in EXAMPLE.iterdir())
     students = [f"{kinds[i % len(kinds)]}{i // len(kinds):03d}" for i in range(n_students)]
     for student in students:

@@ -1,7 +1,8 @@
 """The kit's main job, `make demo`: a whole term's loop on the example class.
 
 0. check that the gradebook (course.toml's, or KIT_DB_URL's) answers;
-1. generate the student release from the instructor notebooks;
+1. generate the student release from the instructor notebooks (only when its
+   inputs changed since the last build: kit.release.release_if_changed);
 2. put the assignment (with its due date) and the roster into the gradebook;
 3. release it through nbgrader's local exchange (in .run/, owned by this
    command), submit every example student's work through it, collect;
@@ -13,64 +14,52 @@
 7. write the class report (reports/attention/index.html, kit.report) and
    print its summary: what the class got wrong.
 
-Run twice, it gives the same table and the same gradebook.
+Run twice, it gives the same table and the same gradebook. nbgrader's
+commands run in this process, one after another (kit.nbgrader_cli.run_here).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 from nbgrader.api import Gradebook
+from tqdm import tqdm
 
 from autograder.grade import REPORT_FILE
 from autograder.sandbox import UNCONFINED
 from kit import classroom
 from kit.course import ROOT, db_url
 from kit.gradebook import require_gradebook
-from kit.release import build_source, generate_release, register_in_gradebook
+from kit.release import release_if_changed
 from kit.report.build import course_directory, write_report
 
 EXAMPLES = ROOT / "examples" / "class"
 GRADES_CSV = ROOT / "grades.csv"
 
 
-def progress(done: int, total: int, label: str) -> None:
-    width = 30
-    filled = width * done // max(total, 1)
-    sys.stderr.write(f"\rgrading [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<12}")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
 def run_loop(students: list[dict]) -> dict[str, list[str]]:
     """Steps 1-5; returns student → notes on what happened to their submission."""
-    build_source()
-    generate_release()
-    register_in_gradebook()
+    release_if_changed()
     classroom.enrol(students)  # after: nbgrader's registration would reset the due date
     classroom.release()
     notes: dict[str, list[str]] = {s["id"]: [] for s in students}
-    with ThreadPoolExecutor(max_workers=2) as pool:  # each submit is its own nbgrader process
-        list(pool.map(lambda s: classroom.submit(s["id"], EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT),
-                      students))
+    for s in students:
+        classroom.submit(s["id"], EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT)
     classroom.collect()
     for s in students:
         work = EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT
         classroom.replay_timestamp(s["id"], (work / "timestamp.txt").read_text())
         for notebook, why in classroom.set_aside_unreadable(s["id"]).items():
             notes[s["id"]].append(f"{notebook}: {why} (scored 0, file kept)")
-    started = []
-    progress(0, len(students), "")
-
-    def on_student(student: str) -> None:
-        if started:
-            progress(len(started), len(students), started[-1])
-        started.append(student)
-    errors = classroom.autograde(on_student)
-    progress(len(students), len(students), "done")
+    with tqdm(total=len(students), desc="grading", unit="student", file=sys.stderr) as bar:
+        def on_student(student: str) -> None:  # a student starts: the one before is done
+            if bar.postfix:
+                bar.update()
+            bar.set_postfix_str(student)
+        errors = classroom.autograde(on_student)
+        bar.update(bar.total - bar.n)
+        bar.set_postfix_str("done")
     for student, why in errors.items():
         notes[student].append(why)
     classroom.generate_feedback()

@@ -13,26 +13,40 @@
    command into a scratch folder, so a refusal there leaves the release alone).
 
 The gradebook is checked first: when it does not answer, nothing is written.
+`make demo` calls `release_if_changed`, which does 1-3 only when the content
+of their inputs or outputs differs from the last build's (a hash, never a
+timestamp), and 4 only when the gradebook does not already hold those cells.
+nbgrader's commands run in this process (kit.nbgrader_cli.run_here).
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 from pathlib import Path
 
-from autograder.cases import visible_cases
-from autograder.judge import save_cases
+from nbgrader.api import Gradebook, MissingEntry
+
 from kit import nbgrader_cli
 from kit.course import ROOT, db_url
 from kit.gradebook import require_gradebook
 from kit.notebooks import build_all
 
 ASSIGNMENT = "attention"
+COURSE_ID = "attention-kit"
+# Everything the generated folders are made from (folders count with all their files).
+INPUTS = ("notebooks", "course.toml", "nbgrader_config.py", "autograder", "solutions", "model",
+          "kit/notebooks.py", "kit/release.py", "pyproject.toml")
+OUTPUTS = ("source", "assignments")
+STAMP = Path(".run") / "release.sha256"  # the last build's hash, under the course root
 
 
 def build_source(root: Path = ROOT) -> Path:
     """Write everything in source/<assignment>/ that is generated."""
+    from autograder.cases import visible_cases  # computes from the reference: only when building
+    from autograder.judge import save_cases
+
     source = root / "source" / ASSIGNMENT
     build_all(ASSIGNMENT, root)
     shutil.copyfile(root / "autograder" / "judge.py", source / "judge.py")
@@ -46,7 +60,7 @@ def build_source(root: Path = ROOT) -> Path:
 
 def generate_release(root: Path = ROOT) -> Path:
     """Run nbgrader generate_assignment without the gradebook; returns the release folder."""
-    nbgrader_cli.run("generate_assignment", ASSIGNMENT, "--force", "--no-db", "--log-level=WARN", cwd=root, check=True)
+    nbgrader_cli.run_here("generate_assignment", ASSIGNMENT, "--force", "--no-db", "--log-level=WARN", cwd=root)
     release = root / "assignments" / ASSIGNMENT
     for stray in release.rglob("__pycache__"):
         shutil.rmtree(stray)
@@ -60,12 +74,60 @@ def register_in_gradebook(root: Path = ROOT) -> None:
     its message is raised as a RuntimeError and the release is untouched.
     """
     with tempfile.TemporaryDirectory() as scratch:
-        result = nbgrader_cli.run("generate_assignment", ASSIGNMENT, "--force",
-                                  f"--CourseDirectory.release_directory={scratch}", "--log-level=ERROR",
-                                  cwd=root, capture_output=True, text=True)
-    if result.returncode:
-        errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
-        raise RuntimeError("gradebook not updated: " + (errors[0] if errors else result.stderr[-500:]))
+        try:
+            nbgrader_cli.run_here("generate_assignment", ASSIGNMENT, "--force",
+                                  f"--CourseDirectory.release_directory={scratch}", "--log-level=ERROR", cwd=root)
+        except nbgrader_cli.NbgraderFailed as failed:
+            errors = [line for line in str(failed).splitlines() if "ERROR" in line]
+            raise RuntimeError("gradebook not updated: " + (errors[0] if errors else str(failed)[-500:])) from None
+
+
+def content_hash(root: Path, paths: tuple[str, ...]) -> str:
+    """SHA-256 over the names and bytes of every file under `paths` (caches left out)."""
+    digest = hashlib.sha256()
+    for name in paths:
+        top = root / name
+        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file())
+        for path in files:
+            if "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _build_hash(root: Path) -> str:
+    import nbgrader
+
+    return f"{content_hash(root, INPUTS)} {content_hash(root, OUTPUTS)} nbgrader {nbgrader.__version__}"
+
+
+def _gradebook_holds(root: Path) -> bool:
+    """Does the gradebook hold this release's notebooks and graded cells with their points?"""
+    from autograder.grade import graded_cells
+
+    expected = {(nb.removesuffix(".ipynb"), cell, points) for nb, cell, points in graded_cells(root / "source" / ASSIGNMENT)}
+    with Gradebook(db_url(root), COURSE_ID) as gb:
+        try:
+            assignment = gb.find_assignment(ASSIGNMENT)
+        except MissingEntry:
+            return False
+        recorded = {(nb.name, cell.name, cell.max_score) for nb in assignment.notebooks for cell in nb.grade_cells}
+    return recorded == expected
+
+
+def release_if_changed(root: Path = ROOT) -> bool:
+    """Steps 1-4, each only if its result would differ; returns whether the release was rebuilt."""
+    require_gradebook(db_url(root))
+    stamp = root / STAMP
+    rebuilt = not stamp.exists() or stamp.read_text() != _build_hash(root)
+    if rebuilt:
+        build_source(root)
+        generate_release(root)
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(_build_hash(root))
+    if rebuilt or not _gradebook_holds(root):
+        register_in_gradebook(root)
+    return rebuilt
 
 
 def main() -> None:
@@ -73,6 +135,8 @@ def main() -> None:
     print("source :", build_source().relative_to(ROOT))
     print("release:", generate_release().relative_to(ROOT))
     register_in_gradebook()
+    (ROOT / STAMP).parent.mkdir(exist_ok=True)
+    (ROOT / STAMP).write_text(_build_hash(ROOT))
     print("gradebook: notebooks, cells and points recorded")
 
 

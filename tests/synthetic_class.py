@@ -26,7 +26,7 @@ from sqlalchemy.exc import SAWarning
 
 from autograder.grade import grade_submission, graded_cells, save_report
 from kit import nbgrader_cli
-from kit.classroom import course_policy
+from kit.course import policy as course_policy
 from kit.late import late_penalty
 from kit.notebooks import ROOT
 from tests.corpus_submissions import CORPUS, cells_of, mistake_name, splice

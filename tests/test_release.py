@@ -122,6 +122,10 @@ def test_untouched_release_fails_only_at_the_stubs(name, tmp_path):
     shutil.copytree(RELEASE, tmp_path, dirs_exist_ok=True)
     nb = execute(tmp_path / name, with_graders=False)
     assert errors_outside_graded_cells(nb) == []
+    for cell in nb.cells:  # a failed check shows the student's cell and its message, not the checker's code
+        for out in cell.get("outputs", []):
+            if out.output_type == "error" and out.ename == "CheckFailed":
+                assert "judge.py" not in "\n".join(out.traceback), out.traceback
     for result in graded_results(nb):
         if result.passed:
             assert result.grade_id.startswith("hidden_"), f"{result.grade_id} passed on a stub"

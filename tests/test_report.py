@@ -19,7 +19,7 @@ import pytest
 from kit.late import late_penalty
 from kit.report.build import course_directory
 from kit.report.collect import collect
-from kit.classroom import course_policy
+from kit.course import policy as course_policy
 from kit.notebooks import ROOT
 from tests.synthetic_class import build_class
 

@@ -33,6 +33,7 @@ import signal
 import sys
 import traceback
 import tracemalloc
+import types
 import warnings
 import zipfile
 from functools import cache, partial
@@ -47,6 +48,25 @@ __all__ = ["CheckFailed", "NotStarted", "Verdict", "tolerance", "judge", "call",
 
 class CheckFailed(AssertionError):
     """A check found a wrong answer; the message says what and where."""
+
+    def _render_traceback_(self) -> list[str]:
+        """How IPython shows this failure in a notebook: the student's cell and the
+        message, never the checker's own frames (a cell still fails: the kernel
+        sends an error output, which validate and autograde read)."""
+        from IPython import get_ipython  # only a kernel calls this method
+
+        shell = get_ipython()
+        if shell is None:
+            return traceback.format_exception_only(type(self), self)
+        frames, tb = [], self.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename != __file__:
+                frames.append(tb)
+            tb = tb.tb_next
+        students = None
+        for tb in reversed(frames):  # the same frames, relinked without this file's
+            students = types.TracebackType(students, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+        return shell.InteractiveTB.structured_traceback(type(self), self, students)
 
 
 class NotStarted(NotImplementedError):
