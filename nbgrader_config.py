@@ -63,8 +63,8 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHi
 # KIT_GRADING=in-kernel restores nbgrader's stock path, which executes every
 # notebook in a kernel with the hidden checks in it (for comparison only).
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
-    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+    ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
+    OverwriteCells, OverwriteKernelspec)
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 
 if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":

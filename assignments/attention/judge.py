@@ -16,8 +16,9 @@ The policy, in the order it is applied:
    float32. Integers must be equal.
 
 When an answer fails, the message says what was expected, what came, where
-(the worst element's index) and, when the answer matches a known mistake,
-names it and points to the chapter section.
+(the worst element's index) and, only when the answer passes this same policy
+against a known mistake's own output on that case, names the mistake and
+points to the chapter section; otherwise it suggests nothing.
 """
 
 from __future__ import annotations
@@ -36,14 +37,14 @@ import tracemalloc
 import types
 import warnings
 import zipfile
-from functools import cache, partial
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["CheckFailed", "NotStarted", "Verdict", "tolerance", "judge", "call", "verdict", "diagnose", "check",
-           "check_answer_form"]
+__all__ = ["CheckFailed", "NotStarted", "Verdict", "tolerance", "judge", "diagnosis", "call", "verdict", "diagnose",
+           "check", "check_answer_form"]
 
 
 class CheckFailed(AssertionError):
@@ -181,7 +182,8 @@ def _array_mismatch(got, expected: np.ndarray, reveal: bool) -> tuple[str, str] 
     tol = tolerance(expected.dtype)
     with np.errstate(all="ignore"):
         error = np.abs(got.astype(np.float64) - expected) / np.maximum(1.0, np.abs(expected))
-        error = np.where(np.isfinite(expected), error, np.where(got == expected, 0.0, np.inf))
+        same = (got == expected) | (np.isnan(got) & np.isnan(expected))  # NaN where NaN was due (a mistake's output)
+        error = np.where(np.isfinite(expected), error, np.where(same, 0.0, np.inf))
     if not (error <= tol).all():
         where = tuple(int(i) for i in np.unravel_index(np.argmax(error), error.shape)) if error.ndim else ()
         return "wrong values", _where_message(where, got, expected, reveal, f" (tolerance {tol:.1e})")
@@ -200,32 +202,35 @@ def _where_message(where, got, expected, reveal, tol_note) -> str:
     return f"worst mismatch {place}: {_values_at(where, got, expected, reveal)}{tol_note}"
 
 
-def _matches(got, variant) -> bool:
-    """Does `got` equal a mistaken variant's output (NaN and inf in the same places)?"""
-    if isinstance(variant, tuple):
-        return (type(got) in (tuple, list) and len(got) == len(variant)
-                and all(_matches(g, v) for g, v in zip(got, variant)))
-    if isinstance(variant, np.ndarray):
-        if type(got) is not np.ndarray or got.shape != variant.shape:
-            return False
-        g, v = got.astype(np.float64), variant.astype(np.float64)
-        if not np.array_equal(np.isnan(g), np.isnan(v)) or not np.array_equal(np.isinf(g), np.isinf(v)):
-            return False
-        finite = np.isfinite(v)
-        if not np.array_equal(g[~finite & ~np.isnan(v)], v[~finite & ~np.isnan(v)]):
-            return False
-        tol = tolerance(variant.dtype if variant.dtype.kind == "f" else np.float64)
-        return bool((np.abs(g[finite] - v[finite]) <= tol * np.maximum(1, np.abs(v[finite]))).all())
-    if _is_number(variant) and _is_number(got):
-        return _matches(np.asarray(float(got)), np.asarray(float(variant)))
-    return type(got) is type(variant) and got == variant
+def diagnosis(got, expected, variants) -> tuple[str, int, str] | None:
+    """The one known mistake that fits `got`, as ``(name, section, explanation)``, or None.
+
+    A mistake fits when `got` passes this very policy (type, shape, dtype,
+    finiteness, tolerance) against that mistake's own output on the case, and
+    that output is itself wrong here (a mistake that gives the right answer on
+    a case cannot be what made the answer wrong). An answer wrong only in
+    type, shape or dtype fits no value-based mistake, and when two mistakes
+    give the same output here the case cannot tell them apart: neither is named.
+    """
+    fitting = {(name, section, explanation) for name, section, explanation, output in variants
+               if _fits(got, output, expected)}
+    return fitting.pop() if len(fitting) == 1 else None
+
+
+def _fits(got, output, expected) -> bool:
+    try:
+        return _mismatch(output, expected, True) is not None and _mismatch(got, output, True) is None
+    except TypeError:  # an output the policy cannot compare with: it names nothing
+        return False
 
 
 def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | None:
     """None when `got` follows the policy against `expected`, else the message.
 
-    variants: ``(name, section, explanation, output)`` for known mistakes; the
-    first whose output `got` matches is named in the message.
+    variants: ``(name, section, explanation, output)`` for known mistakes, each
+    with that mistake's own output on the case; the message names one only
+    when it fits (see `diagnosis`), and otherwise says what differs and
+    suggests nothing.
     reveal: False for hidden checks: the message then shows the student's
     value and the size of the error, never the expected value.
     """
@@ -238,9 +243,10 @@ def _judged(label: str, got, expected, variants, reveal: bool) -> Verdict | None
     if problem is None:
         return None
     kind, message = problem[0], f"{label}: {problem[1]}."
-    for name, section, explanation, output in variants:
-        if _matches(got, output):
-            return Verdict(kind, f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})", name)
+    fits = diagnosis(got, expected, variants)
+    if fits:
+        name, section, explanation = fits
+        return Verdict(kind, f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})", name)
     return Verdict(kind, message)
 
 
@@ -285,6 +291,23 @@ def outcome_of(answer, case: dict) -> tuple:
     return call(answer, *fresh_inputs(case), measure_memory="memory_limit_bytes" in case)
 
 
+def answer_as_given(answer, form: str):
+    """A "Check yourself" answer as the chapter's wording accepts it.
+
+    form "letter": a string in either case, spaces around it ignored ("C" is "c");
+    form "count": a number with no fractional part is that int (128.0 is 128,
+    4096 // 32 already is), while 67.1e6 stays a float and is not the exact count.
+    """
+    if form == "letter" and type(answer) is str:
+        return answer.strip().lower()
+    if form == "count" and _is_number(answer):
+        if isinstance(answer, (int, np.integer)):
+            return int(answer)
+        if np.isfinite(answer) and float(answer).is_integer():
+            return int(answer)
+    return answer
+
+
 def verdict(label: str, outcome: tuple, case: dict, reveal: bool = True) -> str | None:
     """None when the outcome of a call passes the case, else the message.
 
@@ -307,6 +330,8 @@ def diagnose(label: str, outcome: tuple, case: dict, reveal: bool = True) -> Ver
     if outcome[0] == "raised":
         return Verdict("timed out" if outcome[1] == "TimeoutError" else "error raised",
                        f"{label}: your function raised {outcome[1]}: {outcome[2]}")
+    if case.get("form"):
+        outcome = ("value", answer_as_given(outcome[1], case["form"]), *outcome[2:])
     problem = _judged(label, outcome[1], case["expected"], case.get("variants", ()), reveal)
     if problem or "memory_limit_bytes" not in case:
         return problem
@@ -332,9 +357,10 @@ def _memory_problem(label: str, peak: int | None, case: dict) -> Verdict | None:
 
 # ---------------------------------------------------------------- one exercise at a time
 
-# Exercise → the exercises an answer to it may call. While it is graded, each of
-# these is the reference's, not the student's own: a mistake costs the points of
-# its own exercise only. Blockwise attention has none: its memory is measured,
+# Exercise → the exercises an answer to it may call (tests/test_built_on.py derives
+# them from the answer key and the notebooks). While it is graded, each of these
+# is the reference's, not the student's own: a mistake costs the points of its
+# own exercise only. Blockwise attention has none: its memory is measured,
 # and work done by a stand-in would not count.
 BUILT_ON = {
     "scaled_scores": ("raw_scores",),
@@ -345,6 +371,10 @@ BUILT_ON = {
                              "split_heads", "merge_heads"),
     "attention_share": ("projection_flops", "score_flops"),
     "crossover_length": ("projection_flops", "score_flops", "attention_share"),
+    "classify_head": ("self_score", "previous_score", "start_score", "induction_score"),
+    "lead_share": ("softmax",),
+    "first_changed_output": ("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"),
+    "grid_over_mlp": ("score_flops", "mlp_flops"),
 }
 
 
@@ -610,8 +640,7 @@ def check(function_name: str, func) -> None:
     cases = _visible_cases(function_name)
     if not cases:
         raise KeyError(f"no visible checks for {function_name!r}")
-    reference = _reference_while_grading()
-    reference_of = partial(getattr, reference) if reference else None
+    reference_of = _reference_while_grading()
     for case in cases:
         label = f"{function_name} on {case['label']}"
         with standing_in(function_name, func, reference_of):
@@ -624,20 +653,23 @@ def check(function_name: str, func) -> None:
 def check_answer_form(name: str, namespace: dict, letters: str | None = None, hint: str = "") -> None:
     """The visible check of a "Check yourself" answer: its form only, never its value.
 
-    letters: the answer must be one of them, as a lower-case string; else it
-    must be a positive int (`hint` says how to write one)."""
+    letters: the answer must be one of them, a string in either case; else it
+    must be a positive whole number, an int or a float such as 128.0 (`hint`
+    says how to write one). Read as the grader reads it (`answer_as_given`)."""
     answer = namespace.get(name)
     if answer is None:
         raise CheckFailed(f"{name.lower()} is not answered yet: set {name} in the cell above and run it.")
     if letters:
         offered = ", ".join(repr(x) for x in letters)
-        if type(answer) is not str or answer not in letters or len(answer) != 1:
-            raise CheckFailed(f"{name} must be one of {offered} (a lower-case string), got {answer!r}")
+        letter = answer_as_given(answer, "letter")
+        if type(letter) is not str or letter not in letters or len(letter) != 1:
+            raise CheckFailed(f"{name} must be one of {offered} (a string), got {answer!r}")
         print(f"✓ {name} is one of the letters offered")
     else:
-        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or answer < 1:
-            raise CheckFailed(f"{name} must be a positive int ({hint}), got {answer!r}")
-        print(f"✓ {name} is a positive integer")
+        count = answer_as_given(answer, "count")
+        if type(count) is not int or count < 1:
+            raise CheckFailed(f"{name} must be a positive whole number ({hint}), got {answer!r}")
+        print(f"✓ {name} is a positive whole number")
 
 
 @cache
@@ -651,11 +683,12 @@ def _visible_cases(function_name: str) -> list[dict]:
 
 
 def _reference_while_grading():
-    """The reference module during `nbgrader autograde` on the instructor's machine, else None."""
+    """The answer key's lookup (name → reference function) during `nbgrader autograde`
+    on the instructor's machine, else None."""
     if os.environ.get("NBGRADER_EXECUTION") != "autograde":
         return None
     try:
-        return importlib.import_module("solutions.attention")
+        return importlib.import_module("autograder.answer_key").reference_of
     except ImportError:
         return None
 
