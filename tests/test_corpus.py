@@ -1,10 +1,12 @@
 """Does the grader accept every correct variant, and name a mistake only when it fits?
 
 Each corpus submission is graded out of process on every visible and hidden
-case of every exercise. Correct variants must get everything. A mistaken one
+case of every exercise it touches: those whose answer cells it fills, and
+those built on them (judge.BUILT_ON, complete by tests/test_built_on.py). The
+rest run the solved notebooks' code unchanged, which passes every check
+(tests/test_release.py). Correct variants must get everything. A mistaken one
 must fail its own exercise and lose nothing else: the exercises built on the
-one it got wrong are graded with the reference's in its place
-(judge.BUILT_ON). A message names a known mistake only when the answer
+one it got wrong are graded with the reference's in its place. A message names a known mistake only when the answer
 matches that mistake's own output on the case (judge.diagnosis), so, read as
 a confusion matrix (the mistake a submission makes against the names its
 messages give), nothing lies off the diagonal: no submission is given another
@@ -14,17 +16,18 @@ mistake's name, and one wrong only in type, shape or dtype gets no name at all.
 from __future__ import annotations
 
 import re
+import tempfile
 from functools import cache
 from pathlib import Path
 
 import pytest
 
 from autograder.cases import EXERCISES, hidden_cases, visible_cases
-from autograder.judge import verdict
+from autograder.judge import BUILT_ON, verdict
 from autograder.mistakes import MISTAKES
 from autograder.model_cases import MODEL_MISTAKES
 from autograder.submission import Submission
-from tests.corpus_submissions import CORPUS, make_submission, mistake_name
+from tests.corpus_submissions import CORPUS, cells_of, make_submission, mistake_name
 
 CORRECT = sorted((CORPUS / "correct").glob("*.py"))
 MISTAKEN = sorted((CORPUS / "mistakes").glob("*.py"))
@@ -34,15 +37,20 @@ KNOWN = {**MISTAKES, **MODEL_MISTAKES}
 NAMED = re.compile(r"Likely mistake: (.+?)\. ")
 
 
+def touched(corpus_file: Path) -> list[str]:
+    """The exercises whose answer cells the file fills, and those built on them."""
+    filled = set(cells_of(corpus_file))
+    return [name for name in EXERCISES if name in filled or filled & set(BUILT_ON.get(name, ()))]
+
+
 @cache
 def graded(corpus_file: Path) -> dict[str, list[str]]:
     """Exercise → the messages of its failed cases, visible and hidden (graded once per file)."""
-    import tempfile
     with tempfile.TemporaryDirectory() as folder:
         make_submission(corpus_file, Path(folder))
         with Submission(folder) as submission:
-            failures = {}
-            for name in EXERCISES:
+            failures = {name: [] for name in EXERCISES}
+            for name in touched(corpus_file):
                 cases = [c for c in visible_cases() if c["func"] == name] + list(hidden_cases(name))
                 messages = [verdict(name, submission.outcome(name, case), case) for case in cases]
                 failures[name] = [m for m in messages if m]
@@ -64,6 +72,11 @@ def test_the_corpus_holds_one_submission_per_known_mistake():
     known = {(exercise, m.name) for exercise, ms in KNOWN.items() for m in ms}
     assert named == known
     assert len(CORRECT) >= 5 and len(FORM_ONLY) >= 5
+
+
+def test_a_submission_is_graded_on_what_it_touches():
+    assert touched(CORPUS / "mistakes" / "previous_score__one_token_ahead.py") == ["previous_score", "classify_head"]
+    assert "multi_head_attention" in touched(CORPUS / "mistakes" / "softmax__wrong_axis.py")
 
 
 @pytest.mark.parametrize("corpus_file", CORRECT, ids=lambda p: p.stem)
