@@ -335,7 +335,10 @@ def test_a_wrong_notebook_is_named_as_such(name, notebook, graded):
 def test_an_endless_loop_times_out_alone(name, graded):
     report = graded(name)
     assert misgraded(name, report) == {}
-    assert all("s of CPU time (an endless loop?)" in m for m in messages_of(report, "crossover_length"))
+    # Its CPU time runs out, or on a machine busy with other work the clock's limit (WALL_FACTOR times as long) first.
+    timed_out = ("s of CPU time (an endless loop?)", "did not finish within")
+    messages = messages_of(report, "crossover_length")
+    assert all(any(words in m for words in timed_out) for m in messages), messages
     assert {report.cells[f"{kind}_crossover_length"].kind for kind in ("check", "hidden")} == {"timed out"}
 
 
@@ -520,6 +523,6 @@ def test_the_course_and_its_gradebook_stay_as_they_were_after_grading_and_after_
 @pytest.mark.skipif(os.geteuid() != 0, reason="makes an ordinary account: needs root (it runs as root in CI)")
 def test_the_whole_suite_passes_as_an_ordinary_account():
     # The same tests, graded by an instructor without root: confinement by a user namespace.
-    finished = run_as_ordinary_account()
+    finished = run_as_ordinary_account("tests/test_adversarial.py", "tests/test_sandbox.py")
     assert finished.returncode == 0, finished.stdout[-6000:] + finished.stderr[-2000:]
     assert re.search(r"\d+ passed", finished.stdout), finished.stdout[-2000:]

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -59,7 +61,7 @@ print(json.dumps({
 def _kinds():
     found = []
     for kind in (sandbox.BUBBLEWRAP, sandbox.NAMESPACES):
-        why = "bwrap is not installed" if kind == sandbox.BUBBLEWRAP and not sandbox.shutil.which("bwrap") else None
+        why = "bwrap is not installed" if kind == sandbox.BUBBLEWRAP and not shutil.which("bwrap") else None
         why = why or sandbox._trial(kind)
         found.append(pytest.param(kind, id=kind, marks=pytest.mark.skipif(bool(why), reason=f"{kind}: {why}")))
     return found
@@ -135,10 +137,10 @@ def test_an_ordinary_account_with_more_processes_than_the_limit_can_still_grade(
     kind = sandbox.probe()[0]
     if kind is None:
         pytest.skip(f"no confinement: {sandbox.probe()[1]}")
-    limits = sandbox.Limits(processes=2)
-    sleepers = [subprocess.Popen(["sleep", "30"]) for _ in range(3)]
+    limits = sandbox.Limits(processes=3)  # the namespace's init, the child, and one process it forks
+    sleepers = [subprocess.Popen(["sleep", "30"]) for _ in range(4)]
+    scratch = Path(tempfile.mkdtemp(prefix="attention-grading-"))
     try:
-        scratch = Path(sandbox.tempfile.mkdtemp(prefix="attention-grading-"))
         child = sandbox.start([sys.executable, "-I", "-c", "import os; os.wait() if os.fork() else os._exit(0)"],
                               sandbox.World((), Path(sys.prefix), Path(sys.base_prefix), scratch), limits, kind,
                               stderr=subprocess.PIPE)
@@ -147,4 +149,4 @@ def test_an_ordinary_account_with_more_processes_than_the_limit_can_still_grade(
         for sleeper in sleepers:
             sleeper.kill()
             sleeper.wait()
-        sandbox.shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,6 +1,6 @@
 """Ending what a test or the comparison script started: a process and every process below it.
 
-The kit's grading children leave their parent's session (sandbox.confine
+The kit's grading children leave their parent's session (sandbox.start
 calls setsid), so a process group kill misses them; they are found by their
 parent's pid instead, and the grading folders they name (which their killed
 parent can no longer remove) are removed with them.

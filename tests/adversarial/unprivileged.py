@@ -2,7 +2,7 @@
 
 `run_as_ordinary_account()` (root only) makes the account `attention-grader`,
 a Python environment it can run, and a copy of the course in its home, then
-runs tests/test_adversarial.py there as that account. The Python in use may
+runs the given tests there as that account. The Python in use may
 live where other accounts cannot read (pyenv under /root): the environment is
 Debian's python3.11 (world-readable, under /usr) with this environment's
 packages hard-linked in (no copy, no download), kept in /var/cache between
@@ -63,7 +63,7 @@ def _link(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def run_as_ordinary_account(tests: str = "tests/test_adversarial.py") -> subprocess.CompletedProcess:
+def run_as_ordinary_account(*tests: str) -> subprocess.CompletedProcess:
     """Run `tests` as ACCOUNT on its own copy of the course; returns pytest's finished process."""
     if subprocess.run(["id", ACCOUNT], capture_output=True).returncode:
         subprocess.run(["useradd", "--create-home", ACCOUNT], check=True)
@@ -76,5 +76,5 @@ def run_as_ordinary_account(tests: str = "tests/test_adversarial.py") -> subproc
     subprocess.run(["chown", "-R", f"{ACCOUNT}:{ACCOUNT}", course, tmp], check=True)
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "TMPDIR": str(tmp), "LANG": "C.UTF-8"}
     return subprocess.run(["runuser", "-u", ACCOUNT, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
-                           python, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests],
+                           python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
                           cwd=course, capture_output=True, text=True)
