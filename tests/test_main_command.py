@@ -1,51 +1,83 @@
-"""README's first command: the whole instructor loop on the example class."""
+"""README's first command: the whole instructor loop on the example class, on
+the embedded SQLite gradebook and on a PostgreSQL server (the same table, the
+same grades)."""
 
 from __future__ import annotations
 
 import csv
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 from autograder.grade import grade_submission, graded_cells
 from examples.make_class import STUDENTS
+from kit.course import DB_URL_VARIABLE, db_url
 from kit.late import late_penalty
 from kit.notebooks import ROOT
 from kit.course_copy import copy_course
+from tests.conftest import DATABASES, gradebook_environment
+from tests.gradebooks import by_name, dump
 
-def run_demo(course: Path) -> str:
+
+class Loop(NamedTuple):
+    folder: Path
+    first: str        # the demo's table, first run
+    second: str | None  # and second run (on SQLite only: PostgreSQL must match SQLite's first)
+    first_db: list    # the gradebook after the first run
+    url: str
+    env: dict
+
+
+def run_demo(course: Path, env: dict) -> str:
     result = subprocess.run([sys.executable, "-m", "kit.demo"], cwd=course, capture_output=True, text=True,
-                            timeout=900)
+                            timeout=900, env={**os.environ, **env})
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
-
-
-def dump(db: Path) -> list:
-    with sqlite3.connect(db) as con:
-        tables = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
-        return [(t, sorted(map(repr, con.execute(f"SELECT * FROM '{t}'")))) for t in tables]
 
 
 pytestmark = pytest.mark.xdist_group("main_command")  # one worker runs the loop once for all these tests
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    course = copy_course(tmp_path_factory.mktemp("course"))
-    first = run_demo(course)
-    first_db = dump(course / "gradebook.db")
-    second = run_demo(course)
-    return course, first, second, first_db
+def loops() -> dict:
+    return {}
 
 
+def loop_on(database: str, request, loops: dict, tmp_path_factory) -> Loop:
+    """The demo run on a course whose gradebook is `database` (twice on SQLite, to check that a second
+    run changes nothing; once on PostgreSQL, which must give what SQLite gives); once per module."""
+    if database not in loops:
+        env = gradebook_environment(request, database, "main_command")
+        folder = copy_course(tmp_path_factory.mktemp(database))
+        url = env.get(DB_URL_VARIABLE) or db_url(folder)
+        first = run_demo(folder, env)
+        first_db = dump(url)
+        second = run_demo(folder, env) if database == "sqlite" else None
+        loops[database] = Loop(folder, first, second, first_db, url, env)
+    return loops[database]
+
+
+@pytest.fixture(params=DATABASES)
+def course(request, loops, tmp_path_factory) -> Loop:
+    return loop_on(request.param, request, loops, tmp_path_factory)
+
+
+@pytest.mark.parametrize("course", ["sqlite"], indirect=True)
 def test_a_second_run_gives_the_same_table_and_the_same_gradebook(course):
-    folder, first, second, first_db = course
-    assert first == second
-    assert dump(folder / "gradebook.db") == first_db
+    assert course.first == course.second
+    assert dump(course.url) == course.first_db
+
+
+def test_postgresql_gives_the_same_table_and_grades_as_sqlite(request, loops, tmp_path_factory):
+    sqlite, postgresql = (loop_on(database, request, loops, tmp_path_factory) for database in DATABASES)
+    assert postgresql.url.startswith("postgresql+psycopg://") and not (postgresql.folder / "gradebook.db").exists()
+    assert postgresql.first == sqlite.first
+    assert by_name(postgresql.url) == by_name(sqlite.url)
+    assert (postgresql.folder / "grades.csv").read_text() == (sqlite.folder / "grades.csv").read_text()
 
 
 def table_scores(stdout: str) -> dict[str, float]:
@@ -67,31 +99,31 @@ def predicted_penalty(course: Path, student: str) -> float:
 
 
 def test_the_table_gives_every_student_the_score_the_graders_predict(course):
-    scores = table_scores(course[1])
+    scores = table_scores(course.first)
     for student, *_ in STUDENTS:
-        expected = predicted_total(course[0], student) - predicted_penalty(course[0], student)
+        expected = predicted_total(course.folder, student) - predicted_penalty(course.folder, student)
         assert scores[student] == pytest.approx(expected), student
     assert scores["ada"] == scores["hal"] > 0 and scores["dee"] == 0 and scores["fay"] < scores["ada"]
 
 
 def test_the_table_says_what_happened_to_the_broken_and_the_tampered_student(course):
-    stdout = course[1]
+    stdout = course.first
     assert "gus: 03_softmax_and_mix.ipynb: notebook unreadable: not valid JSON at line" in stdout
     assert "hal: changed read-only cells (restored, graded as if untouched)" in stdout
     assert "check_softmax edited" in stdout and "hidden_attention deleted" in stdout
 
 
 def test_grades_csv_has_one_row_per_student_and_the_late_penalty(course):
-    with open(course[0] / "grades.csv") as f:
+    with open(course.folder / "grades.csv") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
     assert sorted(rows) == sorted(s[0] for s in STUDENTS)
-    assert float(rows["fay"]["late_submission_penalty"]) == pytest.approx(predicted_penalty(course[0], "fay"))
+    assert float(rows["fay"]["late_submission_penalty"]) == pytest.approx(predicted_penalty(course.folder, "fay"))
     assert float(rows["fay"]["late_submission_penalty"]) > 0
     assert float(rows["ada"]["late_submission_penalty"]) == 0
 
 
 def test_every_graded_student_has_feedback_without_hidden_code_or_values(course):
-    folder = course[0]
+    folder = course.folder
     for student, *_ in STUDENTS:
         pages = sorted((folder / "feedback" / student / "attention").glob("*.html"))
         notebooks = len(list((folder / "source" / "attention").glob("*.ipynb")))
@@ -118,14 +150,14 @@ def test_the_formgrader_reports_the_grades_in_the_gradebook(course):
 
     from nbgrader.api import Gradebook
 
-    folder = course[0]
+    folder = course.folder
     port, token = free_port(), secrets.token_hex(16)
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "server", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
          f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False", f"--ServerApp.root_dir={folder}",
          *(["--allow-root"] if os.geteuid() == 0 else [])],
         cwd=folder, stdout=subprocess.DEVNULL, stderr=open(folder / "server.log", "w"),
-        env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(folder)})
+        env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(folder), **course.env})
 
     def get(path: str):
         request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"token {token}"})
@@ -145,7 +177,7 @@ def test_the_formgrader_reports_the_grades_in_the_gradebook(course):
         server.terminate()
         server.wait(timeout=30)
     assert assignment["name"] == "attention" and assignment["num_submissions"] == len(STUDENTS)
-    with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
+    with Gradebook(course.url) as gb:
         for student, *_ in STUDENTS:
             expected = gb.find_submission("attention", student)
             assert submissions[student]["score"] == pytest.approx(expected.score), student
@@ -169,7 +201,7 @@ def test_no_feedback_page_holds_a_hidden_reference_value(course):
             yield x
     secrets = {f"{v:.6g}" for name in EXERCISES for case in hidden_cases(name)
                for v in numbers(case.get("expected")) if len(f"{abs(v):.6g}".strip("0.")) >= 4}
-    for page in (course[0] / "feedback").rglob("*.html"):
+    for page in (course.folder / "feedback").rglob("*.html"):
         shown = set(re.findall(r"-?\d+\.\d{3,}(?:e-?\d+)?", page.read_text()))
         leaked = {n for n in shown if f"{float(n):.6g}" in secrets}
         assert not leaked, (page.name, sorted(leaked)[:5])

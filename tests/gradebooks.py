@@ -1,0 +1,39 @@
+"""Reading a whole gradebook, on SQLite or PostgreSQL, to compare two of them."""
+
+from __future__ import annotations
+
+from sqlalchemy import MetaData, create_engine
+from nbgrader.api import Gradebook
+
+COURSE_ID = "attention-kit"
+
+
+def dump(url: str) -> list:
+    """Every row of every table (row ids included): the same dump means the same gradebook."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as con:
+            meta = MetaData()
+            meta.reflect(con)
+            return [(name, sorted(map(repr, con.execute(meta.tables[name].select())))) for name in sorted(meta.tables)]
+    finally:
+        engine.dispose()
+
+
+def by_name(url: str) -> dict:
+    """What graders and students see of a gradebook, keyed by names rather than row ids
+    (which differ between two gradebooks filled by the same commands)."""
+    with Gradebook(url, COURSE_ID) as gb:
+        seen = {"students": sorted((s.id, s.first_name, s.last_name, s.email) for s in gb.students)}
+        for assignment in gb.assignments:
+            seen[assignment.name] = (str(assignment.duedate), assignment.max_score)
+            for submission in assignment.submissions:
+                student = submission.student.id
+                seen[student] = (str(submission.timestamp), submission.score, submission.late_submission_penalty)
+                for nb in submission.notebooks:
+                    for g in nb.grades:
+                        seen[student, nb.name, g.name] = (g.auto_score, g.manual_score, g.extra_credit, g.max_score,
+                                                          g.needs_manual_grade)
+                    for c in nb.comments:
+                        seen[student, nb.name, c.name, "comment"] = (c.auto_comment, c.manual_comment)
+        return seen

@@ -1,0 +1,144 @@
+"""Grades for Canvas and Moodle: `nbgrader export --exporter=kit.export...` writes files that follow each
+importer's published column rules, one row per student, the late penalty applied (as in nbgrader's CSV),
+from a SQLite or a PostgreSQL gradebook.
+
+Canvas's rules, as its GradebookImporter reads a file: a header ``Student, ID, SIS User ID, SIS Login ID,
+Section``, then assignment columns ``Name (id)``; a row starting ``Points Possible``; a student matched by
+ID, SIS User ID or SIS Login ID. Moodle's (grade/import/csv): a header row; a user-identifier column
+(username, useremail, useridnumber) that no row leaves empty; grades numeric, at most 100 by default; a
+"Last downloaded from this course" column makes it check the export's date, so there is none.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from kit import nbgrader_cli
+from kit.course import DB_URL_VARIABLE, db_url
+from kit.notebooks import ROOT
+from tests.conftest import DATABASES, gradebook_environment
+
+# id → (first, last, email, {grade cell: points} or None if nothing submitted, late penalty)
+CLASS = {
+    "ada": ("Ada", "Perfect", "ada@example.edu", {"check_a": 4, "hidden_a": 6}, 0.0),
+    "fay": ("Fay", "de la Cruz, Jr.", "fay@example.edu", {"check_a": 4, "hidden_a": 3.5}, 7 / 3),
+    "zoe": ("Zoe", "Ng", None, None, 0.0),
+}
+SCORE = re.compile(r"^\d+(\.\d{1,2})?$")  # a plain decimal with a point: what both importers read
+
+
+def nbgrader(course: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(nbgrader_cli.command(*args), cwd=course, capture_output=True, text=True,
+                          env={**nbgrader_cli.environment(), **env})
+
+
+def new_course(folder: Path, env: dict) -> str:
+    """A course folder with the kit's configuration, its gradebook holding CLASS; returns the gradebook's URL.
+    One assignment of 10 points: ada full marks, fay late, zoe submitted nothing."""
+    for name in ("nbgrader_config.py", "course.toml"):
+        shutil.copy(ROOT / name, folder / name)
+    assert nbgrader(folder, env, "db", "assignment", "add", "attention", "--duedate=2026-12-14 23:59:00").returncode == 0
+    url = env.get(DB_URL_VARIABLE) or db_url(folder)
+    with Gradebook(url, "attention-kit") as gb:
+        gb.add_notebook("01_worked_example", "attention")
+        gb.add_grade_cell("check_a", "01_worked_example", "attention", max_score=4, cell_type="code")
+        gb.add_grade_cell("hidden_a", "01_worked_example", "attention", max_score=6, cell_type="code")
+        for student, (first, last, email, points, penalty) in CLASS.items():
+            gb.add_student(student, first_name=first, last_name=last, email=email)
+            if points is None:
+                continue
+            submission = gb.add_submission("attention", student, timestamp="2026-12-15 01:00:00")
+            notebook = submission.notebooks[0]
+            notebook.late_submission_penalty = penalty
+            for grade in notebook.grades:
+                grade.auto_score = points[grade.name]
+            gb.db.commit()
+    return url
+
+
+def rows(path: Path) -> list[list[str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+@pytest.fixture(scope="module", params=DATABASES)
+def course(request, tmp_path_factory):
+    """A course folder whose gradebook (SQLite or PostgreSQL) holds CLASS, exported four ways."""
+    course = tmp_path_factory.mktemp(f"export-{request.param}")
+    env = gradebook_environment(request, request.param, "export")
+    new_course(course, env)
+    for args in (["--to=grades.csv"],
+                 ["--exporter=kit.export.CanvasExport", "--to=canvas.csv", "--CanvasExport.assignment_id=4321"],
+                 ["--exporter=kit.export.CanvasExport", "--to=canvas-by-title.csv",
+                  "--CanvasExport.student_id_column=SIS User ID"],
+                 ["--exporter=kit.export.MoodleExport", "--to=moodle.csv"]):
+        result = nbgrader(course, env, "export", *args)
+        assert result.returncode == 0, result.stderr[-2000:]
+    return course
+
+
+def nbgrader_scores(course: Path) -> dict[str, float]:
+    """nbgrader's own CSV: the score after the late penalty, the reference. nbgrader does not quote its
+    fields, so fay's "de la Cruz, Jr." shifts her names: read the id from the front, the score from the end."""
+    lines = (course / "grades.csv").read_text().splitlines()[1:]
+    return {line.split(",")[3]: float(line.split(",")[-2]) for line in lines}
+
+
+def test_canvas_file_has_canvas_header_and_a_points_possible_row(course):
+    header, points, *_ = rows(course / "canvas.csv")
+    assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert len(header) == 6, "one assignment column"
+    assert re.fullmatch(r"(.+) \((\d+)\)", header[5]).groups() == ("attention", "4321")
+    assert points == ["Points Possible", "", "", "", "", "10"]
+
+
+def test_canvas_file_has_one_row_per_student_found_by_sis_login_id(course):
+    students = rows(course / "canvas.csv")[2:]
+    assert [row[3] for row in students] == sorted(CLASS)
+    assert all(row[1] == row[2] == row[4] == "" for row in students)  # Canvas ids and sections: Canvas's own
+    assert students[1][0] == "de la Cruz, Jr., Fay"  # Canvas's sortable name, "Last, First"
+
+
+def test_canvas_file_without_an_assignment_id_names_the_column_by_title(course):
+    header, _, *students = rows(course / "canvas-by-title.csv")
+    assert header[5] == "attention"
+    assert [row[2] for row in students] == sorted(CLASS) and all(row[3] == "" for row in students)
+
+
+@pytest.mark.parametrize("file", ["canvas.csv", "moodle.csv"])
+def test_the_score_is_a_plain_decimal_with_the_late_penalty_applied(course, file):
+    table = rows(course / file)
+    column = table[0].index("attention (4321)" if file == "canvas.csv" else "attention")
+    ids = [row[3] if file == "canvas.csv" else row[0] for row in table[1:] if row[0] != "Points Possible"]
+    scores = [row[column] for row in table[1:] if row[0] != "Points Possible"]
+    assert all(SCORE.match(score) for score in scores), scores
+    expected = nbgrader_scores(course)
+    assert {i: float(s) for i, s in zip(ids, scores)} == {i: pytest.approx(v, abs=0.005) for i, v in expected.items()}
+    assert dict(zip(ids, scores)) == {"ada": "10", "fay": "5.17", "zoe": "0"}  # 7.5 - 2.33 late; nothing submitted
+
+
+def test_moodle_file_has_an_identifier_no_row_leaves_empty_and_one_grade_column(course):
+    header, *students = rows(course / "moodle.csv")
+    assert header == ["Username", "Email address", "First name", "Last name", "attention"]
+    assert "Last downloaded from this course" not in header
+    assert all(len(row) == len(header) for row in students)
+    assert [row[0] for row in students] == sorted(CLASS)  # every row identified, once
+    assert all(float(row[4]) <= 100 for row in students)  # Moodle refuses grades above 100 by default
+    assert students[2][1] == ""  # zoe has no email: map Username, not Email address, for this class
+
+
+def test_an_export_of_several_assignments_asks_which_one(tmp_path):
+    with Gradebook(new_course(tmp_path, {}), "attention-kit") as gb:
+        gb.add_assignment("second")
+    moodle = ["export", "--exporter=kit.export.MoodleExport", "--to=moodle.csv"]
+    result = nbgrader(tmp_path, {}, *moodle)
+    assert result.returncode != 0 and "name one with --assignment" in result.stderr
+    assert nbgrader(tmp_path, {}, *moodle, "--assignment=attention").returncode == 0
+    assert rows(tmp_path / "moodle.csv")[0][-1] == "attention"
