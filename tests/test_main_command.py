@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -15,37 +14,25 @@ from autograder.grade import grade_submission
 from examples.make_class import STUDENTS
 from kit.late import late_penalty
 from kit.notebooks import ROOT
-from kit.course_copy import copy_course
-
-def run_demo(course: Path) -> str:
-    result = subprocess.run([sys.executable, "-m", "kit.demo"], cwd=course, capture_output=True, text=True,
-                            timeout=900)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
-
-
-def dump(db: Path) -> list:
-    with sqlite3.connect(db) as con:
-        tables = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
-        return [(t, sorted(map(repr, con.execute(f"SELECT * FROM '{t}'")))) for t in tables]
-
-
-pytestmark = pytest.mark.xdist_group("main_command")  # one worker runs the loop once for all these tests
+from tests.conftest import dump
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    course = copy_course(tmp_path_factory.mktemp("course"))
-    first = run_demo(course)
-    first_db = dump(course / "gradebook.db")
-    second = run_demo(course)
-    return course, first, second, first_db
+def course(graded_class):
+    """(course folder, first table, second table, first gradebook): the session's graded class."""
+    return graded_class
 
 
 def test_a_second_run_gives_the_same_table_and_the_same_gradebook(course):
     folder, first, second, first_db = course
     assert first == second
-    assert dump(folder / "gradebook.db") == first_db
+    assert repr(dump(folder / "gradebook.db")) == first_db
+
+
+def test_the_second_run_reuses_the_release_the_first_built(course):
+    from kit.release import STAMP, build_hash
+
+    assert (course[0] / STAMP).read_text() == build_hash(course[0])
 
 
 def table_scores(stdout: str) -> dict[str, float]:
