@@ -2,7 +2,10 @@
 
 One marker per exercise (`pytest autograder -m softmax`), one test per hidden
 case, and a closing summary with one line per exercise: passed, failed with
-the diagnosis, or not started.
+the diagnosis, or not started. By default that summary is all it prints (an
+untouched release fails every case: a line each would bury it); `-v`, or one
+exercise with `-m`, adds pytest's usual report of every case. Exit codes are
+pytest's own either way.
 
 A self-learner grades their own code on their own machine: it runs unconfined
 (limits only) unless `--confined` asks for the grading world of
@@ -41,10 +44,28 @@ def _confinement_line(config) -> str:
     return f"grading confined ({sandbox.confinement(sandbox.REQUIRED)})"
 
 
+def _table_only(config) -> bool:
+    return config.get_verbosity() <= 0 and not config.option.markexpr
+
+
+@pytest.hookimpl(tryfirst=True)  # before the terminal reporter reads the options below
 def pytest_configure(config):
     for name in EXERCISES:
         config.addinivalue_line("markers", f"{name}: the hidden checks of {name}")
     config.stash[RESULTS] = {}
+    if _table_only(config):
+        config.option.tbstyle = "no"      # no block per failed case
+        config.option.reportchars = "N"   # no FAILED line per case
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_teststatus(report, config):
+    """With the table only, no letter per case either (the counts close the run)."""
+    status = yield
+    if _table_only(config) and status and status[2]:
+        category, _, word = status
+        return category, "", word
+    return status
 
 
 @pytest.fixture(scope="session")
@@ -82,3 +103,5 @@ def pytest_terminal_summary(terminalreporter, config):
             first = next(m for s, m in statuses if s != "passed")
             line = f"failed {len(statuses) - passed} of {len(statuses)}: {first}"
         terminalreporter.write_line(f"{exercise:22} {line}".replace("\n", " "))
+    if _table_only(config) and any(s != "passed" for statuses in results.values() for s, _ in statuses):
+        terminalreporter.write_line("every case of every exercise: add -v; one exercise: -m <exercise>")

@@ -95,7 +95,7 @@ def content_hash(root: Path, paths: tuple[str, ...]) -> str:
     return digest.hexdigest()
 
 
-def _build_hash(root: Path) -> str:
+def build_hash(root: Path) -> str:
     import nbgrader
 
     return f"{content_hash(root, INPUTS)} {content_hash(root, OUTPUTS)} nbgrader {nbgrader.__version__}"
@@ -119,12 +119,12 @@ def release_if_changed(root: Path = ROOT) -> bool:
     """Steps 1-4, each only if its result would differ; returns whether the release was rebuilt."""
     require_gradebook(db_url(root))
     stamp = root / STAMP
-    rebuilt = not stamp.exists() or stamp.read_text() != _build_hash(root)
+    rebuilt = not stamp.exists() or stamp.read_text() != build_hash(root)
     if rebuilt:
         build_source(root)
         generate_release(root)
         stamp.parent.mkdir(exist_ok=True)
-        stamp.write_text(_build_hash(root))
+        stamp.write_text(build_hash(root))
     if rebuilt or not _gradebook_holds(root):
         register_in_gradebook(root)
     return rebuilt
@@ -136,7 +136,7 @@ def main() -> None:
     print("release:", generate_release().relative_to(ROOT))
     register_in_gradebook()
     (ROOT / STAMP).parent.mkdir(exist_ok=True)
-    (ROOT / STAMP).write_text(_build_hash(ROOT))
+    (ROOT / STAMP).write_text(build_hash(ROOT))
     print("gradebook: notebooks, cells and points recorded")
 
 

@@ -71,7 +71,7 @@ class Lab(NamedTuple):
     process: subprocess.Popen
     log: Path
 
-    def wait_until_up(self, seconds: float = 60) -> None:
+    def wait_until_up(self, seconds: float = 300) -> None:  # a loaded machine can take minutes
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -16,10 +16,10 @@ import pytest
 from autograder.grade import grade_submission, graded_cells
 from examples.make_class import STUDENTS
 from kit.course import DB_URL_VARIABLE, db_url
+from kit.course_copy import copy_course
 from kit.late import late_penalty
 from kit.notebooks import ROOT
-from kit.course_copy import copy_course
-from tests.conftest import DATABASES, gradebook_environment
+from tests.conftest import DATABASES, gradebook_environment, run_demo
 from tests.gradebooks import by_name, dump
 
 
@@ -27,24 +27,16 @@ class Loop(NamedTuple):
     folder: Path
     first: str        # the demo's table, first run
     second: str | None  # and second run (on SQLite only: PostgreSQL must match SQLite's first)
-    first_db: list    # the gradebook after the first run
+    first_db: str     # the gradebook after the first run (repr of tests.gradebooks.dump)
     url: str
     env: dict
 
 
-def run_demo(course: Path, env: dict) -> str:
-    result = subprocess.run([sys.executable, "-m", "kit.demo"], cwd=course, capture_output=True, text=True,
-                            timeout=900, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
-
-
-pytestmark = pytest.mark.xdist_group("main_command")  # one worker runs the loop once for all these tests
-
-
 @pytest.fixture(scope="module")
-def loops() -> dict:
-    return {}
+def loops(graded_class) -> dict:
+    """SQLite's loop is the session's graded class (run twice); PostgreSQL's is run here, once."""
+    course = graded_class.course
+    return {"sqlite": Loop(course, graded_class.first, graded_class.second, graded_class.first_db, db_url(course), {})}
 
 
 def loop_on(database: str, request, loops: dict, tmp_path_factory) -> Loop:
@@ -55,8 +47,8 @@ def loop_on(database: str, request, loops: dict, tmp_path_factory) -> Loop:
         folder = copy_course(tmp_path_factory.mktemp(database))
         url = env.get(DB_URL_VARIABLE) or db_url(folder)
         first = run_demo(folder, env)
-        first_db = dump(url)
-        second = run_demo(folder, env) if database == "sqlite" else None
+        first_db = repr(dump(url))
+        second = None
         loops[database] = Loop(folder, first, second, first_db, url, env)
     return loops[database]
 
@@ -69,7 +61,13 @@ def course(request, loops, tmp_path_factory) -> Loop:
 @pytest.mark.parametrize("course", ["sqlite"], indirect=True)
 def test_a_second_run_gives_the_same_table_and_the_same_gradebook(course):
     assert course.first == course.second
-    assert dump(course.url) == course.first_db
+    assert repr(dump(course.url)) == course.first_db
+
+
+def test_the_second_run_reuses_the_release_the_first_built(course):
+    from kit.release import STAMP, build_hash
+
+    assert (course.folder / STAMP).read_text() == build_hash(course.folder)
 
 
 def test_postgresql_gives_the_same_table_and_grades_as_sqlite(request, loops, tmp_path_factory):

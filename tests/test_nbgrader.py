@@ -33,27 +33,21 @@ pytestmark = pytest.mark.xdist_group("nbgrader")  # its module fixture is built 
 
 
 @pytest.fixture(scope="module", params=["out-of-process", "in-kernel"])
-def course(request, tmp_path_factory):
+def course(request, tmp_path_factory, copy_released):
     grading = request.param
-    course = tmp_path_factory.mktemp(grading)
-    for name in ("nbgrader_config.py", "course.toml"):
-        shutil.copy(ROOT / name, course / name)
-    shutil.copytree(ROOT / "source", course / "source")
-    nbgrader(course, "generate_assignment", "attention", "--force", grading=grading)
-    for student, corpus_file in STUDENTS.items():
+    course = copy_released(tmp_path_factory.mktemp(grading))
+    students = {**STUDENTS, **({name: None for name in METADATA_EDITS} if grading == "out-of-process" else {})}
+    for student, corpus_file in students.items():
         folder = course / "submitted" / student / "attention"
-        if corpus_file:
+        if student in METADATA_EDITS:
+            fixtures()[student].build(folder)
+        elif corpus_file:
             make_submission(corpus_file, folder)
         else:
             shutil.copytree(ROOT / "source" / "attention", folder)
         (folder / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
-        nbgrader(course, "db", "student", "add", student, grading=grading)
-    if grading == "out-of-process":
-        for name in METADATA_EDITS:
-            folder = course / "submitted" / name / "attention"
-            fixtures()[name].build(folder)
-            (folder / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
-            nbgrader(course, "db", "student", "add", name, grading=grading)
+    (course / "students.csv").write_text("id\n" + "\n".join(students) + "\n")
+    nbgrader(course, "db", "student", "import", "students.csv", grading=grading)
     nbgrader(course, "autograde", "attention", grading=grading)
     nbgrader(course, "generate_feedback", "attention", grading=grading)
     return course

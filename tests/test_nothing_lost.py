@@ -31,15 +31,15 @@ pytestmark = pytest.mark.xdist_group("nothing_lost")  # its module fixture is bu
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory):
+def uninterrupted(tmp_path_factory, released_course):
     course = tmp_path_factory.mktemp("uninterrupted")
-    students = class_course(course, N_STUDENTS)
+    students = class_course(course, N_STUDENTS, released_course)
     assert finish(autograde(course))[0] == 0
     return snapshot(course, students)
 
 
-def test_a_run_killed_part_way_and_rerun_ends_with_the_same_gradebook(uninterrupted, tmp_path):
-    students = class_course(tmp_path, N_STUDENTS)
+def test_a_run_killed_part_way_and_rerun_ends_with_the_same_gradebook(uninterrupted, tmp_path, released_course):
+    students = class_course(tmp_path, N_STUDENTS, released_course)
     first = autograde(tmp_path)
     for line in first.stderr:  # kill it once the second student is under way
         if "Creating/updating student with ID" in line and students[1] in line:
@@ -50,8 +50,8 @@ def test_a_run_killed_part_way_and_rerun_ends_with_the_same_gradebook(uninterrup
     assert snapshot(tmp_path, students) == uninterrupted
 
 
-def test_two_runs_started_at_once_take_turns_and_agree(uninterrupted, tmp_path):
-    students = class_course(tmp_path, N_STUDENTS)
+def test_two_runs_started_at_once_take_turns_and_agree(uninterrupted, tmp_path, released_course):
+    students = class_course(tmp_path, N_STUDENTS, released_course)
     first = autograde(tmp_path)
     time.sleep(0.5)
     second = autograde(tmp_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -133,3 +134,18 @@ def test_untouched_release_fails_only_at_the_stubs(name, tmp_path):
         exercise = result.grade_id.split("_", 1)[1]
         assert "not started" in result.message or "not answered" in result.message, result
         assert exercise in result.message.lower(), result
+
+
+def test_the_release_is_rebuilt_when_its_content_changes_and_only_then(tmp_path):
+    from kit.release import content_hash
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01.py").write_text("x = 1\n")
+    (tmp_path / "course.toml").write_text("[points]\n")
+    before = content_hash(tmp_path, ("notebooks", "course.toml"))
+    os.utime(tmp_path / "course.toml", (0, 0))  # a new timestamp alone is no change
+    (tmp_path / "notebooks" / "__pycache__").mkdir()
+    (tmp_path / "notebooks" / "__pycache__" / "01.cpython-311.pyc").write_bytes(b"cache")
+    assert content_hash(tmp_path, ("notebooks", "course.toml")) == before
+    (tmp_path / "notebooks" / "01.py").write_text("x = 2\n")
+    assert content_hash(tmp_path, ("notebooks", "course.toml")) != before
