@@ -9,7 +9,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[browser,train]' pytest-xdist
+	$(PY) -m pip install --quiet -e '.[browser,train,cluster]' pytest-xdist
 	touch $@
 
 setup: $(VENV)/.installed
@@ -48,4 +48,4 @@ bench: setup
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exchange .run grades.csv
+	rm -rf $(VENV) gradebook.db gradebook.db-wal gradebook.db-shm submitted autograded feedback exchange .run grades.csv

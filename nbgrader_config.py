@@ -21,6 +21,10 @@ c.CourseDirectory.course_id = "attention-kit"
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "assignments"
 c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'gradebook.db'}"
+# A SQLite gradebook commits without waiting for the disk each time (kit/sqlite_gradebook.py).
+from kit.sqlite_gradebook import use_write_ahead_log  # noqa: E402
+
+use_write_ahead_log()
 
 # The exchange students fetch from and submit to. A folder in the course keeps a
 # single-machine course self-contained; on a shared server point it at a folder

@@ -60,8 +60,10 @@ class ClusterGrading:
         self.log = log
         try:
             self.client = Client(scheduler, timeout=CONNECT_SECONDS, set_as_default=False)
-        except (OSError, TimeoutError) as e:
-            raise NbGraderException(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
+        except (OSError, TimeoutError, ValueError) as e:
+            message = f"Cannot reach the Dask scheduler {scheduler!r}: {e}".splitlines()[0]
+            log.error(message)
+            raise NbGraderException(message) from None
         self.futures = {}
 
     def start(self, students: dict[str, str], source: Path) -> None:
@@ -79,7 +81,7 @@ class ClusterGrading:
         from distributed import as_completed
 
         by_future = {self.futures[f]: f for f in folders}
-        for future in as_completed(list(by_future)):
+        for future in as_completed(list(by_future), loop=self.client.loop):
             folder = by_future[future]
             try:
                 yield folder, future.result()

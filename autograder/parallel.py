@@ -102,43 +102,43 @@ class ParallelAutograde(Autograde):
         if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
             return super().convert_notebooks()
         _converter = self
-        everything, failed, tries = dict(self.assignments), [], {}
-        pending = sorted(everything)
-        remote = None
-        while pending:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                pool.submit(os.getpid).result()  # the workers fork now, before a cluster client starts threads
-                if self.scheduler and remote is None:
-                    from autograder.cluster import ClusterGrading
-                    remote = ClusterGrading(self.scheduler, self.log)
-                    remote.start({f: self.student_of(f)[0] for f in pending}, self._source_folder())
-                ready = remote.reports(pending) if remote else ((f, None) for f in pending)
-                futures = {}
-                for folder, report in ready:
-                    if isinstance(report, Exception):
-                        self.log.error("There was an error processing assignment: %s (on the cluster: %s)",
-                                       folder, report)
-                        failed.append(folder)
-                    else:
-                        futures[pool.submit(_autograde_one, folder, everything[folder], report)] = folder
-                pending = []
-                for future in as_completed(futures):
-                    folder = futures[future]
-                    try:
-                        graded = future.result()
-                    except BrokenProcessPool:
-                        tries[folder] = tries.get(folder, 1) + 1
-                        graded = None
-                        if tries[folder] <= MAX_TRIES:
-                            pending.append(folder)
-                            continue
-                    if not graded:
-                        failed.append(folder)
-            if pending:
-                self.log.warning("A worker process ended; autograding again: %s", ", ".join(sorted(pending)))
-        if remote:
-            remote.close()
+        pending, failed, tries, remote = sorted(self.assignments), [], {}, None
+        try:
+            while pending:
+                with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                    pool.submit(os.getpid).result()  # the workers fork now, before a cluster client starts threads
+                    if self.scheduler and remote is None:
+                        from autograder.cluster import ClusterGrading
+                        remote = ClusterGrading(self.scheduler, self.log)
+                        remote.start({f: self.student_of(f)[0] for f in pending}, self._source_folder())
+                    ready = remote.reports(pending) if remote else ((f, None) for f in pending)
+                    pending = self._autograde_in(pool, ready, failed, tries)
+                if pending:
+                    self.log.warning("A worker process ended; autograding again: %s", ", ".join(pending))
+        finally:
+            if remote:
+                remote.close()
         self._fail_for(failed)
+
+    def _autograde_in(self, pool, ready, failed: list[str], tries: dict[str, int]) -> list[str]:
+        """Autograde every (folder, report or None) of `ready` in the pool as it comes; adds the folders
+        that could not be graded to `failed`; returns those to try again (their worker process died)."""
+        futures, again = {}, []
+        for folder, report in ready:
+            if isinstance(report, Exception):
+                self.log.error("There was an error processing assignment: %s (on the cluster: %s)", folder, report)
+                failed.append(folder)
+            else:
+                futures[pool.submit(_autograde_one, folder, self.assignments[folder], report)] = folder
+        for future in as_completed(futures):
+            folder = futures[future]
+            try:
+                if not future.result():
+                    failed.append(folder)
+            except BrokenProcessPool:
+                tries[folder] = tries.get(folder, 1) + 1
+                (again if tries[folder] <= MAX_TRIES else failed).append(folder)
+        return sorted(again)
 
     def _source_folder(self) -> Path:
         return Path(self.coursedir.format_path(self.coursedir.source_directory, ".", self.coursedir.assignment_id))
@@ -150,13 +150,13 @@ class ParallelAutograde(Autograde):
         for folder in sorted(failed):
             student, assignment = self.student_of(folder)
             self.log.error("There was an error processing assignment '%s' for student '%s'", assignment, student)
-        self.log.error("Please see the the above traceback for details on the specific errors on the above failures.")
+        self.log.error("Please see the errors logged above for each of them.")
         raise NbGraderException("some students could not be autograded")
 
 
 def _autograde_one(folder: str, notebooks: list[str], report: dict | None) -> bool:
     """In a worker process: nbgrader's own loop on one student's folder; True if it was graded."""
-    converter = _converter
+    converter = _converter  # this process's own copy, forked from nbgrader's
     converter.assignments = {folder: notebooks}
     if report is not None:
         graded_elsewhere(*converter.student_of(folder), Report.from_plain(report))
