@@ -9,7 +9,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[browser,train,cluster]' pytest-xdist
+	$(PY) -m pip install --quiet -e '.[browser,train]' pytest-xdist
 	touch $@
 
 setup: $(VENV)/.installed

@@ -58,8 +58,7 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHi
 # KIT_GRADING=in-kernel restores nbgrader's stock path, which executes every
 # notebook in a kernel with the hidden checks in it (for comparison only).
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
-    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+    ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec)
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 
 if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
@@ -70,12 +69,10 @@ if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
                                           OverwriteCells, CheckCellMetadataOnce]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGradesInTurn, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
-    # Several students at once (autograder/parallel.py), on this machine or a Dask cluster (autograder/cluster.py):
-    # course.toml [grading], overridden by KIT_GRADING_WORKERS and KIT_GRADING_SCHEDULER.
+    # Several students at once (autograder/parallel.py): course.toml [grading], overridden by KIT_GRADING_WORKERS.
     GRADING = COURSE.get("grading", {})
     WORKERS = int(os.environ.get("KIT_GRADING_WORKERS") or GRADING.get("workers", 0))
     c.ParallelAutograde.workers = WORKERS
-    c.ParallelAutograde.scheduler = os.environ.get("KIT_GRADING_SCHEDULER", GRADING.get("scheduler", ""))
     c.GradeOutOfProcess.workers = WORKERS or len(os.sched_getaffinity(0))
     install()
 
