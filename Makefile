@@ -82,4 +82,4 @@ bench: setup-bench
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exchange .run grades.csv reports
+	rm -rf $(VENV) gradebook.db gradebook.db-wal gradebook.db-shm submitted autograded feedback exchange .run grades.csv reports

@@ -31,6 +31,11 @@ from kit.gradebook import opens_gradebook, require_gradebook, url_on_command_lin
 if opens_gradebook(sys.argv):
     require_gradebook(url_on_command_line(sys.argv) or c.CourseDirectory.db_url)
 
+# A SQLite gradebook commits without waiting for the disk each time (kit/sqlite_gradebook.py).
+from kit.sqlite_gradebook import use_write_ahead_log  # noqa: E402
+
+use_write_ahead_log()
+
 # The exchange students fetch from and submit to. A folder in the course keeps a
 # single-machine course self-contained; on a shared server point it at a folder
 # every student can write to (nbgrader's default is /srv/nbgrader/exchange).
@@ -63,8 +68,7 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHi
 # KIT_GRADING=in-kernel restores nbgrader's stock path, which executes every
 # notebook in a kernel with the hidden checks in it (for comparison only).
 from nbgrader.preprocessors import (  # noqa: E402
-    ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
-    OverwriteCells, OverwriteKernelspec)
+    ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec)
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 
 if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
@@ -75,12 +79,10 @@ if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
                                           OverwriteCells, CheckCellMetadataOnce]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGradesInTurn, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
-    # Several students at once (autograder/parallel.py), on this machine or a Dask cluster (autograder/cluster.py):
-    # course.toml [grading], overridden by KIT_GRADING_WORKERS and KIT_GRADING_SCHEDULER.
+    # Several students at once (autograder/parallel.py): course.toml [grading], overridden by KIT_GRADING_WORKERS.
     GRADING = COURSE.get("grading", {})
     WORKERS = int(os.environ.get("KIT_GRADING_WORKERS") or GRADING.get("workers", 0))
     c.ParallelAutograde.workers = WORKERS
-    c.ParallelAutograde.scheduler = os.environ.get("KIT_GRADING_SCHEDULER", GRADING.get("scheduler", ""))
     c.GradeOutOfProcess.workers = WORKERS or len(os.sched_getaffinity(0))
     install()
     c.GradeOutOfProcess.unconfined = GRADING.get("unconfined", False)

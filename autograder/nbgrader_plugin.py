@@ -68,7 +68,7 @@ def check_confinement(unconfined: bool) -> str:
 
 
 def graded_elsewhere(student: str, assignment: str, report: Report) -> None:
-    """Give GradeOutOfProcess a report made elsewhere (a Dask worker: autograder.cluster)."""
+    """Give GradeOutOfProcess a report made elsewhere (it then grades no one itself for this student)."""
     done = Future()
     done.set_result(report)
     _reports[(student, assignment)] = done

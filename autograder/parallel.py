@@ -6,9 +6,9 @@ worker processes forked from nbgrader's own (each inherits its configuration
 and opens gradebook sessions of its own). In a worker, nbgrader's unchanged
 loop autogrades that one student: sanitizing, the kit's confined grading
 (GradeOutOfProcess: one child process per student), SaveAutoGrades, late
-penalties, the autograded notebooks. With a Dask scheduler configured, the
-grading proper runs on the cluster instead (autograder.cluster) and each
-worker receives the student's report with the folder.
+penalties, the autograded notebooks. `_autograde_one` also accepts a report
+made elsewhere (GradeOutOfProcess then uses it instead of grading), the
+place where grading on other machines would plug in.
 
 - Gradebook writes: SQLite takes one writer at a time, so there the steps that
   write (registering the student and submission, SaveAutoGrades,
@@ -36,13 +36,12 @@ import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from pathlib import Path
 
 from nbgrader.converters import Autograde, NbGraderException
 from nbgrader.preprocessors import AssignLatePenalties, SaveAutoGrades
 from nbgrader.utils import rmtree
 from sqlalchemy.engine import make_url
-from traitlets import Integer, Unicode
+from traitlets import Integer
 
 from autograder.grade import Report
 from autograder.nbgrader_plugin import graded_elsewhere
@@ -83,8 +82,6 @@ class AssignLatePenaltiesInTurn(AssignLatePenalties):
 class ParallelAutograde(Autograde):
     workers = Integer(0, help="Students autograded at once, each in a worker process of its own; "
                               "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
-    scheduler = Unicode("", help="Address of a Dask scheduler (tcp://host:8786) whose workers do the grading "
-                                 "proper (autograder.cluster); empty: this machine grades.").tag(config=True)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         with gradebook_writes(self.coursedir.db_url):
@@ -99,49 +96,32 @@ class ParallelAutograde(Autograde):
     def convert_notebooks(self) -> None:
         global _converter
         workers = self.workers or len(os.sched_getaffinity(0))
-        if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
+        if workers <= 1 or len(self.assignments) <= 1:
             return super().convert_notebooks()
         _converter = self
-        everything, failed, tries = dict(self.assignments), [], {}
-        pending = sorted(everything)
-        remote = None
+        pending, failed, tries = sorted(self.assignments), [], {}
         while pending:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                pool.submit(os.getpid).result()  # the workers fork now, before a cluster client starts threads
-                if self.scheduler and remote is None:
-                    from autograder.cluster import ClusterGrading
-                    remote = ClusterGrading(self.scheduler, self.log)
-                    remote.start({f: self.student_of(f)[0] for f in pending}, self._source_folder())
-                ready = remote.reports(pending) if remote else ((f, None) for f in pending)
-                futures = {}
-                for folder, report in ready:
-                    if isinstance(report, Exception):
-                        self.log.error("There was an error processing assignment: %s (on the cluster: %s)",
-                                       folder, report)
-                        failed.append(folder)
-                    else:
-                        futures[pool.submit(_autograde_one, folder, everything[folder], report)] = folder
-                pending = []
-                for future in as_completed(futures):
-                    folder = futures[future]
-                    try:
-                        graded = future.result()
-                    except BrokenProcessPool:
-                        tries[folder] = tries.get(folder, 1) + 1
-                        graded = None
-                        if tries[folder] <= MAX_TRIES:
-                            pending.append(folder)
-                            continue
-                    if not graded:
-                        failed.append(folder)
+                pending = self._autograde_in(pool, ((f, None) for f in pending), failed, tries)
             if pending:
-                self.log.warning("A worker process ended; autograding again: %s", ", ".join(sorted(pending)))
-        if remote:
-            remote.close()
+                self.log.warning("A worker process ended; autograding again: %s", ", ".join(pending))
         self._fail_for(failed)
 
-    def _source_folder(self) -> Path:
-        return Path(self.coursedir.format_path(self.coursedir.source_directory, ".", self.coursedir.assignment_id))
+    def _autograde_in(self, pool, ready, failed: list[str], tries: dict[str, int]) -> list[str]:
+        """Autograde every (folder, report or None) of `ready` in the pool as it comes; adds the folders
+        that could not be graded to `failed`; returns those to try again (their worker process died)."""
+        futures, again = {}, []
+        for folder, report in ready:
+            futures[pool.submit(_autograde_one, folder, self.assignments[folder], report)] = folder
+        for future in as_completed(futures):
+            folder = futures[future]
+            try:
+                if not future.result():
+                    failed.append(folder)
+            except BrokenProcessPool:
+                tries[folder] = tries.get(folder, 1) + 1
+                (again if tries[folder] <= MAX_TRIES else failed).append(folder)
+        return sorted(again)
 
     def _fail_for(self, failed: list[str]) -> None:
         """End as nbgrader's serial loop ends when students could not be graded."""
@@ -150,13 +130,13 @@ class ParallelAutograde(Autograde):
         for folder in sorted(failed):
             student, assignment = self.student_of(folder)
             self.log.error("There was an error processing assignment '%s' for student '%s'", assignment, student)
-        self.log.error("Please see the the above traceback for details on the specific errors on the above failures.")
+        self.log.error("Please see the errors logged above for each of them.")
         raise NbGraderException("some students could not be autograded")
 
 
 def _autograde_one(folder: str, notebooks: list[str], report: dict | None) -> bool:
     """In a worker process: nbgrader's own loop on one student's folder; True if it was graded."""
-    converter = _converter
+    converter = _converter  # this process's own copy, forked from nbgrader's
     converter.assignments = {folder: notebooks}
     if report is not None:
         graded_elsewhere(*converter.student_of(folder), Report.from_plain(report))

@@ -1,11 +1,11 @@
 """Grading throughput: the kit's path against plain `nbgrader autograde`, in one run.
 
-`python -m benchmarks.grading --students 100 --plain-students 16` builds two
-scratch courses holding copies of the example class, grades one with
-`nbgrader autograde` on the kit's path (one confined child per student, two
-students at a time) and the other with nbgrader's stock path (every notebook
-executed in a kernel, the hidden checks inside), and checks that the students
-graded both ways get the same score in every cell. Plain nbgrader costs about
+`python -m benchmarks.grading --students 100 --plain-students 16` builds
+scratch courses holding copies of the example class, grades two with
+`nbgrader autograde` on the kit's path (one confined child per student; 1,
+then 2 students at a time: KIT_GRADING_WORKERS) and one with nbgrader's stock
+path (every notebook executed in a kernel, the hidden checks inside), and
+checks that the students graded every way get the same score in every cell. Plain nbgrader costs about
 ten seconds a student, so by default it grades a subset; seconds per student
 are compared, never totals.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -24,14 +25,34 @@ from nbgrader.api import Gradebook
 
 from autograder.grade import grade_submission
 from autograder.grade import REPORT_FILE
-from kit.course_copy import class_course, run_nbgrader
+from benchmarks.machine import load_average
+from kit.course_copy import autograde, class_course, run_nbgrader
 from kit.notebooks import ROOT
+
+
+WORKERS = (1, 2)  # students autograded at once (course.toml [grading] workers)
 
 
 def _timed(course: Path, grading: str, *args: str) -> float:
     start = time.perf_counter()
     run_nbgrader(course, *args, grading=grading)
     return time.perf_counter() - start
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of every child it has waited for."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _timed_kit(course: Path, workers: int) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of every process it started) of one `nbgrader autograde` on the kit's path."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    result = autograde(course, KIT_GRADING_WORKERS=str(workers))
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise RuntimeError(f"autograde with {workers} workers failed:\n{result.stderr[-3000:]}")
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def cell_scores(course: Path, students: list[str]) -> dict[tuple[str, str], float]:
@@ -42,24 +63,39 @@ def cell_scores(course: Path, students: list[str]) -> dict[tuple[str, str], floa
 
 def measure(n_students: int, plain_students: int) -> dict:
     with tempfile.TemporaryDirectory() as scratch:
-        kit_course, plain_course = Path(scratch) / "kit", Path(scratch) / "plain"
-        students = class_course(kit_course, n_students)
+        kit_courses = {w: Path(scratch) / f"kit{w}" for w in WORKERS}
+        plain_course = Path(scratch) / "plain"
+        for course in kit_courses.values():
+            students = class_course(course, n_students)
         class_course(plain_course, plain_students)
         common = students[:plain_students]
-        kit_seconds = _timed(kit_course, "out-of-process", "autograde", "attention", "--force")
+        kit, loads = {}, {}
+        for workers, course in kit_courses.items():
+            loads[workers] = [load_average()]
+            kit[workers] = _timed_kit(course, workers)
+            loads[workers].append(load_average())
+        loads["plain"] = [load_average()]
         plain_seconds = _timed(plain_course, "in-kernel", "autograde", "attention", "--force")
-        kit_scores, plain_scores = cell_scores(kit_course, common), cell_scores(plain_course, common)
-        start = time.perf_counter()
+        loads["plain"].append(load_average())
+        kit_scores = {w: cell_scores(c, students) for w, c in kit_courses.items()}
+        plain_scores = cell_scores(plain_course, common)
+        start, cpu_before = time.perf_counter(), _cpu_seconds()
         for student in common[:8]:
-            grade_submission(kit_course / "submitted" / student / "attention", kit_course / "source" / "attention")
+            grade_submission(kit_courses[1] / "submitted" / student / "attention",
+                             kit_courses[1] / "source" / "attention")
         grading_only = (time.perf_counter() - start) / min(8, len(common))
-        mismatches = sorted(k for k in kit_scores if kit_scores[k] != plain_scores.get(k))
-        tampered = {student: _tampering(kit_course, student) for student, _ in mismatches}
+        grading_only_cpu = (_cpu_seconds() - cpu_before) / min(8, len(common))
+        mismatches = sorted(k for k in plain_scores if kit_scores[1][k] != plain_scores[k])
+        tampered = {student: _tampering(kit_courses[1], student) for student, _ in mismatches}
+    plain_per_student = plain_seconds / plain_students
     return {
-        "students": n_students, "plain_students": plain_students, "cpus": os.cpu_count(),
-        "kit_s_per_student": kit_seconds / n_students, "plain_s_per_student": plain_seconds / plain_students,
-        "speedup": (plain_seconds / plain_students) / (kit_seconds / n_students),
-        "grading_only_s_per_student": grading_only, "same_scores": not mismatches, "mismatches": mismatches[:10],
+        "students": n_students, "plain_students": plain_students, "cpus": len(os.sched_getaffinity(0)),
+        "kit": {w: {"s_per_student": wall / n_students, "cpu_s_per_student": cpu / n_students,
+                    "speedup": plain_per_student / (wall / n_students)} for w, (wall, cpu) in kit.items()},
+        "plain_s_per_student": plain_per_student, "loads": loads,
+        "same_across_workers": all(kit_scores[w] == kit_scores[1] for w in WORKERS),
+        "grading_only_s_per_student": grading_only, "grading_only_cpu_s_per_student": grading_only_cpu,
+        "same_scores": not mismatches, "mismatches": mismatches[:10],
         "tampered": tampered,
     }
 
@@ -98,33 +134,42 @@ def feedback_speed() -> dict:
 
 
 def report(m: dict) -> str:
+    one, two = m["kit"][1], m["kit"][2]
+    nbgrader_cpu = one["cpu_s_per_student"] - m["grading_only_cpu_s_per_student"]
     lines = [
         "## Grading throughput",
         "",
-        f"The kit's path graded {m['students']} students; plain nbgrader graded the first "
-        f"{m['plain_students']} of them (the same submissions). {m['cpus']} CPUs.",
+        f"The kit's path graded {m['students']} students with 1 and with 2 workers (course.toml `[grading] "
+        f"workers`); plain nbgrader graded the first {m['plain_students']} of them (the same submissions), in the "
+        f"same run. {m['cpus']} CPUs. Load average (1, 5, 15 min) before / after each: "
+        + "; ".join(f"{'plain' if k == 'plain' else f'{k} worker(s)'}: {a} / {b}" for k, (a, b) in m["loads"].items())
+        + ".",
         "",
-        "| path | seconds per student |",
-        "|---|---|",
-        f"| plain `nbgrader autograde` (kernel per notebook) | {m['plain_s_per_student']:.2f} |",
-        f"| the kit (`nbgrader autograde`, one confined child per student, 2 at a time) | "
-        f"{m['kit_s_per_student']:.3f} |",
-        f"| of which grading proper, one student alone (child start, answers, comparisons) | "
-        f"{m['grading_only_s_per_student']:.3f} |",
+        "| path | seconds per student | CPU seconds per student | speed-up over plain |",
+        "|---|---|---|---|",
+        f"| plain `nbgrader autograde` (kernel per notebook) | {m['plain_s_per_student']:.2f} | | 1 |",
+        *[f"| the kit, {w} worker{'s' if w > 1 else ''} (`nbgrader autograde`, one confined child per student) | "
+          f"{k['s_per_student']:.3f} | {k['cpu_s_per_student']:.2f} | **{k['speedup']:.1f}×** |"
+          for w, k in m["kit"].items()],
+        f"| grading proper, one student alone (child start, answers, comparisons) | "
+        f"{m['grading_only_s_per_student']:.3f} | {m['grading_only_cpu_s_per_student']:.2f} | |",
         "",
-        f"**Speed-up: {m['speedup']:.1f}×.** Same score in every graded cell: "
+        f"Same gradebook with 1 and 2 workers: {'yes' if m['same_across_workers'] else 'NO'}. "
+        f"Same score in every graded cell as plain nbgrader: "
         f"{'yes' if m['same_scores'] else 'NO: ' + str(m['mismatches'])}.",
         *[f"{student} changed read-only cells ({'; '.join(lines)}): the kit restores them before grading, plain "
           "nbgrader grades what the student left (issue 5), so their scores may differ."
           for student, lines in m.get("tampered", {}).items() if lines],
         "",
-        f"Where the time goes: grading proper runs {m['cpus']} students at a time, so per student it costs about "
-        f"{m['grading_only_s_per_student'] / m['cpus']:.2f} s of the {m['kit_s_per_student']:.2f} s; the other "
-        f"{m['kit_s_per_student'] - m['grading_only_s_per_student'] / m['cpus']:.2f} s is nbgrader's own work on "
-        "the student's nine notebooks, one after another in its main thread (reading, sanitizing, overwriting "
-        "read-only cells from the gradebook, writing the autograded copy, saving every cell's grade and the late "
-        "penalty to the gradebook). Starting the child (Python and numpy) is about 0.2 s of a student's grading "
-        "proper, which is why a fork server would buy little here.",
+        f"Where the time goes: a student costs {one['cpu_s_per_student']:.2f} CPU seconds with one worker: about "
+        f"{m['grading_only_cpu_s_per_student']:.2f} s of grading proper (the confined child: Python, numpy, the "
+        f"student's cells, the hidden cases; the comparisons) and {nbgrader_cpu:.2f} s of nbgrader's own work on "
+        "nine notebooks (reading and validating each notebook after every preprocessor, sanitizing, overwriting "
+        "read-only cells from the gradebook, writing the autograded copy, a gradebook commit for every cell's "
+        f"grade). With 2 workers the CPU cost per student is {two['cpu_s_per_student']:.2f} s and the wall time "
+        f"{two['s_per_student']:.2f} s: the {m['cpus']} cores were busy "
+        f"{two['cpu_s_per_student'] / (two['s_per_student'] * m['cpus']):.0%} of the run (the rest: the worker "
+        "waiting for its student's child, gradebook writes taking turns on SQLite, other programs on the machine).",
     ]
     if "feedback" in m:
         f = m["feedback"]

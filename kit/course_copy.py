@@ -26,6 +26,13 @@ def run_nbgrader(course: Path, *args: str, grading: str = "out-of-process", **kw
     return nbgrader_cli.run(*args, cwd=course, grading=grading, check=True, capture_output=True, **kwargs)
 
 
+def autograde(course: Path, **env: str) -> subprocess.CompletedProcess:
+    """`nbgrader autograde attention --force` on the kit's path in `course`, with these environment
+    variables set (KIT_GRADING_WORKERS, KIT_GRADING_SCHEDULER); not checked, output captured."""
+    return subprocess.run(nbgrader_cli.command("autograde", "attention", "--force"), cwd=course,
+                          env={**nbgrader_cli.environment("out-of-process"), **env}, capture_output=True, text=True)
+
+
 def gradebook_snapshot(course: Path, students: list[str]) -> dict:
     """Every score, penalty and timestamp in a course's gradebook, by name rather than row id."""
     from nbgrader.api import Gradebook

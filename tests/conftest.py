@@ -21,7 +21,7 @@ import pytest
 from filelock import FileLock
 
 from kit.course import DB_URL_VARIABLE, db_url
-from kit.course_copy import copy_course, run_nbgrader
+from kit.course_copy import EXAMPLE, autograde, class_course, copy_course, gradebook_snapshot, run_nbgrader
 from tests import postgres as postgres_server
 from tests.gradebooks import dump
 
@@ -114,3 +114,14 @@ def gradebook_environment(request, database: str, name: str) -> dict[str, str]:
     if database == "sqlite":
         return {}
     return {DB_URL_VARIABLE: request.getfixturevalue("postgres").new_database(name)}
+
+
+@pytest.fixture(scope="session")
+def graded_one_at_a_time(tmp_path_factory) -> tuple[list[str], dict]:
+    """The example class (one student of each kind) autograded by nbgrader's own serial loop:
+    (student ids, gradebook snapshot)."""
+    course = tmp_path_factory.mktemp("serial")
+    students = class_course(course, len(list(EXAMPLE.iterdir())))
+    result = autograde(course, KIT_GRADING_WORKERS="1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return students, gradebook_snapshot(course, students)
