@@ -11,7 +11,7 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.nbgrader_plugin import REPORT_FILE
+from autograder.grade import REPORT_FILE
 from kit import nbgrader_cli
 from kit.course import DB_URL_VARIABLE, db_url
 from kit.course_copy import class_course

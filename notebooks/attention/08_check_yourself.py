@@ -35,7 +35,7 @@ causal_mask = my("05_masks_and_cross_attention", "causal_mask")
 # %% [markdown]
 # ## Check yourself
 #
-# ### Question 1: what one attention step can produce
+# ### Question 1: what one attention step can produce (chapter section 4)
 #
 # Every output row of attention is `Σⱼ A[i, j] V[j]` with weights that are
 # never negative and add up to one over the rows token `i` may see: a convex
@@ -101,7 +101,7 @@ except NotImplementedError as e:
     print("(shown once attention and hull_excess are written)", e)
 
 # %% [markdown]
-# ### Question 2: all scores equal
+# ### Question 2: all scores equal (chapter section 4)
 #
 # Suppose every score in one row of the grid is the same number. What does
 # attention output for that query (chapter section 4)? Answer with a function:
@@ -144,7 +144,7 @@ hidden_check("equal_scores", equal_scores_output)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 3: one pass, every position
+# ### Question 3: one pass, every position (chapter section 6)
 #
 # A model learning to predict the next token gets, at position `i`, the true
 # tokens `0 … i` and is asked for token `i + 1`. The short chapter says the
@@ -194,7 +194,7 @@ except NotImplementedError as e:
     print("(shown once causal_mask and leaked_targets are written)", e)
 
 # %% [markdown]
-# ### Question 4: the head size of a large model
+# ### Question 4: the head size of a large model (chapter section 5)
 #
 # A model has width `d = 4096` and `h = 32` heads (chapter section 5). What is
 # the head size `d_k`? Set `HEAD_SIZE_4096` to that whole number.
@@ -214,7 +214,7 @@ hidden_check("head_size_4096", HEAD_SIZE_4096)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 5: the weights of that attention block
+# ### Question 5: the weights of that attention block (chapter section 5)
 #
 # Same model, `d = 4096` and `h = 32`, with full multi-head attention: how many
 # weights do `W_Q`, `W_K`, `W_V` and `W_O` hold together (no biases; chapter
@@ -241,7 +241,7 @@ hidden_check("params_4096", PARAMS_4096)
 # The chapter lets you skip it if you can write its formula from memory and
 # explain the √d, the causal mask and the heads. One question each.
 #
-# ### Question 6: the formula
+# ### Question 6: the formula (chapter section 4)
 #
 # Queries `Q`, keys `K` and values `V`, head size `d`. Which line computes
 # scaled dot-product attention?
@@ -269,7 +269,7 @@ hidden_check("skip_formula", SKIP_FORMULA)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 7: why √d, measured
+# ### Question 7: why √d, measured (chapter section 3)
 #
 # Take `t` pairs of a query and a key whose numbers are independent, with mean
 # 0 and variance 1. Write `score_variance(Q, K)`: `Q` and `K` are `(t, d_k)`,
@@ -320,7 +320,7 @@ except NotImplementedError as e:
     print("(shown once score_variance and softmax are written)", e)
 
 # %% [markdown]
-# ### Question 8: the causal mask
+# ### Question 8: the causal mask (chapter section 6)
 #
 # Which statement describes the causal mask of a model trained to predict the
 # next token? ($S$ is the grid of scores, $A$ the weights after the softmax.)
@@ -351,7 +351,7 @@ hidden_check("skip_causal", SKIP_CAUSAL)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 9: what heads buy
+# ### Question 9: what heads buy (chapter section 5)
 #
 # A layer of width `d` runs `h` heads of size `d / h` instead of one head of
 # size `d`. What does it gain?
