@@ -320,7 +320,7 @@ def hands_in_another_assignment(folder: Path) -> None:
     Outcome: a "wrong notebook" problem for that notebook; softmax and
     attention score zero; everything else is graded, multi_head_attention
     with the reference's attention in place of the missing one.
-    Loses: softmax, attention.
+    Loses: softmax, lead_share, attention, layer_counts.
     """
     (folder / SOFTMAX_NB).write_text(json.dumps(_other_assignment(), indent=1))
 
@@ -329,7 +329,7 @@ def hands_in_a_plain_notebook(folder: Path) -> None:
     """Hands in a notebook without nbgrader cells as 07_cost.ipynb.
 
     Outcome: a "wrong notebook" problem for that notebook; its exercises zero.
-    Loses: projection_flops, score_flops, attention_share, crossover_length, score_grid_bytes, attention_params.
+    Loses: projection_flops, score_flops, attention_share, crossover_length, mlp_flops, grid_over_mlp, score_grid_bytes, attention_params.
     """
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("def score_flops(n, d):\n    return 2 * n * n * d\n")]
@@ -337,14 +337,14 @@ def hands_in_a_plain_notebook(folder: Path) -> None:
 
 
 def renames_every_exercise(folder: Path) -> None:
-    """Renames the cell ids of all three answers of 05_masks_and_cross_attention (causal_mask → my_causal_mask, ...).
+    """Renames the cell ids of every answer of 05_masks_and_cross_attention (causal_mask → my_causal_mask, ...).
 
-    Outcome: a "wrong notebook" problem naming the renamed exercises; the three
+    Outcome: a "wrong notebook" problem naming the renamed exercises; those
     exercises zero, everything else graded.
-    Loses: causal_mask, padding_mask, block_mask.
+    Loses: causal_mask, first_changed_output, padding_mask, padding_leak, block_mask.
     """
     def change(nb):
-        for name in ("causal_mask", "padding_mask", "block_mask"):
+        for name in ("causal_mask", "first_changed_output", "padding_mask", "padding_leak", "block_mask"):
             _cell(nb, name)["metadata"]["nbgrader"]["grade_id"] = f"my_{name}"
     _edit(folder, MASKS_NB, change)
 
