@@ -68,9 +68,10 @@ def run_here(*args: str, cwd: Path, grading: str | None = None,
     saved_env, saved_cwd, saved_path = os.environ.copy(), os.getcwd(), sys.path[:]
     log = _Lines(on_line)
     app = None
+    command_env = environment(grading)  # made from this process's environment before it is replaced
     try:
         os.environ.clear()
-        os.environ.update(environment(grading))
+        os.environ.update(command_env)
         os.chdir(cwd)
         with contextlib.redirect_stderr(log), contextlib.redirect_stdout(log):  # the app's log handler is made here
             app = NbGraderApp.instance()
