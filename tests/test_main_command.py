@@ -53,7 +53,7 @@ def loop_on(database: str, request, loops: dict, tmp_path_factory) -> Loop:
     return loops[database]
 
 
-@pytest.fixture(params=["sqlite"])  # PostgreSQL: see test_postgresql_gives_the_same_table_and_grades_as_sqlite
+@pytest.fixture(params=DATABASES)
 def course(request, loops, tmp_path_factory) -> Loop:
     return loop_on(request.param, request, loops, tmp_path_factory)
 
@@ -70,8 +70,6 @@ def test_the_second_run_reuses_the_release_the_first_built(course):
     assert (course.folder / STAMP).read_text() == build_hash(course.folder)
 
 
-@pytest.mark.xfail(strict=True, reason="known bug, issue 14 still open: on a PostgreSQL gradebook the demo's "
-                   "in-process autograde records its grades in the course's SQLite gradebook.db instead")
 def test_postgresql_gives_the_same_table_and_grades_as_sqlite(request, loops, tmp_path_factory):
     sqlite, postgresql = (loop_on(database, request, loops, tmp_path_factory) for database in DATABASES)
     assert postgresql.url.startswith("postgresql+psycopg://") and not (postgresql.folder / "gradebook.db").exists()
