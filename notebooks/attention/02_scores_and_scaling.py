@@ -177,7 +177,7 @@ else:
         print(f"{name:>15}: asymmetry {asymmetry:5.2f}, tokens scoring themselves highest {share:.0%}")
 
 # %% [markdown]
-# ## Why the scores are divided by √d_k
+# ## Why the scores are divided by √d_k (chapter section 3)
 #
 # Before the scores are used, every one is divided by the square root of the
 # head size `d_k`, the count of numbers in one query. Here `d_k = 4`, so every
