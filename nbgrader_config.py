@@ -41,7 +41,7 @@ use_write_ahead_log()
 # every student can write to (nbgrader's default is /srv/nbgrader/exchange).
 c.Exchange.root = str(ROOT / "exchange")
 
-# Stubs raise NotStarted, which names the function still to write (see judge.py).
+# Stubs raise NotStarted, which names the function still to write (see autograder/judge/exceptions.py).
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotStarted()"}
 
 # Every cell, including a student's infinite loop, stops after this many seconds

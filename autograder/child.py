@@ -1,12 +1,12 @@
 """The process a student's code runs in: `python -I child.py JUDGE WORKDIR SECONDS`.
 
-It loads the comparison module from JUDGE (a copy of the trusted judge.py the
-parent made before any student code ran), runs the answer cells of the
+It loads the judge package, whole, from the folder JUDGE (a copy of the
+trusted autograder/judge/ the parent made before any student code ran), runs the answer cells of the
 notebooks in WORKDIR, and serves requests from the parent, one JSON line each on stdin:
 ``{"notebook", "answer", "seconds", "request", "stand_ins"}``, the request
 being the case's inputs (never its expected value) as a `judge.to_line` line. The reply is
-one line on stdout, base64 npz of plain data (`judge.plain`) that the parent
-reads with ``allow_pickle=False``. While the answer runs, each exercise named
+one line on stdout: the call's `Outcome` as plain data (`judge.outcome_to_wire`),
+base64 npz that the parent reads with ``allow_pickle=False``. While the answer runs, each exercise named
 in "stand_ins" (those it is built on, judge.BUILT_ON) is a stand-in that asks
 the parent for the reference's value: a ``{"call", "args", "kwargs"}`` line on
 stdout, answered by one line on stdin. The reference never enters this process. No file is shared, so nothing the student plants in
@@ -45,9 +45,11 @@ def _stand_in(judge, replies, name: str, under: str):
 
 
 def main():
-    judge_path, workdir, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    spec = importlib.util.spec_from_file_location("_grading_judge", judge_path)
+    judge_folder, workdir, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    spec = importlib.util.spec_from_file_location("_grading_judge", os.path.join(judge_folder, "__init__.py"),
+                                                  submodule_search_locations=[judge_folder])
     judge = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = judge  # its modules import each other relatively
     spec.loader.exec_module(judge)
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -71,15 +73,13 @@ def main():
         case = judge.from_line(request["request"])
         if answer is None:
             errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
-            outcome = ("not started", errors[0] if errors else f"{name} is not answered yet")
+            outcome = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
         else:
             stand_ins = {dep: _stand_in(judge, replies, dep, name) for dep in request.get("stand_ins", ())}
             with judge.time_limit(request.get("seconds", seconds)), \
                     judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
                 outcome = judge.outcome_of(answer, case)
-        if outcome[0] == "value":
-            outcome = ("value", judge.plain(outcome[1]), *outcome[2:])
-        replies.write(judge.to_line({"outcome": outcome}) + "\n")
+        replies.write(judge.to_line({"outcome": judge.outcome_to_wire(outcome)}) + "\n")
 
 
 if __name__ == "__main__":

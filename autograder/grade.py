@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from autograder.cases import hidden_cases
-from autograder.judge import Verdict, diagnose, load_cases
+from autograder.judge import Case, Verdict, diagnose, load_cases
 from autograder.sandbox import REQUIRED, UNCONFINED
 from autograder.submission import SOURCE, Submission
 
@@ -63,7 +63,7 @@ def graded_cells(source: Path) -> list[tuple[str, str, float]]:
     return found
 
 
-def _first_problem(submission: Submission, name: str, cases, reveal: bool) -> Verdict | None:
+def _first_problem(submission: Submission, name: str, cases: list[Case], reveal: bool) -> Verdict | None:
     for case in cases:
         problem = diagnose(f"{name} on {case['label']}", submission.outcome(name, case), case, reveal)
         if problem:

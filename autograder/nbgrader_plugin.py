@@ -45,7 +45,7 @@ from traitlets import Bool, Integer
 
 from autograder import sandbox
 from autograder.grade import Report, grade_submission, save_report
-from autograder.submission import restore_locked_cells
+from autograder.handed_in import restore_locked_cells
 
 _pool: ThreadPoolExecutor | None = None
 _reports: dict[tuple[str, str], Future] = {}

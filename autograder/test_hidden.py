@@ -14,7 +14,7 @@ def test_answer_matches_the_reference_on_a_hidden_case(name, number, submission,
     case = hidden_cases(name)[number]
     outcome = submission.outcome(name, case)
     problem = verdict(f"{name} on {case['label']}", outcome, case)
-    record(name, "passed" if problem is None else "not started" if outcome[0] == "not started" else "failed",
+    record(name, "passed" if problem is None else "not started" if outcome.not_started else "failed",
            problem or "")
     if problem:
         pytest.fail(problem, pytrace=False)

@@ -15,7 +15,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from autograder.nbgrader_plugin import check_confinement
-from autograder.submission import read_notebook
+from autograder.handed_in import read_notebook
 from kit import nbgrader_cli
 from kit.course import ROOT, db_url, policy
 from kit.lock import grading_lock

@@ -10,7 +10,7 @@ traceback with its last line, which is the check's own message.
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from autograder.submission import HIDDEN_TESTS
+from autograder.handed_in import HIDDEN_TESTS
 
 
 class HideHiddenTests(Preprocessor):

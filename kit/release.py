@@ -1,11 +1,12 @@
 """Make the student release: `python -m kit.release`.
 
 1. build ``source/attention/*.ipynb`` from ``notebooks/attention/*.py``;
-2. put beside them what the notebooks import: ``judge.py`` (the comparison
-   policy, from autograder/), ``workbook.py`` and ``worked_example.npz`` (the
-   visible checks' cases, computed from the reference), and the Model
-   Explorer students start in their folder (``python explorer.py``, on their
-   own attention: ``explorer.py``, ``explorer_server.py`` and the page);
+2. put beside them what the notebooks import: the ``judge/`` folder (the
+   comparison policy and the visible checks, from autograder/judge/),
+   ``workbook.py`` and ``worked_example.npz`` (the visible checks' cases,
+   computed from the reference), and the Model Explorer students start in
+   their folder (``python explorer.py``, on their own attention:
+   ``explorer.py``, ``explorer_server.py`` and the page);
 3. run ``nbgrader generate_assignment --no-db`` into ``assignments/attention``
    (files only: the gradebook is never touched, so a gradebook that already
    holds submissions can never make nbgrader delete the release);
@@ -49,7 +50,9 @@ def build_source(root: Path = ROOT) -> Path:
 
     source = root / "source" / ASSIGNMENT
     build_all(ASSIGNMENT, root)
-    shutil.copyfile(root / "autograder" / "judge.py", source / "judge.py")
+    shutil.rmtree(source / "judge", ignore_errors=True)  # a file the judge no longer has must not stay behind
+    shutil.copytree(root / "autograder" / "judge", source / "judge",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     # Helpers and data the notebooks load, and the explorer page students start here (links are followed).
     for pattern in ("[a-z]*.py", "[a-z]*.npz", "[a-z]*.html", "[a-z]*.js"):
         for helper in (root / "notebooks" / ASSIGNMENT).glob(pattern):

@@ -7,7 +7,7 @@ rest run the solved notebooks' code unchanged, which passes every check
 (tests/test_release.py). Correct variants must get everything. A mistaken one
 must fail its own exercise and lose nothing else: the exercises built on the
 one it got wrong are graded with the reference's in its place. A message names a known mistake only when the answer
-matches that mistake's own output on the case (judge.diagnosis), so, read as
+matches that mistake's own output on the case (autograder/judge/policy.py: diagnosis), so, read as
 a confusion matrix (the mistake a submission makes against the names its
 messages give), nothing lies off the diagonal: no submission is given another
 mistake's name, and one wrong only in type, shape or dtype gets no name at all.

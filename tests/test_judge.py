@@ -1,11 +1,11 @@
-"""The one comparison policy (autograder/judge.py), as students meet it."""
+"""The one comparison policy (autograder/judge/), as students meet it."""
 
 import re
 
 import numpy as np
 import pytest
 
-from autograder.judge import KINDS, NotStarted, call, diagnose, judge, plain, tolerance, verdict
+from autograder.judge import KINDS, NotStarted, Outcome, call, diagnose, judge, plain, tolerance, verdict
 
 EXPECTED = np.array([[0.25, 0.75], [0.5, 0.5]])
 
@@ -122,14 +122,14 @@ def test_a_stub_reports_not_started_and_names_the_function():
     def softmax(S):
         raise NotStarted()
     outcome = call(softmax, (EXPECTED,))
-    assert outcome[0] == "not started" and "softmax" in outcome[1]
+    assert outcome.not_started and "softmax" in outcome.message
     assert "not started" in verdict("softmax", outcome, {"expected": EXPECTED})
 
 
 def test_a_warning_does_not_fail_a_correct_answer(recwarn):
     def noisy(S):
         return np.exp(np.array([1000.0])) * 0 + S
-    assert call(noisy, (EXPECTED,))[0] == "value"
+    assert call(noisy, (EXPECTED,)).has_value
     assert len(recwarn) == 0
 
 
@@ -137,12 +137,12 @@ def test_a_crash_is_reported_with_its_line():
     def broken(S):
         return S @ np.ones(3)
     outcome = call(broken, (EXPECTED,))
-    assert outcome[0] == "raised" and outcome[1] == "ValueError" and "S @ np.ones(3)" in outcome[2]
+    assert outcome.raised and outcome.error == "ValueError" and "S @ np.ones(3)" in outcome.message
 
 
 def test_bad_input_must_raise_the_named_error():
-    assert verdict("f", ("raised", "ValueError", "bad"), {"raises": "ValueError"}) is None
-    assert "expected a ValueError" in verdict("f", ("value", EXPECTED), {"raises": "ValueError"})
+    assert verdict("f", Outcome.raising("ValueError", "bad"), {"raises": "ValueError"}) is None
+    assert "expected a ValueError" in verdict("f", Outcome.returned(EXPECTED), {"raises": "ValueError"})
 
 
 def test_a_non_number_where_a_count_was_due_is_named_once():
@@ -199,27 +199,27 @@ def test_is_a_check_yourself_answer_graded_as_the_chapter_would_accept_it(answer
     from autograder.judge import verdict
     expected, form = ("c", "letter") if isinstance(answer, str) and answer.strip().lower() in "bc" else (128, "count")
     case = {"expected": expected, "form": form, "variants": []}
-    assert (verdict("q", ("value", answer), case) is None) == accepted
+    assert (verdict("q", Outcome.returned(answer), case) is None) == accepted
 
 
 def test_is_a_rounded_count_refused_where_the_exact_count_is_asked():
     from autograder.judge import verdict
     case = {"expected": 4 * 4096**2, "form": "count", "variants": []}
-    assert verdict("params", ("value", 67.1e6), case)
-    assert verdict("params", ("value", float(4 * 4096**2)), case) is None
+    assert verdict("params", Outcome.returned(67.1e6), case)
+    assert verdict("params", Outcome.returned(float(4 * 4096**2)), case) is None
 
 
 @pytest.mark.parametrize("outcome, case, kind", [
-    (("not started", "softmax is not implemented yet"), {"expected": EXPECTED}, "not started"),
-    (("raised", "ValueError", "bad"), {"expected": EXPECTED}, "error raised"),
-    (("raised", "TimeoutError", "used more than 10 s of CPU time"), {"expected": EXPECTED}, "timed out"),
-    (("value", EXPECTED), {"raises": "ValueError"}, "bad input accepted"),
-    (("value", EXPECTED.tolist()), {"expected": EXPECTED}, "wrong type"),
-    (("value", EXPECTED[0]), {"expected": EXPECTED}, "wrong shape"),
-    (("value", EXPECTED.astype(np.float32)), {"expected": EXPECTED}, "wrong dtype"),
-    (("value", EXPECTED + 1), {"expected": EXPECTED}, "wrong values"),
-    (("value", (EXPECTED, EXPECTED[0])), {"expected": (EXPECTED, EXPECTED)}, "wrong shape"),
-    (("value", 7), {"expected": 6}, "wrong values"),
+    (Outcome.unstarted("softmax is not implemented yet"), {"expected": EXPECTED}, "not started"),
+    (Outcome.raising("ValueError", "bad"), {"expected": EXPECTED}, "error raised"),
+    (Outcome.raising("TimeoutError", "used more than 10 s of CPU time"), {"expected": EXPECTED}, "timed out"),
+    (Outcome.returned(EXPECTED), {"raises": "ValueError"}, "bad input accepted"),
+    (Outcome.returned(EXPECTED.tolist()), {"expected": EXPECTED}, "wrong type"),
+    (Outcome.returned(EXPECTED[0]), {"expected": EXPECTED}, "wrong shape"),
+    (Outcome.returned(EXPECTED.astype(np.float32)), {"expected": EXPECTED}, "wrong dtype"),
+    (Outcome.returned(EXPECTED + 1), {"expected": EXPECTED}, "wrong values"),
+    (Outcome.returned((EXPECTED, EXPECTED[0])), {"expected": (EXPECTED, EXPECTED)}, "wrong shape"),
+    (Outcome.returned(7), {"expected": 6}, "wrong values"),
 ], ids=lambda x: x if isinstance(x, str) else None)
 def test_a_failure_says_its_kind_for_the_class_report(outcome, case, kind):
     found = diagnose("f", outcome, case)
@@ -229,6 +229,38 @@ def test_a_failure_says_its_kind_for_the_class_report(outcome, case, kind):
 
 def test_a_known_mistake_is_named_in_the_verdict_as_well_as_the_message():
     variants = [("softmax over the wrong axis", 4, "Normalise rows.", EXPECTED.T.copy())]
-    found = diagnose("f", ("value", EXPECTED.T.copy()), {"expected": EXPECTED, "variants": variants})
+    found = diagnose("f", Outcome.returned(EXPECTED.T.copy()), {"expected": EXPECTED, "variants": variants})
     assert found.mistake == "softmax over the wrong axis" and found.kind == "wrong values"
     assert "Likely mistake: softmax over the wrong axis" in found.message
+
+
+def test_does_everything_outside_the_judge_import_only_its_public_names():
+    """The kit, the tests, the benchmarks, the notebooks (`from judge import`) and the grading
+    child (`judge.<name>`) use only names in the judge package's __all__, none private."""
+    import ast
+    import types
+    from pathlib import Path
+
+    import autograder.judge as package
+
+    root = Path(__file__).resolve().parent.parent
+    used: dict[str, set[str]] = {}
+    for folder in ("autograder", "kit", "tests", "benchmarks", "notebooks"):
+        for path in (root / folder).rglob("*.py"):
+            if "judge" in path.relative_to(root).parts[1:-1]:
+                continue  # the package itself
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module in ("autograder.judge", "judge"):
+                    names = {alias.name for alias in node.names}
+                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                        node.value.id in ("judge", "shipped_judge") and path.name in ("child.py", "grading.py"):
+                    names = {node.attr}
+                else:
+                    continue
+                for name in names:
+                    used.setdefault(name, set()).add(str(path.relative_to(root)))
+    beyond = {name: sorted(where) for name, where in used.items() if name not in package.__all__}
+    assert beyond == {}, f"used but not exported by autograder/judge/__init__.py: {beyond}"
+    public = {name for name, value in vars(package).items()
+              if not name.startswith("_") and not isinstance(value, types.ModuleType)}
+    assert public == set(package.__all__)

@@ -7,7 +7,7 @@ import json
 import shutil
 
 from autograder.grade import grade_submission
-from autograder.submission import restore_locked_cells
+from autograder.handed_in import restore_locked_cells
 from kit.notebooks import ROOT
 
 SOURCE = ROOT / "source" / "attention"

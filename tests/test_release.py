@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.cases import FUNCTIONS, MODEL_FUNCTIONS, QUESTIONS, hidden_cases
+from autograder.cases import EXERCISES, FUNCTIONS, MODEL_FUNCTIONS, QUESTIONS, hidden_cases
 from autograder.judge import load_cases
 from kit.execute import errors_outside_graded_cells, execute, graded_results
 from kit.notebooks import ROOT
@@ -20,6 +21,7 @@ from kit.course_copy import copy_course
 
 SOURCE = ROOT / "source" / "attention"
 RELEASE = ROOT / "assignments" / "attention"
+JUDGE = ROOT / "autograder" / "judge"
 NOTEBOOKS = sorted(p.name for p in SOURCE.glob("*.ipynb"))
 
 
@@ -67,7 +69,7 @@ def test_regenerating_the_source_and_the_release_changes_nothing(tmp_path):
 
 def test_the_release_holds_no_solution_code_and_no_hidden_tests():
     released = {p.name for p in RELEASE.iterdir()}
-    assert released == set(NOTEBOOKS) | {"judge.py", "workbook.py", "figures.py", "worked_example.npz",
+    assert released == set(NOTEBOOKS) | {"judge", "workbook.py", "figures.py", "worked_example.npz",
                                          "explorer_model.py", "model_weights.npz", "explorer.py",
                                          "explorer_server.py", "explorer.html", "explorer.js"}
     for name in NOTEBOOKS:
@@ -98,6 +100,50 @@ def test_the_release_holds_no_hidden_reference_values():
                         f"a hidden expected value of {name} ({case['label']}) is in the release"
 
 
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+
+
+def test_the_released_judge_is_the_judge_package_file_for_file():
+    """Every file of the release's judge/ folder is autograder/judge's own, byte for byte, and nothing else."""
+    assert _files(RELEASE / "judge") == _files(JUDGE) == _files(SOURCE / "judge")
+    assert "__init__.py" in _files(JUDGE) and "built_on.json" in _files(JUDGE)
+
+
+def test_the_released_judge_reaches_no_reference_and_holds_no_reference_value():
+    """Its modules import only each other, the standard library, numpy and IPython (never the
+    answer key), hold no hidden test and no hidden expected number, and built_on.json holds
+    exercise names only."""
+    hidden_numbers = {float(x) for name in EXERCISES for case in hidden_cases(name)
+                      for x in _scalars(case.get("expected")) if abs(float(x)) > 16}
+    for name, text in _files(RELEASE / "judge").items():
+        for marker in (b"BEGIN SOLUTION", b"BEGIN HIDDEN TESTS", b"hidden_check"):
+            assert marker not in text, f"judge/{name} contains {marker!r}"
+        if not name.endswith(".py"):
+            continue
+        tree = ast.parse(text)
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names}
+        imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and node.module and not node.level}
+        assert imported <= set(sys.stdlib_module_names) | {"numpy", "IPython"}, f"judge/{name} imports {imported}"
+        numbers = {float(node.value) for node in ast.walk(tree)
+                   if isinstance(node, ast.Constant) and type(node.value) in (int, float)}
+        assert not numbers & hidden_numbers, f"judge/{name} holds hidden expected values {numbers & hidden_numbers}"
+    built_on = json.loads(_files(RELEASE / "judge")["built_on.json"])
+    assert set(built_on) <= set(EXERCISES)
+    assert all(isinstance(deps, list) and set(deps) <= set(EXERCISES) for deps in built_on.values()), built_on
+
+
+def _scalars(obj):
+    if isinstance(obj, (tuple, list)):
+        for x in obj:
+            yield from _scalars(x)
+    elif type(obj) in (int, float) or isinstance(obj, (np.integer, np.floating)):
+        yield obj
+
+
 def _arrays(obj):
     if isinstance(obj, np.ndarray):
         yield obj
@@ -126,7 +172,8 @@ def test_untouched_release_fails_only_at_the_stubs(name, tmp_path):
     for cell in nb.cells:  # a failed check shows the student's cell and its message, not the checker's code
         for out in cell.get("outputs", []):
             if out.output_type == "error" and out.ename == "CheckFailed":
-                assert "judge.py" not in "\n".join(out.traceback), out.traceback
+                shown = "\n".join(out.traceback)
+                assert "judge/" not in shown and "judge.py" not in shown, out.traceback
     for result in graded_results(nb):
         if result.passed:
             assert result.grade_id.startswith("hidden_"), f"{result.grade_id} passed on a stub"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import autograder.judge as judge
+import autograder.judge.checks as visible_checks
 import solutions.attention as reference
 from autograder.judge import CheckFailed, check, standing_in
 from autograder.submission import MAX_STAND_IN_ELEMENTS, stand_in_reply
@@ -32,7 +32,7 @@ def attention(Q, K, V, mask=None):
 
 @pytest.fixture
 def student(monkeypatch):
-    monkeypatch.setattr(judge, "VISIBLE_CASES", ROOT / "source" / "attention" / "worked_example.npz")
+    monkeypatch.setattr(visible_checks, "VISIBLE_CASES", ROOT / "source" / "attention" / "worked_example.npz")
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     namespace = {}
     exec(STUDENT, namespace)

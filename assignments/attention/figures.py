@@ -88,17 +88,17 @@ def _case(name: str, index: int = 0) -> dict:
 def _attempt(name: str, func, case: dict) -> Attempt:
     outcome = outcome_of(func, case)
     problem = verdict(f"{name} on {case['label']}", outcome, case) or ""
-    if outcome[0] == "value":
-        return Attempt(name, "wrong" if problem else "right", outcome[1], problem)
-    return Attempt(name, outcome[0], None, problem)
+    if outcome.has_value:
+        return Attempt(name, "wrong" if problem else "right", outcome.value, problem)
+    return Attempt(name, outcome.kind, None, problem)
 
 
 def _value(func, *args, **kwargs):
     """Your function on other inputs: (value, None) or (None, what happened)."""
     outcome = call(func, args, kwargs)
-    if outcome[0] == "value":
-        return outcome[1], None
-    return None, outcome[1] if outcome[0] == "not started" else f"it raised {outcome[1]}: {outcome[2]}"
+    if outcome.has_value:
+        return outcome.value, None
+    return None, outcome.message if outcome.not_started else f"it raised {outcome.error}: {outcome.message}"
 
 
 def _not_started(title: str, attempts) -> bool:

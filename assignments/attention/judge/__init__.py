@@ -1,0 +1,48 @@
+"""The judge: one comparison policy for every check in the kit, visible or hidden.
+
+This folder is copied unchanged into the student release (as ``judge/``,
+imported there as ``judge``; here as ``autograder.judge``), so it holds no
+reference code and no hidden values: it only compares an answer with an
+expected value that it is given. One job per file:
+
+- policy.py      comparing a value with the expected one (type, shape, dtype,
+                 finiteness, closeness) and naming a known mistake that fits;
+- verdicts.py    an outcome against a case (not started, bad input, a
+                 "Check yourself" answer's form, memory);
+- calling.py     calling an answer on fresh inputs, under a time limit;
+- outcome.py     what a call gave (`Outcome`); case.py, the keys of a case (`Case`);
+- stand_ins.py   the reference standing in for what an answer is built on
+                 (BUILT_ON, from the generated built_on.json);
+- cells.py       extracting and running a notebook's answer cells;
+- wire.py        the codec: cases and messages as JSON plus npz arrays, never pickles;
+- checks.py      the visible checks run in the student's notebook;
+- exceptions.py  NotStarted (a stub) and CheckFailed (a check).
+"""
+
+from .calling import WALL_FACTOR, call, outcome_of, time_limit
+from .case import Case
+from .cells import answer_cells, fresh_namespace, run_cells, solution_namespace
+from .checks import VISIBLE_CASES, check, check_answer_form
+from .exceptions import CheckFailed, NotStarted
+from .outcome import Outcome
+from .policy import KINDS, Verdict, differs, judge, tolerance
+from .stand_ins import BUILT_ON, standing_in
+from .verdicts import FULL_GRID, diagnose, verdict
+from .wire import Seed, fresh_inputs, from_line, load_cases, outcome_from_wire, outcome_to_wire, plain, save_cases, \
+    to_line
+
+__all__ = [
+    # the notebooks' checks
+    "NotStarted", "CheckFailed", "check", "check_answer_form", "VISIBLE_CASES",
+    # the comparison policy and its verdicts
+    "tolerance", "differs", "judge", "verdict", "diagnose", "Verdict", "KINDS", "FULL_GRID",
+    # calling an answer
+    "Outcome", "call", "outcome_of", "time_limit", "WALL_FACTOR",
+    # one exercise at a time
+    "BUILT_ON", "standing_in",
+    # a notebook's answers
+    "answer_cells", "fresh_namespace", "run_cells", "solution_namespace",
+    # cases and the wire
+    "Case", "Seed", "fresh_inputs", "save_cases", "load_cases", "to_line", "from_line", "plain",
+    "outcome_to_wire", "outcome_from_wire",
+]

@@ -1,0 +1,102 @@
+"""A notebook's answers, without its demonstrations: extracting and running its answer cells.
+
+Set-up and answer cells run in order, with the definitions (imports,
+functions, classes, assignments) of the student's own cells; checks and
+demonstrations are skipped. A cell that fails is recorded, and the next runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .calling import time_limit
+from .exceptions import NotStarted
+
+
+def _runs_when_loaded(cell: dict) -> bool:
+    """Set-up and answer cells, and code cells of the student's own (no nbgrader metadata)."""
+    metadata = cell.get("metadata", {})
+    meta = metadata.get("nbgrader", {})
+    return cell.get("cell_type") == "code" and (
+        "nbgrader" not in metadata or meta.get("solution", False)
+        or str(meta.get("grade_id", "")).startswith("setup_"))
+
+
+# What runs of a cell of the student's own: definitions, never demonstrations.
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+                ast.AnnAssign)
+
+
+def _definitions(source: str) -> str:
+    """The imports, functions, classes and assignments of a cell; '' if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    tree.body = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
+    return ast.unparse(tree)
+
+
+def answer_cells(path, cells=None) -> list[tuple[str, str]]:
+    """(grade_id, source) of a notebook's set-up and answer cells, in order, and
+    the definitions in cells of the student's own (labelled "your cell N")."""
+    if cells is None:
+        with open(path, encoding="utf-8") as f:
+            cells = json.load(f)["cells"]
+    found = []
+    for number, cell in enumerate(cells, 1):
+        if not _runs_when_loaded(cell):
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if "nbgrader" in cell.get("metadata", {}):
+            found.append((cell["metadata"]["nbgrader"]["grade_id"], source))
+        else:
+            found.append((f"your cell {number}", _definitions(source)))
+    return found
+
+
+def fresh_namespace() -> dict:
+    """Where answer cells run: numpy as np, NotStarted, and ``__cell_errors__`` (the cells that failed)."""
+    return {"__name__": "__answers__", "np": np, "NotStarted": NotStarted, "__cell_errors__": []}
+
+
+def run_cells(cells, namespace: dict, start: int = 0, seconds_per_cell: float | None = None, until=None,
+              where: str = "notebook") -> int:
+    """Run cells[start:] in `namespace`; returns the index of the next cell to run.
+
+    A cell that fails, runs past `seconds_per_cell` or calls sys.exit is
+    recorded in ``namespace["__cell_errors__"]`` and the next cell still runs.
+    until: stop after the first cell for which until(namespace) is true, so a
+    later cell (one that ends the process, say) cannot spoil earlier answers.
+    """
+    if until is not None and until(namespace):
+        return start
+    for index in range(start, len(cells)):
+        grade_id, source = cells[index]
+        try:
+            with warnings.catch_warnings(), time_limit(seconds_per_cell):
+                warnings.simplefilter("ignore")
+                exec(compile(source, f"<{where}: {grade_id}>", "exec"), namespace)
+        except SystemExit as e:
+            namespace["__cell_errors__"].append(f"{grade_id}: the cell called sys.exit({e.code!r}) and was stopped")
+        except (Exception, KeyboardInterrupt) as e:
+            namespace["__cell_errors__"].append(f"{grade_id}: {type(e).__name__}: {e}")
+        if until is not None and until(namespace):
+            return index + 1
+    return len(cells)
+
+
+def solution_namespace(path, cells=None, seconds_per_cell: float | None = None) -> dict:
+    """Run a notebook's set-up and answer cells, in order; return their names.
+
+    Demonstrations and checks are skipped (see `run_cells` for failures).
+    cells: the notebook's cells, when the caller has already read them.
+    """
+    namespace = fresh_namespace()
+    run_cells(answer_cells(path, cells), namespace, seconds_per_cell=seconds_per_cell, where=Path(path).name)
+    return namespace

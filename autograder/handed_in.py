@@ -1,0 +1,215 @@
+"""A handed-in notebook against its source: read it, tell whether it is this
+assignment's, say what was done to its read-only cells, and restore them.
+
+The student's notebook is untrusted JSON: `read_notebook` says in plain words
+why one cannot be read, `wrong_notebook` why it is not this assignment's at
+all, `tampering` what the student changed among the read-only cells, and
+`restore_locked_cells` rebuilds it from the source with only the student's
+answers (and code cells of their own) in it. Nothing here runs student code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+from nbgrader.utils import compute_checksum
+
+HIDDEN_TESTS = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
+
+
+def read_notebook(path: Path) -> dict:
+    """The notebook's JSON, or ValueError saying in plain words why it cannot be read."""
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"notebook unreadable: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"notebook unreadable: not valid JSON at line {e.lineno}") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise ValueError("notebook unreadable: no list of cells")
+    return nb
+
+
+def grade_id(cell) -> str | None:
+    """The nbgrader grade_id of a cell, or None (a cell of the student's own, or not a cell at all)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+    return meta.get("grade_id") if isinstance(meta, dict) else None
+
+
+STUB = "raise NotStarted()"
+
+
+def restore_locked_cells(student: dict, source: dict, answers_only: bool = False) -> dict:
+    """The source notebook with the student's answers in its answer cells.
+
+    Everything read-only comes from the source, whatever the student did to it
+    (edited, deleted, retyped, duplicated, metadata changed). An answer cell
+    the student deleted becomes the stub, never the source's solution. Code
+    cells of the student's own (no nbgrader metadata: helpers, the free
+    prompt cell) are kept, each before the nbgrader cell it came before.
+    answers_only: keep only set-up, answer and the student's own code cells (what grading runs).
+    """
+    answers = {}
+    for cell in student["cells"]:
+        gid = grade_id(cell)
+        if gid and cell.get("cell_type") == "code" and gid not in answers:
+            answers[gid] = cell.get("source", "")
+    own = _own_cells(student)
+    cells = []
+    for cell in source["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        gid = meta.get("grade_id", "")
+        cells += own.pop(gid, []) if gid else []
+        if not meta and cell.get("cell_type") == "code":
+            continue  # a free cell: the student's copy of it is among their own
+        if meta.get("solution"):
+            cell = {**cell, "source": answers.get(gid, STUB)}
+        elif answers_only and not gid.startswith("setup_"):
+            continue
+        cells.append(cell)
+    return {**source, "cells": cells + [c for rest in own.values() for c in rest]}
+
+
+def _own_cells(student: dict) -> dict[str | None, list[dict]]:
+    """The student's code cells without nbgrader metadata, as clean cells, by the
+    grade_id of the nbgrader cell that follows each (None: none follows)."""
+    own: dict[str | None, list[dict]] = {}
+    pending: list[dict] = []
+    for cell in student["cells"]:
+        if not isinstance(cell, dict):
+            continue
+        if isinstance(cell.get("metadata"), dict) and "nbgrader" in cell["metadata"]:
+            if pending:
+                own.setdefault(grade_id(cell), []).extend(pending)
+                pending = []
+            continue
+        if cell.get("cell_type") == "code":
+            number = sum(map(len, own.values())) + len(pending)
+            pending.append({"cell_type": "code", "id": f"own-{number}", "metadata": {}, "source": _text(cell),
+                            "outputs": [], "execution_count": None})
+    if pending:
+        own.setdefault(None, []).extend(pending)
+    return own
+
+
+def _text(cell: dict) -> str:
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else str(text)
+
+
+def _as_released(cell: dict) -> str:
+    """A cell's text as the student received it: hidden tests removed."""
+    return HIDDEN_TESTS.sub("", _text(cell)).strip()
+
+
+def wrong_notebook(student: dict, source: dict) -> str | None:
+    """Why `student` is not this assignment's notebook at all, or None."""
+    theirs = {grade_id(c) for c in student["cells"]} - {None}
+    ours = {grade_id(c) for c in source["cells"]} - {None}
+    if student["cells"] and not theirs & ours:
+        found = ", ".join(sorted(theirs)[:4]) or "no nbgrader cells"
+        return f"wrong notebook: it has none of this notebook's exercises (it has {found})"
+    answers = {c["metadata"]["nbgrader"]["grade_id"] for c in source["cells"]
+               if c["metadata"].get("nbgrader", {}).get("solution")}
+    renamed = sorted(g for g in theirs - ours if g and not g.startswith("cell-"))
+    if renamed and not answers & theirs:
+        return f"wrong notebook: its exercises are renamed ({', '.join(renamed[:4])})"
+    return None
+
+
+def tampering(student: dict, source: dict) -> list[str]:
+    """What the student did to the read-only cells of one notebook, in words."""
+    found = []
+    by_id: dict[str, list] = {}
+    for cell in student["cells"]:
+        if grade_id(cell):
+            by_id.setdefault(grade_id(cell), []).append(cell)
+    for cell in source["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        gid = meta.get("grade_id")
+        if not gid:
+            continue
+        copies = by_id.get(gid, [])
+        if meta.get("solution"):
+            if copies and _metadata_changed(copies[0], meta):
+                found.append(f"{gid} metadata changed")
+            continue
+        if not copies:
+            found.append(f"{gid} deleted")
+            continue
+        if len(copies) > 1:
+            found.append(f"{gid} duplicated")
+        theirs = copies[0]
+        before = len(found)
+        if theirs.get("cell_type") != cell["cell_type"]:
+            found.append(f"{gid} retyped as {theirs.get('cell_type')}")
+        elif _as_released(theirs) != _as_released(cell):
+            found.append(f"{gid} edited")
+        if _metadata_changed(theirs, meta):
+            found.append(f"{gid} metadata changed")
+        if len(found) == before and not _checksum_holds(theirs):
+            found.append(f"{gid} checksum changed")
+    return found
+
+
+def _metadata_changed(theirs: dict, meta: dict) -> bool:
+    """Does the student's cell say otherwise than the source's nbgrader metadata `meta` on how it is graded?"""
+    their_meta = theirs.get("metadata", {}).get("nbgrader", {})
+    return any(their_meta.get(k) != meta.get(k) for k in ("grade", "solution", "locked", "points"))
+
+
+def _checksum_holds(cell: dict) -> bool:
+    """Does a cell's nbgrader checksum (if it carries one, as released cells do) match the cell?"""
+    stored = cell.get("metadata", {}).get("nbgrader", {}).get("checksum")
+    if stored is None:
+        return True
+    try:
+        return compute_checksum(nbformat.from_dict({**cell, "source": _text(cell)})) == stored
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return False
+
+
+def restore_for_grading(folder: Path, source: Path, workdir: Path) -> tuple[dict[str, str], list[str]]:
+    """Write into `workdir` every notebook of `source` restored around the answers the student
+    handed in (in `folder`), with only the cells grading runs (`restore_locked_cells`).
+
+    Returns (notebook → why it could not be graded: missing, unreadable or not
+    this notebook; such a notebook is written with no answers), and the
+    read-only cells the student changed, in words ("01_x.ipynb: check_f edited").
+    """
+    problems: dict[str, str] = {}
+    changed: list[str] = []
+    for source_path in sorted(source.glob("*.ipynb")):
+        ours = json.loads(source_path.read_text())
+        student_path = folder / source_path.name
+        if not student_path.exists():
+            problems[source_path.name] = "notebook missing"
+            student = {"cells": []}
+        else:
+            try:
+                student = read_notebook(student_path)
+            except ValueError as e:
+                problems[source_path.name] = str(e)
+                student = {"cells": []}
+        wrong = wrong_notebook(student, ours)
+        if wrong:
+            problems[source_path.name] = wrong
+            student = {"cells": []}
+        if source_path.name not in problems:
+            changed += [f"{source_path.name}: {t}" for t in tampering(student, ours)]
+        restored = restore_locked_cells(student, ours, answers_only=True)
+        (workdir / source_path.name).write_text(json.dumps(restored))
+    return problems, changed
+
+
+def answer_notebooks(source: Path) -> dict[str, str]:
+    """Answer name (answer cell id) → the notebook of `source` that asks for it."""
+    where = {}
+    for path in sorted(source.glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["metadata"].get("nbgrader", {}).get("solution"):
+                where[grade_id(cell)] = path.name
+    return where

@@ -1,0 +1,99 @@
+"""The visible checks a student runs in the notebook, on the chapter's worked example.
+
+`check` is the cell under every exercise; `check_answer_form` the cell under
+a "Check yourself" answer (its form only, never its value). The cases are
+``worked_example.npz``, beside the judge folder in the student's release.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from functools import cache
+from pathlib import Path
+
+from .calling import outcome_of
+from .case import Case
+from .exceptions import CheckFailed
+from .stand_ins import BUILT_ON, standing_in
+from .verdicts import answer_as_given, verdict
+from .wire import load_cases
+
+VISIBLE_CASES = Path(__file__).parent.parent / "worked_example.npz"  # beside the judge folder
+
+
+def check(function_name: str, func) -> None:
+    """The visible check of one exercise, on the chapter's worked example.
+
+    Prints one line per passing case; raises `CheckFailed` naming the first
+    wrong answer, or saying the exercise is not started. While nbgrader
+    grades, the exercises `func` is built on are the reference's (BUILT_ON),
+    as in every other grading path.
+    """
+    cases = _visible_cases(function_name)
+    if not cases:
+        raise KeyError(f"no visible checks for {function_name!r}")
+    reference_of = _reference_while_grading()
+    for case in cases:
+        label = f"{function_name} on {case['label']}"
+        with standing_in(function_name, func, reference_of):
+            problem = verdict(label, outcome_of(func, case), case)
+        if problem:
+            raise CheckFailed(problem + _failing_foundations(function_name, func))
+        print(f"✓ {label}")
+
+
+def check_answer_form(name: str, namespace: dict, letters: str | None = None, hint: str = "") -> None:
+    """The visible check of a "Check yourself" answer: its form only, never its value.
+
+    letters: the answer must be one of them, a string in either case; else it
+    must be a positive whole number, an int or a float such as 128.0 (`hint`
+    says how to write one). Read as the grader reads it (`answer_as_given`)."""
+    answer = namespace.get(name)
+    if answer is None:
+        raise CheckFailed(f"{name.lower()} is not answered yet: set {name} in the cell above and run it.")
+    if letters:
+        offered = ", ".join(repr(x) for x in letters)
+        letter = answer_as_given(answer, "letter")
+        if type(letter) is not str or letter not in letters or len(letter) != 1:
+            raise CheckFailed(f"{name} must be one of {offered} (a string), got {answer!r}")
+        print(f"✓ {name} is one of the letters offered")
+    else:
+        count = answer_as_given(answer, "count")
+        if type(count) is not int or count < 1:
+            raise CheckFailed(f"{name} must be a positive whole number ({hint}), got {answer!r}")
+        print(f"✓ {name} is a positive whole number")
+
+
+@cache
+def _worked_example(path) -> tuple[Case, ...]:
+    """Every visible case, read once per process (inputs are copied for each call)."""
+    return tuple(load_cases(path))
+
+
+def _visible_cases(function_name: str) -> list[Case]:
+    return [c for c in _worked_example(VISIBLE_CASES) if c["func"] == function_name]
+
+
+def _reference_while_grading():
+    """The answer key's lookup (name → reference function) during `nbgrader autograde`
+    on the instructor's machine, else None."""
+    if os.environ.get("NBGRADER_EXECUTION") != "autograde":
+        return None
+    try:
+        return importlib.import_module("autograder.answer_key").reference_of
+    except ImportError:
+        return None
+
+
+def _failing_foundations(function_name: str, func) -> str:
+    """A note naming the student's own functions that `func` calls and that fail their checks."""
+    namespace = getattr(func, "__globals__", None) or {}
+    failing = [dep for dep in BUILT_ON.get(function_name, ()) if callable(namespace.get(dep))
+               and any(verdict(dep, outcome_of(namespace[dep], case), case) for case in _visible_cases(dep))]
+    if not failing:
+        return ""
+    names = " and ".join(failing)
+    return (f"\nNote: {function_name} calls your {names}, which fail{'s' if len(failing) == 1 else ''} "
+            f"{'its' if len(failing) == 1 else 'their'} own check: fix {names} first. Grading runs "
+            f"{function_name} with the reference's {names} in place of yours, so one mistake costs points once.")

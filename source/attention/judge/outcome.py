@@ -1,0 +1,56 @@
+"""What calling an answer gave: the `Outcome` every grading path judges.
+
+An outcome crosses one boundary as plain data, between the grading child and
+the grader (`wire.outcome_to_wire` / `wire.outcome_from_wire`); everywhere
+else it is this dataclass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Kind = Literal["value", "not started", "raised"]
+OUTCOME_KINDS: tuple[Kind, ...] = ("value", "not started", "raised")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """kind "value": the answer returned `value` (with `peak`, the bytes it
+    allocated at its peak, when its memory was measured); "not started": it
+    raised NotImplementedError, `message` says why; "raised": it raised the
+    exception named `error` (TimeoutError when stopped, ProcessEnded when its
+    code ended the grading process), with `message`."""
+    kind: Kind
+    value: Any = None
+    error: str = ""
+    message: str = ""
+    peak: int | None = None
+
+    @classmethod
+    def returned(cls, value, peak: int | None = None) -> Outcome:
+        return cls("value", value, peak=peak)
+
+    @classmethod
+    def raising(cls, error: str, message: str) -> Outcome:
+        return cls("raised", error=error, message=message)
+
+    @classmethod
+    def unstarted(cls, message: str) -> Outcome:
+        return cls("not started", message=message)
+
+    @property
+    def has_value(self) -> bool:
+        return self.kind == "value"
+
+    @property
+    def raised(self) -> bool:
+        return self.kind == "raised"
+
+    @property
+    def not_started(self) -> bool:
+        return self.kind == "not started"
+
+    @property
+    def timed_out(self) -> bool:
+        return self.raised and self.error == "TimeoutError"

@@ -1,0 +1,146 @@
+"""The codec: cases and messages as JSON structure plus npz arrays, never pickles.
+
+`save_cases`/`load_cases` write and read ``worked_example.npz``; `to_line`/
+`from_line` carry one message between the grader and its grading child (the
+same form in base64, one line). `plain` turns whatever a student's code
+returned into plain data before it crosses; `outcome_to_wire`/
+`outcome_from_wire` are the one place an `Outcome` becomes plain data and back.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import zipfile
+
+import numpy as np
+
+from .case import Case
+from .outcome import OUTCOME_KINDS, Outcome
+from .policy import Foreign, describe
+
+
+class Seed(int):
+    """Stands for ``np.random.default_rng(seed)``: every decode makes a fresh generator."""
+
+
+def encode(obj, arrays: dict, prefix: str = "a"):
+    """A JSON-able form of `obj`; its arrays go into `arrays` under fresh keys."""
+    if isinstance(obj, np.ndarray):
+        key = f"{prefix}{len(arrays)}"
+        arrays[key] = obj
+        return {"array": key}
+    if isinstance(obj, Seed):
+        return {"rng": int(obj)}
+    if isinstance(obj, Foreign):
+        return {"foreign": obj.description}
+    if isinstance(obj, tuple):
+        return {"tuple": [encode(x, arrays, prefix) for x in obj]}
+    if isinstance(obj, list):
+        return [encode(x, arrays, prefix) for x in obj]
+    if isinstance(obj, dict):
+        return {"dict": {k: encode(v, arrays, prefix) for k, v in obj.items()}}
+    if isinstance(obj, (np.integer, np.floating, np.bool_)):
+        return obj.item()
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    raise TypeError(f"cannot encode {describe(obj)}")
+
+
+def decode(data, arrays, live: bool = False):
+    """The inverse of `encode`. With `live`, every Seed becomes a new generator."""
+    if isinstance(data, list):
+        return [decode(x, arrays, live) for x in data]
+    if isinstance(data, dict):
+        if "array" in data:
+            return arrays[data["array"]]
+        if "tuple" in data:
+            return tuple(decode(x, arrays, live) for x in data["tuple"])
+        if "foreign" in data:
+            return Foreign(data["foreign"])
+        if "rng" in data:
+            return np.random.default_rng(data["rng"]) if live else Seed(data["rng"])
+        return {k: decode(v, arrays, live) for k, v in data["dict"].items()}
+    return data
+
+
+def to_line(message: dict) -> str:
+    """One message between the grader and its child: the `save_cases` form of it, in base64 (no newline)."""
+    buffer = io.BytesIO()
+    save_cases(buffer, [message])
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def from_line(line: str | bytes) -> dict:
+    """The message of a `to_line` line; read with allow_pickle=False."""
+    return load_cases(io.BytesIO(base64.b64decode(line)))[0]
+
+
+def save_cases(path, cases: list[Case]) -> None:
+    """Write cases (dicts of plain data and arrays) to one ``.npz`` file.
+
+    The file is byte-for-byte the same for the same cases (fixed zip dates),
+    so a regenerated release can be compared with the committed one.
+    """
+    arrays: dict = {}
+    structure = encode(cases, arrays)
+    arrays = {"__cases__": np.array(json.dumps(structure, sort_keys=True)), **arrays}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for key, array in arrays.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(array), allow_pickle=False)
+            archive.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0)),
+                             buffer.getvalue(), zipfile.ZIP_DEFLATED)
+
+
+def plain(obj, depth: int = 0):
+    """`obj` as plain data (exact ndarrays, numbers, strings, tuples), or a
+    `Foreign` description of whatever else it is. Never keeps a student's object."""
+    if type(obj) is np.ndarray and obj.dtype.kind in "biufc":
+        return obj
+    if type(obj) in (bool, int, float, str) or obj is None:
+        return obj
+    if type(obj) in (np.float32, np.float64, np.int32, np.int64, np.bool_):
+        return obj.item()
+    if type(obj) in (tuple, list) and depth < 2 and len(obj) <= 16:
+        return type(obj)(plain(x, depth + 1) for x in obj)
+    kind = type(obj)
+    name = f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")
+    if isinstance(obj, np.ndarray):
+        return Foreign(f"an ndarray subclass ({name})")
+    return Foreign(name)
+
+
+def fresh_inputs(case: Case) -> tuple[list, dict]:
+    """A case's (args, kwargs) as new copies, with a new generator for every Seed."""
+    arrays: dict = {}
+    data = encode([case["args"], case["kwargs"]], arrays)
+    return tuple(decode(data, {k: a.copy() for k, a in arrays.items()}, live=True))
+
+
+def load_cases(path) -> list[Case]:
+    """The cases `save_cases` wrote; read with allow_pickle=False."""
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    return decode(json.loads(str(arrays.pop("__cases__"))), arrays)
+
+
+OUTCOME_FIELDS = ("kind", "value", "error", "message", "peak")
+
+
+def outcome_to_wire(outcome: Outcome) -> dict:
+    """What the grading child sends of an outcome: its value as plain data (`plain`)."""
+    return {"kind": outcome.kind, "value": plain(outcome.value), "error": outcome.error,
+            "message": outcome.message, "peak": outcome.peak}
+
+
+def outcome_from_wire(data) -> Outcome:
+    """The outcome a grading child sent (untrusted), field by field; ValueError for anything else."""
+    if not isinstance(data, dict) or sorted(data) != sorted(OUTCOME_FIELDS):
+        raise ValueError("not an outcome")
+    kind, error, message, peak = data["kind"], data["error"], data["message"], data["peak"]
+    if kind not in OUTCOME_KINDS or type(error) is not str or type(message) is not str or \
+            not (peak is None or type(peak) is int):
+        raise ValueError("not an outcome")
+    return Outcome(kind, data["value"], error, message, peak)
