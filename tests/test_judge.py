@@ -264,3 +264,31 @@ def test_does_everything_outside_the_judge_import_only_its_public_names():
     public = {name for name, value in vars(package).items()
               if not name.startswith("_") and not isinstance(value, types.ModuleType)}
     assert public == set(package.__all__)
+
+
+def test_does_an_outcome_cross_the_wire_as_plain_data_and_come_back_the_same():
+    from autograder.judge import from_line, outcome_from_wire, outcome_to_wire, to_line
+
+    def crossed(outcome):
+        return outcome_from_wire(from_line(to_line({"outcome": outcome_to_wire(outcome)}))["outcome"])
+
+    back = crossed(Outcome.returned((EXPECTED, 3), peak=4096))
+    assert back.has_value and back.peak == 4096 and back.value[1] == 3
+    np.testing.assert_array_equal(back.value[0], EXPECTED)
+    assert crossed(Outcome.raising("TimeoutError", "used more than 1 s")).timed_out
+    assert crossed(Outcome.unstarted("softmax is not implemented yet")).not_started
+    foreign = crossed(Outcome.returned(EXPECTED.view(Sneaky)))  # a student's object never crosses, its name does
+    assert "ndarray subclass" in repr(foreign.value) and type(foreign.value) is not Sneaky
+
+
+@pytest.mark.parametrize("forged", [
+    ("value", EXPECTED),
+    {"kind": "passed", "value": None, "error": "", "message": "", "peak": None},
+    {"kind": "value", "value": 1, "error": "", "message": "", "peak": "12"},
+    {"kind": "raised", "value": None, "error": None, "message": "", "peak": None},
+    {"kind": "value", "value": 1},
+], ids=["a tuple", "an unknown kind", "a peak not a number", "no error name", "missing fields"])
+def test_is_a_reply_from_the_grading_child_that_is_not_an_outcome_refused(forged):
+    from autograder.judge import outcome_from_wire
+    with pytest.raises(ValueError):
+        outcome_from_wire(forged)

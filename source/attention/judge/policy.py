@@ -53,6 +53,7 @@ class Foreign:
 
 
 def describe(x) -> str:
+    """What `x` is, in a message: its shape and dtype, its length, or its type's name."""
     if isinstance(x, Foreign):
         return x.description
     if type(x) is np.ndarray:
@@ -63,6 +64,7 @@ def describe(x) -> str:
 
 
 def is_number(x) -> bool:
+    """A real number: an int or float, or a NumPy integer or floating scalar (never a bool)."""
     return type(x) in (int, float) or type(x).__module__ == "numpy" and isinstance(x, (np.integer, np.floating))
 
 
