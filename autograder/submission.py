@@ -259,8 +259,10 @@ class Submission:
         (self._scratch / "grader").mkdir()
         for name in ("judge.py", "child.py"):
             shutil.copyfile(HERE / name, self._scratch / "grader" / name)
+        shutil.copytree(HERE / "judge", self._scratch / "grader" / "judge")  # built_on.json, which judge.py reads
         for name in SUPPORT:
             shutil.copyfile(self.source / name, self.workdir / name)
+        shutil.copytree(HERE / "judge", self.workdir / "judge")
         self._prepare_notebooks()
         self._child = None
         self._child_pid: int | None = None

@@ -1,8 +1,13 @@
 """Make the student release: `python -m kit.release`.
 
-1. build ``source/attention/*.ipynb`` from ``notebooks/attention/*.py``;
-2. put beside them what the notebooks import: ``judge.py`` (the comparison
-   policy, from autograder/), ``workbook.py`` and ``worked_example.npz`` (the
+1. write what is derived from the exercise registry (autograder/exercises/):
+   ``autograder/judge/built_on.json`` (what each exercise is built on, read by
+   the judge) and build ``source/attention/*.ipynb`` from
+   ``notebooks/attention/*.py`` with the registry's points;
+2. put beside them what the notebooks import: ``judge.py`` and its
+   ``judge/built_on.json`` (the comparison policy, from autograder/),
+   ``workbook.py``, ``figures.py`` with ``notebook_of.json`` (which notebook asks
+   for each exercise, for its placeholders) and ``worked_example.npz`` (the
    visible checks' cases, computed from the reference), and the Model
    Explorer students start in their folder (``python explorer.py``, on their
    own attention: ``explorer.py``, ``explorer_server.py`` and the page);
@@ -22,6 +27,7 @@ nbgrader's commands run in this process (kit.nbgrader_cli.run_here).
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -40,16 +46,38 @@ INPUTS = ("notebooks", "course.toml", "nbgrader_config.py", "autograder", "solut
           "kit/notebooks.py", "kit/release.py", "pyproject.toml")
 OUTPUTS = ("source", "assignments")
 STAMP = Path(".run") / "release.sha256"  # the last build's hash, under the course root
+BUILT_ON = Path("autograder") / "judge" / "built_on.json"  # the judge reads it (the contract with autograder/judge)
+NOTEBOOK_OF = "notebook_of.json"  # beside figures.py in the release
+
+
+def as_json(data: dict) -> str:
+    """The generated files' form: keys sorted, one item a line, a final newline."""
+    return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
+def write_built_on(root: Path = ROOT) -> Path:
+    """Write autograder/judge/built_on.json from the registry: {exercise: [what it is built on, ...]}."""
+    from autograder.exercises import built_on
+
+    path = root / BUILT_ON
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(as_json(built_on()))
+    return path
 
 
 def build_source(root: Path = ROOT) -> Path:
     """Write everything in source/<assignment>/ that is generated."""
     from autograder.cases import visible_cases  # computes from the reference: only when building
+    from autograder.exercises import notebook_of
     from autograder.judge import save_cases
 
     source = root / "source" / ASSIGNMENT
+    write_built_on(root)
     build_all(ASSIGNMENT, root)
     shutil.copyfile(root / "autograder" / "judge.py", source / "judge.py")
+    (source / BUILT_ON.parent.name).mkdir(exist_ok=True)
+    shutil.copyfile(root / BUILT_ON, source / BUILT_ON.parent.name / BUILT_ON.name)
+    (source / NOTEBOOK_OF).write_text(as_json(notebook_of()))
     # Helpers and data the notebooks load, and the explorer page students start here (links are followed).
     for pattern in ("[a-z]*.py", "[a-z]*.npz", "[a-z]*.html", "[a-z]*.js"):
         for helper in (root / "notebooks" / ASSIGNMENT).glob(pattern):

@@ -362,20 +362,8 @@ def _memory_problem(label: str, peak: int | None, case: dict) -> Verdict | None:
 # is the reference's, not the student's own: a mistake costs the points of its
 # own exercise only. Blockwise attention has none: its memory is measured,
 # and work done by a stand-in would not count.
-BUILT_ON = {
-    "scaled_scores": ("raw_scores",),
-    "score_spread": ("raw_scores", "scaled_scores"),
-    "largest_weight": ("raw_scores", "scaled_scores", "softmax"),
-    "attention": ("raw_scores", "scaled_scores", "softmax"),
-    "multi_head_attention": ("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention",
-                             "split_heads", "merge_heads"),
-    "attention_share": ("projection_flops", "score_flops"),
-    "crossover_length": ("projection_flops", "score_flops", "attention_share"),
-    "classify_head": ("self_score", "previous_score", "start_score", "induction_score"),
-    "lead_share": ("softmax",),
-    "first_changed_output": ("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"),
-    "grid_over_mlp": ("score_flops", "mlp_flops"),
-}
+BUILT_ON = {exercise: tuple(deps) for exercise, deps in  # generated from the exercise registry by `make release`
+            json.loads((Path(__file__).parent / "judge" / "built_on.json").read_text()).items()}
 
 
 @contextlib.contextmanager
