@@ -13,7 +13,8 @@ header says what nbgrader should make of the cell:
     # %% solution id=<grade_id>     an exercise: solution code between
                                     ### BEGIN SOLUTION / ### END SOLUTION
     # %% tests id=<grade_id>        a graded, read-only check cell; its points
-                                    come from course.toml's [points] table
+                                    are the registry's (autograder/exercises/),
+                                    or course.toml's [points] where it names them
 
 The output is a clean notebook (no outputs, no execution counts) with
 nbgrader's schema-3 metadata on every cell that nbgrader must know.
@@ -32,8 +33,20 @@ KINDS = {"", "setup", "locked", "solution", "tests"}
 
 
 def course_points(root: Path = ROOT) -> dict[str, float]:
-    """grade_id → points, from course.toml."""
-    return policy(root)["points"]
+    """grade_id → points of every graded cell: the registry's (autograder/exercises/),
+    each overridden by course.toml's optional ``[points]`` table where it names the cell.
+
+    The one place the two are merged: the release, the tests and the docs read points here.
+    """
+    from autograder.exercises import points  # the registry imports answer keys: only when points are asked for
+
+    declared = points()
+    override = policy(root).get("points", {})
+    unknown = sorted(set(override) - set(declared))
+    if unknown:
+        raise ValueError(f"course.toml [points] names cells no exercise has: {unknown} "
+                         "(check_<exercise> or hidden_<exercise> of autograder/exercises/)")
+    return {**declared, **override}
 
 
 def _cells(text: str):
@@ -75,7 +88,7 @@ def build_notebook(script: Path, points: dict[str, float]) -> nbformat.NotebookN
                     "schema_version": 3, "solution": kind == "solution", "task": False}
             if kind == "tests":
                 if grade_id not in points:
-                    raise ValueError(f"{script.name}: course.toml gives no points for {grade_id!r}")
+                    raise ValueError(f"{script.name}: no exercise of autograder/exercises/ has the graded cell {grade_id!r}")
                 meta["points"] = points[grade_id]
             cell.metadata["nbgrader"] = meta
         cell.id = re.sub(r"[^A-Za-z0-9-_]", "-", options.get("id", f"cell-{len(nb.cells)}"))

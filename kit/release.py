@@ -1,12 +1,17 @@
 """Make the student release: `python -m kit.release`.
 
-1. build ``source/attention/*.ipynb`` from ``notebooks/attention/*.py``;
+1. write what is derived from the exercise registry (autograder/exercises/):
+   ``autograder/judge/built_on.json`` (what each exercise is built on, read by
+   the judge) and build ``source/attention/*.ipynb`` from
+   ``notebooks/attention/*.py`` with the registry's points;
 2. put beside them what the notebooks import: the ``judge/`` folder (the
-   comparison policy and the visible checks, from autograder/judge/),
-   ``workbook.py`` and ``worked_example.npz`` (the visible checks' cases,
-   computed from the reference), and the Model Explorer students start in
-   their folder (``python explorer.py``, on their own attention:
-   ``explorer.py``, ``explorer_server.py`` and the page);
+   comparison policy and the visible checks, from autograder/judge/, with its
+   ``built_on.json``), ``workbook.py``, ``figures.py`` with ``notebook_of.json``
+   (which notebook asks for each exercise, for its placeholders) and
+   ``worked_example.npz`` (the visible checks' cases, computed from the
+   reference), and the Model Explorer students start in their folder
+   (``python explorer.py``, on their own attention: ``explorer.py``,
+   ``explorer_server.py`` and the page);
 3. run ``nbgrader generate_assignment --no-db`` into ``assignments/attention``
    (files only: the gradebook is never touched, so a gradebook that already
    holds submissions can never make nbgrader delete the release);
@@ -23,6 +28,7 @@ nbgrader's commands run in this process (kit.nbgrader_cli.run_here).
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -41,18 +47,38 @@ INPUTS = ("notebooks", "course.toml", "nbgrader_config.py", "autograder", "solut
           "kit/notebooks.py", "kit/release.py", "pyproject.toml")
 OUTPUTS = ("source", "assignments")
 STAMP = Path(".run") / "release.sha256"  # the last build's hash, under the course root
+BUILT_ON = Path("autograder") / "judge" / "built_on.json"  # the judge reads it (the contract with autograder/judge)
+NOTEBOOK_OF = "notebook_of.json"  # beside figures.py in the release
+
+
+def as_json(data: dict) -> str:
+    """The generated files' form: keys sorted, one item a line, a final newline."""
+    return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
+def write_built_on(root: Path = ROOT) -> Path:
+    """Write autograder/judge/built_on.json from the registry: {exercise: [what it is built on, ...]}."""
+    from autograder.exercises import built_on
+
+    path = root / BUILT_ON
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(as_json(built_on()))
+    return path
 
 
 def build_source(root: Path = ROOT) -> Path:
     """Write everything in source/<assignment>/ that is generated."""
     from autograder.cases import visible_cases  # computes from the reference: only when building
+    from autograder.exercises import notebook_of
     from autograder.judge import save_cases
 
     source = root / "source" / ASSIGNMENT
+    write_built_on(root)
     build_all(ASSIGNMENT, root)
     shutil.rmtree(source / "judge", ignore_errors=True)  # a file the judge no longer has must not stay behind
     shutil.copytree(root / "autograder" / "judge", source / "judge",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (source / NOTEBOOK_OF).write_text(as_json(notebook_of()))
     # Helpers and data the notebooks load, and the explorer page students start here (links are followed).
     for pattern in ("[a-z]*.py", "[a-z]*.npz", "[a-z]*.html", "[a-z]*.js"):
         for helper in (root / "notebooks" / ASSIGNMENT).glob(pattern):

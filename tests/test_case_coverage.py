@@ -5,7 +5,7 @@ gives float32 out, any leading batch dimensions, cross-attention shapes, a row
 whose every key is forbidden, scores of ±1e4, and a ValueError for bad shapes
 and sizes (`autograder.cases.BEHAVIOURS`). `SPECIFIED` says which of them each
 exercise can meet; every one must be checked by at least one hidden case of
-that exercise, tagged in its `checks` (autograder/cases.py). Each tag is also
+that exercise, tagged in its `checks` (its case specs in autograder/exercises/). Each tag is also
 checked against the case itself, so a tag cannot claim what its case does not do.
 """
 

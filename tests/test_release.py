@@ -69,7 +69,7 @@ def test_regenerating_the_source_and_the_release_changes_nothing(tmp_path):
 
 def test_the_release_holds_no_solution_code_and_no_hidden_tests():
     released = {p.name for p in RELEASE.iterdir()}
-    assert released == set(NOTEBOOKS) | {"judge", "workbook.py", "figures.py", "worked_example.npz",
+    assert released == set(NOTEBOOKS) | {"judge", "notebook_of.json", "workbook.py", "figures.py", "worked_example.npz",
                                          "explorer_model.py", "model_weights.npz", "explorer.py",
                                          "explorer_server.py", "explorer.html", "explorer.js"}
     for name in NOTEBOOKS:

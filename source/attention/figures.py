@@ -23,28 +23,26 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import logging
 import math
 import textwrap
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
-from judge import VISIBLE_CASES, call, load_cases, outcome_of, verdict
+from judge import VISIBLE_CASES, call, load_cases, outcome_of, tolerance, verdict
 from workbook import TOKENS
 
 __all__ = ["tokens_before_after", "score_grid", "score_spread", "largest_weight", "cube_weights",
            "weight_grid", "softmax_lead", "convolution_vs_attention", "two_heads", "causal_mask",
            "padding_mask", "block_mask", "cost", "memory"]
 
-# Where each function is asked for, so that a placeholder can point there.
-NOTEBOOK = {
-    "token_movement": "01", "raw_scores": "02", "scaled_scores": "02", "score_spread": "02",
-    "largest_weight": "02", "softmax": "03", "attention": "03", "split_heads": "04",
-    "causal_mask": "05", "padding_mask": "05", "block_mask": "05", "projection_flops": "07",
-    "score_flops": "07", "crossover_length": "07", "score_grid_bytes": "07",
-}
+# Where each function is asked for ("03_softmax_and_mix"), so that a placeholder can
+# point there: written beside this file by `make release` from the exercise registry.
+NOTEBOOK_OF = Path(__file__).with_name("notebook_of.json")
 
 # Numbers the chapter prints (its simulations used their own seeds, so yours
 # may differ from these by noise; the marks allow for that).
@@ -73,6 +71,11 @@ class Attempt:
     state: str           # "not started", "raised", "wrong" or "right"
     value: object = None  # what it returned (None unless it returned)
     message: str = ""    # what the check cell says about it ("" when right)
+
+
+@cache
+def _notebook_of() -> dict[str, str]:
+    return json.loads(NOTEBOOK_OF.read_text()) if NOTEBOOK_OF.exists() else {}
 
 
 @cache
@@ -106,7 +109,7 @@ def _not_started(title: str, attempts) -> bool:
     waiting = [a.name for a in attempts if a.state == "not started"]
     if not waiting:
         return False
-    names = ", ".join(f"{n} (notebook {NOTEBOOK.get(n, '?')})" for n in dict.fromkeys(waiting))
+    names = ", ".join(f"{n} (notebook {_notebook_of().get(n, '?').split('_')[0]})" for n in dict.fromkeys(waiting))
     text = (f"This figure draws your own code. Still to write: {names}. "
             "Write it, run its cell and its check, then run this cell again.")
     with _style():
@@ -206,8 +209,10 @@ def _numbers(values) -> np.ndarray:
     return np.array(out)
 
 
-def _differ(yours: np.ndarray, expected: np.ndarray, tol: float = 1.5e-8) -> np.ndarray:
-    """Where yours and the expected grid differ, with the checks' closeness rule."""
+def _differ(yours: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Where yours and the expected grid differ, with the checks' closeness rule (judge.tolerance)."""
+    dtype = np.asarray(expected).dtype
+    tol = tolerance(dtype if dtype.kind == "f" else np.float64)
     with np.errstate(all="ignore"):
         close = np.isfinite(yours) & np.isfinite(expected) & (
             np.abs(yours - expected) <= tol * np.maximum(1.0, np.abs(expected)))

@@ -1,0 +1,76 @@
+"""Notebook 06, blockwise attention: the same output, one block of keys at a time, in little memory."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from autograder.exercises.inputs import attention_inputs, f32, normal_draws, property_examples, worked
+from autograder.exercises.spec import Exercise, Mistake, Points, case
+from solutions import attention as ref
+
+NOTEBOOK = "06_blockwise"
+# The mistake that shows in memory, not in values; the judge names it by this
+# same name (judge.FULL_GRID; tests/test_registry.py holds them equal).
+FULL_GRID = "builds the full n × n grid"
+
+
+def blockwise_attention_visible():
+    w = worked()
+    return [case("the worked example, blocks of 3", w.Q, w.K, w.V, 3),
+            case("the worked example, blocks of 2, causal", w.Q, w.K, w.V, 2, causal=True)]
+
+
+def blockwise_attention_hidden(rng):
+    n = normal_draws(rng)
+    tokens = 4096
+    return [
+        case("blocks of 4 over 10 keys (4 does not divide 10)", n(7, 5), n(10, 5), n(10, 3), 4, checks="cross"),
+        case("a batch (2,) in float32, blocks of 3, causal", n(2, 8, 4, dtype=f32), n(2, 8, 4, dtype=f32),
+             n(2, 8, 6, dtype=f32), 3, causal=True, checks="batched, float32"),
+        case("large scores, blocks of 2", n(5, 8, scale=30), n(9, 8, scale=30), n(9, 2), 2),
+        case("scores near ±1e4, blocks of 3", n(5, 8, scale=100), n(9, 8, scale=100), n(9, 2), 3, checks="1e4, cross"),
+        case("one block of all 6 keys", n(6, 4), n(6, 4), n(6, 4), 64),
+        case("K and V of different lengths", n(3, 4), n(5, 4), n(6, 4), 2, raises="ValueError", checks="bad shape"),
+        case("a block size of 0", n(3, 4), n(3, 4), n(3, 4), 0, raises="ValueError", checks="bad size"),
+        case(f"{tokens:,} tokens in blocks of 64, with its memory measured", n(tokens, 8), n(tokens, 8), n(tokens, 8),
+             64, memory_limit_bytes=tokens * tokens * 8 // 2, grid_bytes=tokens * tokens * 8, seconds=60),
+    ] + [case(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", Q, K, V, 3)
+         for Q, K, V in property_examples(attention_inputs(), 6)]
+
+
+def _blockwise_with(Q, K, V, block_size=128, causal=False, *, rescale=True, divide=True):
+    Q, K, V = (np.asarray(a) for a in (Q, K, V))
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    Qs = Q / math.sqrt(Q.shape[-1])
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    m = np.full((*batch, n_q, 1), -np.inf, dtype=Q.dtype)
+    total = np.zeros((*batch, n_q, 1), dtype=Q.dtype)
+    acc = np.zeros((*batch, n_q, V.shape[-1]), dtype=Q.dtype)
+    for start in range(0, n_k, block_size):
+        s = Qs @ np.swapaxes(K[..., start:start + block_size, :], -1, -2)
+        if causal:
+            s = np.where(np.arange(start, start + s.shape[-1])[None, :] > np.arange(n_q)[:, None], -np.inf, s)
+        new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
+        factor = np.exp(m - new_m) if rescale else np.ones_like(m)
+        p = np.exp(s - new_m)
+        total = total * factor + p.sum(axis=-1, keepdims=True)
+        acc = acc * factor + p @ V[..., start:start + block_size, :]
+        m = new_m
+    return acc / total if divide else acc
+
+
+EXERCISES = (
+    # Built on nothing: its memory is measured, and work done by a stand-in would not count.
+    Exercise("blockwise_attention", ref.blockwise_attention, blockwise_attention_hidden, blockwise_attention_visible,
+             stream=14, points=Points(2, 4), mistakes=(
+        Mistake("accumulator not rescaled", 7,
+                "When a block raises the running maximum, multiply the running sum and the accumulator by exp(old max − new max).",
+                lambda *a, **k: _blockwise_with(*a, **k, rescale=False)),
+        Mistake("no final division by the running sum", 7, "Divide the accumulator by the running sum at the end.",
+                lambda *a, **k: _blockwise_with(*a, **k, divide=False)),
+        Mistake(FULL_GRID, 7, "Its values are right but its memory grows with n²; "
+                "the memory-measured hidden case names it.", None),
+    )),
+)

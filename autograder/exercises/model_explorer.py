@@ -1,0 +1,233 @@
+"""Notebook 09, the Model Explorer: what the heads of the kit's trained model attend to.
+
+Inputs are weight grids of the shipped model (and of its random starting
+weights) on prompts, plus small grids written by hand; expected values come
+from `model.heads`, the answer key. Visible cases use the kit's prompt "the
+cat sat on the mat ."; hidden cases use held-out sentences and repeated spans
+drawn from one stream (HIDDEN_SEED below), shared by the six exercises.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from types import SimpleNamespace
+
+import numpy as np
+
+from autograder.exercises.spec import Exercise, Mistake, Points, case
+from model import grammar, heads
+from model.reference import run, trained, untrained
+
+NOTEBOOK = "09_model_explorer"
+HIDDEN_SEED = 61_283  # appears nowhere in the notebooks
+SECTION = 5  # the chapter's section on heads
+
+# A grid given by hand: row i is where token i looks.
+HAND = np.array([[1.0, 0.0, 0.0],
+                 [0.25, 0.75, 0.0],
+                 [0.2, 0.3, 0.5]])
+# "<s> x y x y": the second x (row 3) looks 0.6 at y, the second y (row 4) 0.7 at the second x.
+HAND_REPEAT_TOKENS = np.array([0, 5, 6, 5, 6])
+HAND_REPEAT = np.array([[1.0, 0.0, 0.0, 0.0, 0.0],
+                        [0.5, 0.5, 0.0, 0.0, 0.0],
+                        [0.2, 0.3, 0.5, 0.0, 0.0],
+                        [0.1, 0.1, 0.6, 0.2, 0.0],
+                        [0.1, 0.05, 0.05, 0.7, 0.1]])
+
+
+def _logits(model, tokens) -> np.ndarray:
+    """(n, V) float64: the model's score of every next word at every position."""
+    return run(model, tokens).logits.astype(np.float64)
+
+
+def _grids(model, tokens) -> list[tuple[str, np.ndarray]]:
+    """(name, (n, n) float64 weights) of every head of `model` on `tokens`."""
+    weights = run(model, tokens).weights.astype(np.float64)
+    return [(f"layer {layer} head {head}", weights[layer, head])
+            for layer in range(weights.shape[0]) for head in range(weights.shape[1])]
+
+
+def _clear(A, tokens) -> bool:
+    """Is the kind of this head far from a tie or the threshold (so no rounding can flip it)?"""
+    scores = sorted([heads.self_score(A), heads.previous_score(A), heads.start_score(A),
+                     heads.induction_score(A, tokens)], reverse=True)
+    return abs(scores[0] - heads.THRESHOLD) > 0.02 and scores[0] - scores[1] > 0.02
+
+
+def _drawn_grid(rng, n: int) -> np.ndarray:
+    """(n, n) random causal weights: each row a random split of one over the tokens it may see."""
+    A = np.tril(rng.exponential(size=(n, n)))
+    return A / A.sum(axis=1, keepdims=True)
+
+
+@cache
+def _shown() -> SimpleNamespace:
+    """The visible cases' material: the trained model's heads on the chapter's prompt, and on it written twice."""
+    model = trained()
+    repeated = grammar.encode("<s> the cat sat on the mat . the cat sat on the mat".split())
+    return SimpleNamespace(model=model, repeated=repeated, repeated_grids=_grids(model, repeated),
+                           grids=_grids(model, grammar.encode("<s> the cat sat on the mat .".split())))
+
+
+@cache
+def _held_out() -> SimpleNamespace:
+    """The hidden cases' material, drawn from HIDDEN_SEED in one fixed order (so every exercise's inputs stay put)."""
+    model = trained()
+    rng = np.random.default_rng(HIDDEN_SEED)
+    sentences = [grammar.sentences(rng, int(rng.integers(8, grammar.CONTEXT + 1))) for _ in range(3)]
+    repeats = [grammar.repeats(rng, 1 + 2 * span, span) for span in (6, 9, 15)]
+    drawn_7 = {func: _drawn_grid(rng, 7) for func in ("self_score", "previous_score", "start_score")}
+    small_alphabet = np.concatenate([[0], rng.integers(1, 4, size=11)])
+    drawn_12, drawn_5 = _drawn_grid(rng, 12), _drawn_grid(rng, 5)
+    logits_12, logits_5 = rng.standard_normal((12, 4)), rng.standard_normal((5, 8))
+    return SimpleNamespace(model=model, random=untrained(model.seed), sentences=sentences, repeats=repeats,
+                           drawn_7=drawn_7, small_alphabet=small_alphabet, drawn_12=drawn_12, drawn_5=drawn_5,
+                           logits_12=logits_12, logits_5=logits_5)
+
+
+def _one_kind_visible(func: str):
+    def visible():
+        head, A = max(_shown().grids, key=lambda g: getattr(heads, func)(g[1]))  # the clearest example of the kind
+        return [case("the grid given by hand", HAND),
+                case(f"{head} of the trained model on 'the cat sat on the mat .'", A)]
+    return visible
+
+
+def _one_kind_hidden(func: str):
+    def hidden(rng):
+        h = _held_out()
+        cases = [case(f"{name} of the trained model on a hidden sentence of {len(tokens)} tokens", A)
+                 for number, tokens in enumerate(h.sentences) for name, A in _grids(h.model, tokens)[number::3]]
+        return cases + [case(f"layer 1 head 2 of the random weights on {len(h.sentences[0])} tokens",
+                             _grids(h.random, h.sentences[0])[6][1]),
+                        case("drawn weights on 7 tokens", h.drawn_7[func]),
+                        case("2 tokens", np.array([[1.0, 0.0], [0.3, 0.7]]))]
+    return hidden
+
+
+def induction_score_visible():
+    s = _shown()
+    head, grid = max(s.repeated_grids, key=lambda g: heads.induction_score(g[1], s.repeated))
+    return [case("the grid given by hand on '<s> x y x y'", HAND_REPEAT, HAND_REPEAT_TOKENS),
+            case(f"{head} of the trained model on the prompt written twice", grid, s.repeated),
+            case("a prompt where no token repeats", HAND_REPEAT[:4, :4], np.array([0, 5, 6, 7]))]
+
+
+def induction_score_hidden(rng):
+    h = _held_out()
+    cases = [case(f"{name} of the trained model on a hidden span of {len(tokens) // 2} words, twice", A, tokens)
+             for tokens in h.repeats for name, A in _grids(h.model, tokens)[4:]]
+    return cases + [
+        case("the random weights on a hidden repeated span", _grids(h.random, h.repeats[0])[5][1], h.repeats[0]),
+        case("a hidden sentence", _grids(h.model, h.sentences[2])[5][1], h.sentences[2]),
+        case("drawn weights on 12 tokens of 3 kinds (rows with several targets)", h.drawn_12, h.small_alphabet),
+        case("no token repeats", h.drawn_5, np.arange(5)),
+    ]
+
+
+def classify_head_visible():
+    s = _shown()
+    return [case(f"{name} of the trained model on the prompt written twice", A, s.repeated)
+            for name, A in s.repeated_grids if _clear(A, s.repeated)] + [
+        case("layer 0 head 0 of the random weights", _grids(untrained(s.model.seed), s.repeated)[0][1], s.repeated)]
+
+
+def classify_head_hidden(rng):
+    h = _held_out()
+    cases = [case(f"{name} of the trained model on hidden tokens ({len(tokens)})", A, tokens)
+             for tokens in (h.sentences[0], h.repeats[1]) for name, A in _grids(h.model, tokens) if _clear(A, tokens)]
+    ties = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
+    return cases + [case("random weights", _grids(h.random, h.repeats[2])[2][1], h.repeats[2]),
+                    case("self and previous tied at 0.5 (self comes first)", ties, np.array([0, 4, 9])),
+                    case("every token on itself", np.eye(6), np.arange(6))]
+
+
+def copy_score_visible():
+    s = _shown()
+    return [case("the trained model on the prompt written twice", _logits(s.model, s.repeated), s.repeated),
+            case("the random weights on the prompt written twice", _logits(untrained(s.model.seed), s.repeated),
+                 s.repeated),
+            case("logits given by hand on '<s> x y x y' (the second x predicts y, the second y predicts x)",
+                 np.eye(8)[[5, 6, 5, 6, 5]], HAND_REPEAT_TOKENS)]
+
+
+def copy_score_hidden(rng):
+    h = _held_out()
+    return [case(f"the trained model on a hidden span of {len(tokens) // 2} words, twice", _logits(h.model, tokens), tokens)
+            for tokens in h.repeats] + [
+        case("the random weights on a hidden repeated span", _logits(h.random, h.repeats[1]), h.repeats[1]),
+        case("the trained model on a hidden sentence", _logits(h.model, h.sentences[1]), h.sentences[1]),
+        case("drawn logits on 12 tokens of 3 kinds (rows with several targets)", h.logits_12, h.small_alphabet),
+        case("no token repeats", h.logits_5, np.arange(5)),
+    ]
+
+
+def _shifted_targets(tokens, shift: int, with_self: bool = False) -> np.ndarray:
+    """Targets t with tokens[t − shift] == tokens[i] (shift 1: the reference's, 0: the copy itself)."""
+    tokens = np.asarray(tokens)
+    n = len(tokens)
+    T = np.zeros((n, n), dtype=bool)
+    T[:, shift:] = tokens[:, None] == tokens[None, :n - shift]
+    below = np.arange(n)[None, :] <= np.arange(n)[:, None] if with_self else np.arange(n)[None, :] < np.arange(n)[:, None]
+    return T & below
+
+
+def _induction_with(A, tokens, targets, every_row: bool = False) -> float:
+    A = np.asarray(A)
+    per_row = (A * targets).sum(axis=1)
+    rows = targets.any(axis=1)
+    if every_row:
+        return float(per_row[1:].mean())
+    return float(per_row[rows].mean()) if rows.any() else 0.0
+
+
+def _copy_with(logits, tokens, shift: int = 1, every_row: bool = False) -> float:
+    targets = _shifted_targets(tokens, shift)
+    rows = np.flatnonzero(_shifted_targets(tokens, 1).any(axis=1))
+    predicted, tokens = np.asarray(logits).argmax(axis=-1), np.asarray(tokens)
+    hits = [predicted[i] in tokens[targets[i]] for i in rows]
+    if every_row:
+        return float(sum(hits) / (len(tokens) - 1))
+    return float(np.mean(hits)) if hits else 0.0
+
+
+START_ROW_COUNTED = "the start token's row counted"
+START_ROW_EXPLAINED = "Average over rows 1 … n−1: row 0 can only look at itself."
+
+EXERCISES = (
+    Exercise("self_score", heads.self_score, _one_kind_hidden("self_score"), _one_kind_visible("self_score"), mistakes=(
+        Mistake(START_ROW_COUNTED, SECTION, START_ROW_EXPLAINED, lambda A: float(np.diagonal(np.asarray(A)).mean())),
+    )),
+    Exercise("previous_score", heads.previous_score, _one_kind_hidden("previous_score"),
+             _one_kind_visible("previous_score"), mistakes=(
+        Mistake("one token ahead", SECTION, "The previous token of row i is column i − 1 (offset −1), below the diagonal.",
+                lambda A: float(np.diagonal(np.asarray(A), offset=1).mean())),
+        Mistake("divided by n", SECTION, "There are n − 1 rows with a previous token: take the mean of those.",
+                lambda A: float(np.diagonal(np.asarray(A), offset=-1).sum() / len(A))),
+    )),
+    Exercise("start_score", heads.start_score, _one_kind_hidden("start_score"), _one_kind_visible("start_score"),
+             mistakes=(
+        Mistake(START_ROW_COUNTED, SECTION, START_ROW_EXPLAINED, lambda A: float(np.asarray(A)[:, 0].mean())),
+        Mistake("row 0 instead of column 0", SECTION, "Attention to the start token is column 0: A[1:, 0].",
+                lambda A: float(np.asarray(A)[0, 1:].mean())),
+    )),
+    Exercise("induction_score", heads.induction_score, induction_score_hidden, induction_score_visible,
+             points=Points(1, 2), mistakes=(
+        Mistake("the earlier copy instead of the token after it", SECTION,
+                "An induction head looks at B in '… A B … A', the token after the first A: tokens[t − 1] == tokens[i].",
+                lambda A, tokens: _induction_with(A, tokens, _shifted_targets(tokens, 0))),
+        Mistake("the token itself counted as a target", SECTION, "Targets are t < i: leave out t = i.",
+                lambda A, tokens: _induction_with(A, tokens, _shifted_targets(tokens, 1, with_self=True))),
+        Mistake("averaged over every row", SECTION, "Average only over the rows that have a target.",
+                lambda A, tokens: _induction_with(A, tokens, _shifted_targets(tokens, 1), every_row=True)),
+    )),
+    Exercise("classify_head", heads.classify_head, classify_head_hidden, classify_head_visible, points=Points(1, 2),
+             built_on=("self_score", "previous_score", "start_score", "induction_score")),
+    Exercise("copy_score", heads.copy_score, copy_score_hidden, copy_score_visible, points=Points(1, 2), mistakes=(
+        Mistake("the earlier copy instead of the token after it", SECTION,
+                "In '… A B … A' the model at the second A should predict B, the token after the first A.",
+                lambda logits, tokens: _copy_with(logits, tokens, shift=0)),
+        Mistake("averaged over every row", SECTION, "Average only over the rows whose token appeared before.",
+                lambda logits, tokens: _copy_with(logits, tokens, every_row=True)),
+    )),
+)

@@ -1,0 +1,119 @@
+"""What an exercise is declared with: `Exercise`, its `Mistake`s, its case specs and points.
+
+A case spec (`case(...)`) holds the inputs of one check and what to check about
+them (an error to raise, the behaviours it covers, memory and time limits),
+never an expected value: autograder/cases.py computes that from the exercise's
+reference when it builds the cases. Nothing here imports the kit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+HIDDEN_SEED = 80_417  # appears nowhere in the notebooks
+
+# What the foundation issue specifies for the functions, as the `checks` tags of
+# hidden cases (tests/test_case_coverage.py maps each to the cases that check it).
+BEHAVIOURS = {
+    "float32": "float32 in gives float32 out",
+    "batched": "any leading batch dimensions",
+    "cross": "queries and keys of different lengths (n_q ≠ n_k)",
+    "masked row": "a row whose every key is forbidden gives zero weights, no NaN",
+    "1e4": "scores of size 1e4 give no overflow or NaN",
+    "bad shape": "a ValueError for shapes that do not fit (mismatched inner sizes, d not divisible by n_heads)",
+    "bad size": "a ValueError for a size or count below 1 (block size, tokens, width)",
+}
+
+
+class Mistake(NamedTuple):
+    """A known mistake: its name, the chapter section that explains it, what to do
+    instead, and the function a student who makes it would write (same arguments
+    as the exercise), or None when it shows in memory use, not in values."""
+    name: str
+    section: int
+    explanation: str
+    variant: Callable | None
+
+
+class Seed(int):
+    """An input that stands for ``np.random.default_rng(seed)``, new for every call."""
+
+
+class Points(NamedTuple):
+    """Points of an exercise's graded cells: its visible check ``check_<name>``
+    (None: it has none, as a "Check yourself" question) and ``hidden_<name>``."""
+    check: float | None = 1
+    hidden: float = 1
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """One case's inputs and what to check about them (see `case`)."""
+    label: str
+    args: tuple
+    kwargs: dict
+    raises: str | None = None
+    checks: tuple[str, ...] = ()
+    memory_limit_bytes: int | None = None
+    grid_bytes: int | None = None
+    seconds: float | None = None
+
+
+def case(label: str, *args, raises: str | None = None, checks: str = "", memory_limit_bytes: int | None = None,
+         grid_bytes: int | None = None, seconds: float | None = None, **kwargs) -> CaseSpec:
+    """A case of the exercise on `args` and `kwargs`, called `label` in messages.
+
+    raises: the exception the reference raises here (the answer must raise it too).
+    checks: the specified behaviours (`BEHAVIOURS`) this case checks, comma-separated.
+    memory_limit_bytes: the most the call may allocate at its peak (grid_bytes is
+    the size of the full n_q × n_k grid, for the message).
+    seconds: a longer time limit than the grader's default, for a large case.
+    """
+    tags = tuple(sorted(tag.strip() for tag in checks.split(","))) if checks else ()
+    unknown = set(tags) - set(BEHAVIOURS)
+    if unknown:
+        raise ValueError(f"unknown behaviours {sorted(unknown)}: name them in BEHAVIOURS")
+    return CaseSpec(label, args, kwargs, raises, tags, memory_limit_bytes, grid_bytes, seconds)
+
+
+def no_cases(rng=None) -> list[CaseSpec]:
+    """The visible cases of an exercise that has no visible check."""
+    return []
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise, declared once.
+
+    name: the function (or answer) the student writes, and the grade ids
+        ``<name>``, ``check_<name>`` and ``hidden_<name>`` of its cells.
+    reference: the answer key: a function (expected = reference(*inputs)), or a
+        "Check yourself" question's answer itself (a count or a letter).
+    visible: () → the cases of the check cell under the exercise, on the
+        chapter's worked example (they ship with the release).
+    hidden: (rng) → the hidden cases; rng is ``default_rng([HIDDEN_SEED, stream])``,
+        or None when the exercise has no stream.
+    stream: the exercise's own hidden random stream: a number no other exercise
+        uses, so adding or removing one never moves another's hidden inputs.
+    mistakes: the known mistakes, named in a failing check's message when they fit.
+    built_on: the exercises an answer may call; while it is graded they are the
+        reference's (so one mistake costs points once). tests/test_built_on.py
+        checks that it names every one.
+    points: of ``check_<name>`` and ``hidden_<name>`` (course.toml may override).
+    notebook: filled in by autograder/exercises/__init__.py from the module.
+    """
+    name: str
+    reference: Any
+    hidden: Callable[[np.random.Generator | None], list[CaseSpec]]
+    visible: Callable[[], list[CaseSpec]] = no_cases
+    stream: int | None = None
+    mistakes: tuple[Mistake, ...] = ()
+    built_on: tuple[str, ...] = ()
+    points: Points = Points()
+    notebook: str = field(default="", compare=False)
+
+    def hidden_rng(self) -> np.random.Generator | None:
+        return None if self.stream is None else np.random.default_rng([HIDDEN_SEED, self.stream])

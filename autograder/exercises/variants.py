@@ -1,0 +1,40 @@
+"""Known mistakes shared by several notebooks' exercises, written as the student would.
+
+Each is the reference with one thing done differently; built from the
+reference, so they stay instructor-only (never released).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solutions import attention as ref
+
+
+def softmax_no_max(S, axis=-1):
+    """softmax without subtracting the row maximum (overflows for large scores)."""
+    S = np.asarray(S)
+    e = np.exp(S)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention_with(Q, K, V, mask=None, *, scale=None, softmax=ref.softmax, axis=-1, mask_mode="add"):
+    """attention with one thing done differently: the scale(d_k), the softmax, its axis,
+    or the mask added ("add"), subtracted ("flip"), multiplied in ("multiply") or added after ("after")."""
+    Q, K, V = (np.asarray(a) for a in (Q, K, V))
+    d_k = Q.shape[-1]
+    S = ref.raw_scores(Q, K)
+    S = S / (math.sqrt(d_k) if scale is None else scale(d_k))
+    m = None if mask is None else np.asarray(mask).astype(S.dtype)
+    if m is not None and mask_mode == "add":
+        S = S + m
+    if m is not None and mask_mode == "flip":
+        S = S - m
+    if m is not None and mask_mode == "multiply":
+        S = S * np.where(np.isinf(m), 0, 1).astype(S.dtype)
+    A = softmax(S, axis=axis)
+    if m is not None and mask_mode == "after":
+        A = A + m
+    return A @ V, A

@@ -1,0 +1,57 @@
+"""Notebook 01, the worked example: how far attention moves each token, and Q, K, V."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.exercises.inputs import normal_draws, worked
+from autograder.exercises.spec import Exercise, Mistake, case
+from solutions import attention as ref
+
+NOTEBOOK = "01_worked_example"
+
+
+def token_movement_visible():
+    w = worked()
+    return [case("the worked example before and after attention", w.X, w.O),
+            case("shapes that differ", w.X, w.O[:3], raises="ValueError")]
+
+
+def token_movement_hidden(rng):
+    n = normal_draws(rng)
+    return [case("a batch (2, 5, 3) in float64", n(2, 5, 3), n(2, 5, 3), checks="batched"),
+            case("7 tokens of width 6 in float32", n(7, 6, dtype=np.float32), n(7, 6, dtype=np.float32),
+                 checks="float32"),
+            case("shapes that differ", n(3, 4), n(4, 4), raises="ValueError", checks="bad shape")]
+
+
+def project_qkv_visible():
+    w = worked()
+    return [case("the worked example", w.X, w.W_q, w.W_k, w.W_v),
+            case("a W_v of the wrong height", w.X, w.W_q, w.W_k, w.W_v[:3], raises="ValueError")]
+
+
+def project_qkv_hidden(rng):
+    n = normal_draws(rng)
+    return [case("a batch (2, 5, 6), d_k = 3, d_v = 4", n(2, 5, 6), n(6, 3), n(6, 3), n(6, 4), checks="batched"),
+            case("float32, 9 tokens of width 8",
+                 *(n(9, 8, dtype=np.float32) if i == 0 else n(8, 8, dtype=np.float32) for i in range(4)),
+                 checks="float32"),
+            case("a W_q that does not fit X", n(5, 6), n(5, 3), n(6, 3), n(6, 3), raises="ValueError",
+                 checks="bad shape")]
+
+
+EXERCISES = (
+    Exercise("token_movement", ref.token_movement, token_movement_hidden, token_movement_visible, stream=0, mistakes=(
+        Mistake("signed difference", 1, "Take the size of each difference (np.abs) before averaging.",
+                lambda X, O: (np.asarray(X) - np.asarray(O)).mean(axis=-1)),
+        Mistake("sum instead of mean", 1, "Average the sizes over the d numbers of a token; do not add them.",
+                lambda X, O: np.abs(np.asarray(X) - np.asarray(O)).sum(axis=-1)),
+    )),
+    Exercise("project_qkv", ref.project_qkv, project_qkv_hidden, project_qkv_visible, stream=1, mistakes=(
+        Mistake("transposed weights", 2, "Rows of X are tokens: multiply X @ W, not X @ W.T.",
+                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ np.asarray(W).T for W in (W_q, W_k, W_v))),
+        Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
+                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_k, W_q, W_v))),
+    )),
+)

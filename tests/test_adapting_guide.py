@@ -1,0 +1,120 @@
+"""Does docs/adapting.md's "Add an exercise" work when followed to the letter?
+
+In a scratch copy of the course, the guide's own code blocks are applied
+where their first line says (a reference function, the registry's cases and
+entry, the notebook's cells), the release is regenerated with the guide's
+command, and two students who handed in notebook 01 are graded through
+`nbgrader autograde`: one right, one whose answer is the guide's corpus
+submission of the new exercise's known mistake, whose report must name it. If the guide and the code drift apart,
+this fails.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.grade import REPORT_FILE
+from kit.course_copy import autograde, copy_course, run_nbgrader
+from kit.notebooks import ROOT
+
+GUIDE = ROOT / "docs" / "adapting.md"
+NOTEBOOK = "01_worked_example.ipynb"
+BLOCK = re.compile(r"^( *)```(\w+)\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
+WHERE = re.compile(r"# (?P<path>\S+): (?P<where>add at the end|add above EXERCISES|add at the end of EXERCISES|add as a new file)$")
+
+
+def blocks(section: str) -> list[tuple[str, str]]:
+    """(language, text) of every code block under the guide's `## {section}` heading, unindented."""
+    text = GUIDE.read_text().split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return [(language, "".join(line[len(indent):] for line in body.splitlines(keepends=True)))
+            for indent, language, body in BLOCK.findall(text)]
+
+
+def apply(course: Path, block: str) -> None:
+    """Put `block` where its first line says: `# <path>: <where>` (one of WHERE's)."""
+    first, body = block.split("\n", 1)
+    where = WHERE.fullmatch(first)
+    assert where, f"a code block of the guide does not say where it goes: {first!r}"
+    path = course / where["path"]
+    text = "" if where["where"] == "add as a new file" else path.read_text()
+    if where["where"] == "add as a new file":
+        text = body
+    elif where["where"] == "add at the end":
+        text = text.rstrip("\n") + "\n\n\n" + body
+    elif where["where"] == "add above EXERCISES":
+        head, tail = text.split("\nEXERCISES = (", 1)
+        text = head.rstrip("\n") + "\n\n\n" + body + "\n\nEXERCISES = (" + tail
+    else:
+        head, closing = text.rstrip("\n").rsplit("\n)", 1)
+        assert closing == "", f"{path.name} does not end with its EXERCISES tuple"
+        text = head + "\n" + body + ")\n"
+    path.write_text(text)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, dict]:
+    """student → grading report, after following "Add an exercise" and grading a right and a wrong student."""
+    course = copy_course(tmp_path_factory.mktemp("adapted") / "course")
+    steps = blocks("Add an exercise")
+    for language, block in steps:
+        if language == "python":
+            apply(course, block)
+    commands = [shlex.split(line) for language, block in steps if language == "bash" for line in block.splitlines()]
+    release = next(c for c in commands if c[1:] == ["-m", "kit.release"])
+    finished = subprocess.run([sys.executable, *release[1:]], cwd=course, capture_output=True, text=True)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+
+    source = json.loads((course / "source" / "attention" / NOTEBOOK).read_text())
+    name, mistake = new_exercise()
+    made = [course / WHERE.fullmatch(b.split("\n", 1)[0])["path"] for language, b in steps
+            if "add as a new file" in b.split("\n", 1)[0]]
+    assert len(made) == 1 and made[0].name.startswith(f"{name}__"), "one corpus submission per known mistake"
+    assert f'"""Mistake: {mistake}."""' in made[0].read_text()
+    wrong = json.loads(json.dumps(source))
+    for cell in wrong["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == name:
+            cell["source"] = made[0].read_text()  # the corpus submission's code, as the student's answer
+    for student, notebook in (("right", source), ("wrong", wrong)):
+        folder = course / "submitted" / student / "attention"
+        folder.mkdir(parents=True)
+        (folder / NOTEBOOK).write_text(json.dumps(notebook))
+        run_nbgrader(course, "db", "student", "add", student)
+    finished = autograde(course)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    return {student: json.loads((course / "autograded" / student / "attention" / REPORT_FILE).read_text())
+            for student in ("right", "wrong")}
+
+
+def new_exercise() -> tuple[str, str]:
+    """(name, known mistake) of the exercise the guide adds, read from its registry entry."""
+    entry = next(b for _, b in blocks("Add an exercise") if "add at the end of EXERCISES" in b.split("\n")[0])
+    return re.search(r'Exercise\("(\w+)"', entry)[1], re.search(r'Mistake\("([^"]+)"', entry)[1]
+
+
+def test_the_guide_places_every_block_it_shows():
+    for language, block in blocks("Add an exercise"):
+        assert language == "bash" or WHERE.fullmatch(block.split("\n", 1)[0]), block[:80]
+
+
+def test_a_right_answer_to_the_new_exercise_earns_its_points(graded):
+    name, _ = new_exercise()
+    cells = graded["right"]["cells"]
+    for grade_id in (f"check_{name}", f"hidden_{name}"):
+        assert cells[grade_id]["earned"] == cells[grade_id]["possible"] > 0, cells[grade_id]["message"]
+
+
+def test_the_new_exercises_known_mistake_is_named_in_the_wrong_answers_report(graded):
+    name, mistake = new_exercise()
+    cells = graded["wrong"]["cells"]
+    assert cells[f"check_{name}"]["earned"] == 0
+    assert cells[f"check_{name}"]["mistake"] == mistake
+    assert f"Likely mistake: {mistake}." in cells[f"check_{name}"]["message"]
+    assert cells[f"hidden_{name}"]["earned"] == 0
+    assert cells["check_token_movement"]["earned"] == cells["check_token_movement"]["possible"]
