@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from judge import VISIBLE_CASES, call, load_cases, outcome_of, tolerance, verdict
+from judge import VISIBLE_CASES, call, load_cases, outcome_of, verdict
+from judge import differs as wrong_where  # the checks' closeness rule, marked cell by cell
 from workbook import TOKENS
 
 __all__ = ["tokens_before_after", "score_grid", "score_spread", "largest_weight", "cube_weights",
@@ -209,17 +210,6 @@ def _numbers(values) -> np.ndarray:
     return np.array(out)
 
 
-def _differ(yours: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """Where yours and the expected grid differ, with the checks' closeness rule (judge.tolerance)."""
-    dtype = np.asarray(expected).dtype
-    tol = tolerance(dtype if dtype.kind == "f" else np.float64)
-    with np.errstate(all="ignore"):
-        close = np.isfinite(yours) & np.isfinite(expected) & (
-            np.abs(yours - expected) <= tol * np.maximum(1.0, np.abs(expected)))
-    same = (yours == expected) | (np.isnan(yours) & np.isnan(expected)) | close
-    return ~same
-
-
 def _signed(x: float, digits: int = 2) -> str:
     if np.isnan(x):
         return "nan"
@@ -288,7 +278,7 @@ def _grid_figure(title, attempt, case, *, rows, cols, fmt, xlabel, ylabel, bar_l
     if attempt.state == "raised":
         note = attempt.message
     differs = attempt.state != "right"
-    wrong = _differ(yours, expected) if yours is not None else None
+    wrong = wrong_where(yours, expected) if yours is not None else None
     vmin, vmax = scale or _range(yours, expected if differs else None)
     with _style():
         fig = _new_figure(size[0] * (2 if differs else 1), size[1])
@@ -362,7 +352,7 @@ def tokens_before_after(token_movement) -> None:
             _panel_note(axes[2], note or attempt.message)
         else:
             _heatmap(axes[2], yours[:, None], title="movement:\nyours" + (f"\n({note})" if note else ""),
-                     wrong=_differ(yours, expected)[:, None], **movement)
+                     wrong=wrong_where(yours, expected)[:, None], **movement)
             axes[2].set_yticklabels([])
         if differs:
             _heatmap(axes[3], expected[:, None], title="movement:\nthe chapter's", **movement)
@@ -517,7 +507,7 @@ def cube_weights(softmax) -> None:
         if yours is not None:
             heights = np.nan_to_num(yours, nan=0.0, posinf=0.0, neginf=0.0)
             bars = ax.bar(x - (width / 2 if differs else 0), heights, width, color=cmap(YOURS), label="yours")
-            wrong = _differ(yours, expected) if differs else np.zeros(4, bool)
+            wrong = wrong_where(yours, expected) if differs else np.zeros(4, bool)
             ax.bar_label(bars, [_plain(v) + (" ≠" if w else "") for v, w in zip(yours, wrong)], padding=2,
                          fontsize=9)
             ax.text(3.45, 0.92, f"yours add up to {_plain(float(np.nansum(yours)))}", ha="right", fontsize=9)
@@ -625,7 +615,7 @@ def convolution_vs_attention(attention) -> None:
         if yours is None:
             _panel_note(axes[1], note)
         else:
-            _heatmap(axes[1], yours, fmt=_plain, wrong=_differ(yours, expected),
+            _heatmap(axes[1], yours, fmt=_plain, wrong=wrong_where(yours, expected),
                      title="your attention's weights\nworked out from what the tokens contain",
                      ylabel=None, bar_label=None if differs else "weight", **common)
         if differs:
@@ -782,7 +772,7 @@ def _small_mask(title, name, func, *, rows, cols, xlabel, ylabel, shape, pick=la
             _panel_note(axes[0], note)
         else:
             _mask_panel(axes[0], yours, title="yours" + (f" ({note})" if note else ""), ylabel=ylabel,
-                        wrong=_differ(yours, expected), **common)
+                        wrong=wrong_where(yours, expected), **common)
         if differs:
             _mask_panel(axes[1], expected, title="the chapter's", ylabel=None, **common)
         _mask_legend(fig)
@@ -821,7 +811,7 @@ def block_mask(block_mask) -> None:
     zoom = slice(starts[1] - 6, starts[-1])  # the last few picture tokens, then every other token
     rows = []
     if yours is not None:
-        rows.append(("yours", yours, _differ(yours, expected)))
+        rows.append(("yours", yours, wrong_where(yours, expected)))
     if differs:
         rows.append(("the chapter's", expected, None))
     with _style():
@@ -970,7 +960,7 @@ def memory(score_grid_bytes) -> None:
         values.append(value)
     yours = _numbers(values) if not problem else None
     expected = np.array(list(CHAPTER_GRID_BYTES.values()))
-    differs = attempt.state != "right" or yours is None or bool(_differ(yours, expected).any())
+    differs = attempt.state != "right" or yours is None or bool(wrong_where(yours, expected).any())
     cmap = _mpl().colormaps[CMAP]
     with _style():
         fig = _new_figure(7.5, 4.0)
@@ -981,7 +971,7 @@ def memory(score_grid_bytes) -> None:
             shown = np.where(yours > 0, yours, np.nan)
             bars = ax.bar(x - (width / 2 if differs else 0), np.nan_to_num(shown, nan=0), width, color=cmap(YOURS),
                           label="yours")
-            wrong = _differ(yours, expected)
+            wrong = wrong_where(yours, expected)
             ax.bar_label(bars, [_bytes_text(v) + (" ≠" if w else "") for v, w in zip(yours, wrong)], padding=2,
                          fontsize=9)
         else:
