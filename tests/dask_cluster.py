@@ -53,6 +53,7 @@ class Cluster:
         import dask
         from distributed import Client
 
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.processes["scheduler"] = self._start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                                   "--scheduler-file", str(self.folder / "scheduler.json"))
         self.address = self._scheduler_address(self.folder / "scheduler.json")
