@@ -79,10 +79,12 @@ if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
                                           OverwriteCells, CheckCellMetadataOnce]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGradesInTurn, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
-    # Several students at once (autograder/parallel.py): course.toml [grading], overridden by KIT_GRADING_WORKERS.
+    # Several students at once (autograder/parallel.py), on this machine or a Dask cluster (autograder/cluster.py):
+    # course.toml [grading], overridden by KIT_GRADING_WORKERS and KIT_GRADING_SCHEDULER (set but empty: this machine).
     GRADING = COURSE.get("grading", {})
     WORKERS = int(os.environ.get("KIT_GRADING_WORKERS") or GRADING.get("workers", 0))
     c.ParallelAutograde.workers = WORKERS
+    c.ParallelAutograde.scheduler = os.environ.get("KIT_GRADING_SCHEDULER", GRADING.get("scheduler", ""))
     c.GradeOutOfProcess.workers = WORKERS or len(os.sched_getaffinity(0))
     install()
     c.GradeOutOfProcess.unconfined = GRADING.get("unconfined", False)
@@ -101,8 +103,9 @@ c.CanvasExport.assignment_id = str(COURSE.get("export", {}).get("canvas_assignme
 if "autograde" in sys.argv[1:2]:
     from kit.lock import hold_grading_lock  # noqa: E402
 
-    if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
-        # Before any student's code runs: which confined world this machine allows, or stop and say why.
+    # Before any student's code runs here: which confined world this machine allows, or stop and say why.
+    # With a Dask scheduler no student's code runs here: each worker checks its own machine, per student.
+    if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process" and not c.ParallelAutograde.scheduler:
         from autograder.nbgrader_plugin import check_confinement  # noqa: E402
 
         check_confinement(c.GradeOutOfProcess.unconfined)

@@ -6,9 +6,12 @@ worker processes forked from nbgrader's own (each inherits its configuration
 and opens gradebook sessions of its own). In a worker, nbgrader's unchanged
 loop autogrades that one student: sanitizing, the kit's confined grading
 (GradeOutOfProcess: one child process per student), SaveAutoGrades, late
-penalties, the autograded notebooks. `_autograde_one` also accepts a report
-made elsewhere (GradeOutOfProcess then uses it instead of grading), the
-place where grading on other machines would plug in.
+penalties, the autograded notebooks. With a Dask scheduler configured
+(`scheduler`), the grading proper runs on the cluster's workers instead
+(autograder.cluster): each student's report comes back as data, and a worker
+process here runs nbgrader's loop with it (`_autograde_one`; GradeOutOfProcess
+then uses the report instead of grading). This machine alone writes the
+gradebook, and runs no student's code.
 
 - Gradebook writes: SQLite takes one writer at a time, so there the steps that
   write (registering the student and submission, SaveAutoGrades,
@@ -17,7 +20,9 @@ place where grading on other machines would plug in.
 - A student nbgrader cannot grade is logged as nbgrader logs it, the others go
   on, and the command ends with nbgrader's error as a serial run does. A worker
   process that dies takes only the students it had with it: they are tried
-  again in a fresh pool (MAX_TRIES in all).
+  again in a fresh pool (MAX_TRIES in all), with the cluster's report if there
+  was one (never graded here instead). A student the cluster could not grade
+  is logged and failed the same way.
 - Each student's grades are committed as nbgrader commits them, so an
   interrupted run loses no grade already recorded.
 
@@ -36,15 +41,17 @@ import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from pathlib import Path
 
 from nbgrader.converters import Autograde, NbGraderException
 from nbgrader.preprocessors import AssignLatePenalties, SaveAutoGrades
 from nbgrader.utils import rmtree
 from sqlalchemy.engine import make_url
-from traitlets import Integer
+from traitlets import Integer, Unicode
 
 from autograder.grade import Report
-from autograder.nbgrader_plugin import graded_elsewhere
+from autograder.nbgrader_plugin import GradeOutOfProcess, graded_elsewhere
+from autograder.sandbox import IF_AVAILABLE, REQUIRED
 
 MAX_TRIES = 3  # a student whose worker process died is tried again, up to this many times in all
 
@@ -82,6 +89,8 @@ class AssignLatePenaltiesInTurn(AssignLatePenalties):
 class ParallelAutograde(Autograde):
     workers = Integer(0, help="Students autograded at once, each in a worker process of its own; "
                               "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
+    scheduler = Unicode("", help="Address of a Dask scheduler (tcp://host:8786) whose workers do the grading "
+                                 "proper (autograder.cluster); empty: this machine grades.").tag(config=True)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         with gradebook_writes(self.coursedir.db_url):
@@ -96,23 +105,59 @@ class ParallelAutograde(Autograde):
     def convert_notebooks(self) -> None:
         global _converter
         workers = self.workers or len(os.sched_getaffinity(0))
-        if workers <= 1 or len(self.assignments) <= 1:
+        if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
             return super().convert_notebooks()
         _converter = self
-        pending, failed, tries = sorted(self.assignments), [], {}
+        pending, failed, tries, reports = sorted(self.assignments), [], {}, {}
+        if self.scheduler:
+            pending = self._autograde_on_cluster(workers, reports, failed, tries)
         while pending:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                pending = self._autograde_in(pool, ((f, None) for f in pending), failed, tries)
+                pending = self._autograde_in(pool, ((f, reports.get(f)) for f in pending), failed, tries)
             if pending:
                 self.log.warning("A worker process ended; autograding again: %s", ", ".join(pending))
         self._fail_for(failed)
+
+    def _autograde_on_cluster(self, workers: int, reports: dict[str, dict], failed: list[str],
+                              tries: dict[str, int]) -> list[str]:
+        """Grade every student on the Dask cluster, each one's report autograded here as it comes back (and
+        kept in `reports`); adds those that could not be graded to `failed`; returns those to write again."""
+        from autograder.cluster import ClusterGrading, SchedulerUnreachable
+
+        confine = IF_AVAILABLE if GradeOutOfProcess(config=self.config).unconfined else REQUIRED
+        submissions = {}
+        for folder in self.assignments:
+            student, assignment = self.student_of(folder)
+            submissions[folder] = student, Path(self.coursedir.format_path(self.coursedir.source_directory, ".",
+                                                                           assignment))
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            pool.submit(os.getpid).result()  # its processes fork now, before the Dask client starts threads
+            try:
+                cluster = ClusterGrading(self.scheduler, self.log)
+            except SchedulerUnreachable as e:
+                self.log.error("%s", e)
+                raise NbGraderException(str(e)) from None
+            with cluster:
+                def ready():
+                    for folder, report in cluster.graded(submissions, confine):
+                        if isinstance(report, str):
+                            self.log.error("There was an error processing assignment: %s (on the Dask cluster: %s)",
+                                           folder, report)
+                            failed.append(folder)
+                        else:
+                            reports[folder] = report
+                            yield folder, report
+                return self._autograde_in(pool, ready(), failed, tries)
 
     def _autograde_in(self, pool, ready, failed: list[str], tries: dict[str, int]) -> list[str]:
         """Autograde every (folder, report or None) of `ready` in the pool as it comes; adds the folders
         that could not be graded to `failed`; returns those to try again (their worker process died)."""
         futures, again = {}, []
         for folder, report in ready:
-            futures[pool.submit(_autograde_one, folder, self.assignments[folder], report)] = folder
+            try:
+                futures[pool.submit(_autograde_one, folder, self.assignments[folder], report)] = folder
+            except BrokenProcessPool:  # a worker process died while reports were still coming in
+                again.append(folder)
         for future in as_completed(futures):
             folder = futures[future]
             try:

@@ -1,0 +1,186 @@
+"""Grading across machines, on Dask distributed.
+
+With a scheduler configured (course.toml `[grading] scheduler`, or the
+environment variable KIT_GRADING_SCHEDULER), `nbgrader autograde` sends each
+submission to the cluster as data: a zip archive of the student's notebooks
+and one of the assignment's source folder, with the task itself (nothing is
+scattered ahead, so a worker that dies takes no shared data with it). On the
+worker, `grade_on_worker` grades it in a process of its own
+(`python -m autograder.cluster_task`: `grade_submission`, the same confined
+child per student as on one machine) and returns the plain report
+(`Report.plain`). Workers need no shared filesystem and no database: the
+machine that runs `nbgrader autograde` alone writes the gradebook, from the
+reports, as they come back (autograder.parallel).
+
+- Confinement is decided on the worker, for each student: where the worker's
+  machine allows none, that student fails with the refusal (never graded
+  unconfined unless the course says `unconfined = true`).
+- A worker that dies mid-student loses nothing: the scheduler gives its
+  student to another worker, up to `distributed.scheduler.allowed-failures`
+  (3 by default) deaths per student; after that the student fails with
+  KilledWorker. A student that fails for good is reported for that student,
+  and the others go on.
+- A scheduler nobody answers at is one line (`SchedulerUnreachable`) before
+  any student's work is touched.
+- At most IN_FLIGHT_PER_THREAD submissions per worker thread are sent ahead:
+  the scheduler holds each one's data (about 1 MB) until it is graded, so a
+  class of 1,500 never sits in its memory at once.
+
+Workers run the kit from a clone of it with its environment (the same image,
+or `pip install -e '.[cluster]'`): the grading process holds the reference
+(hidden cases' expected values, the stand-ins of judge.BUILT_ON), and the
+confinement hides that clone from the student's child.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import socket
+import subprocess
+import sys
+import uuid
+import zipfile
+from collections.abc import Iterator
+from io import BytesIO
+from itertools import islice
+from pathlib import Path
+
+IN_FLIGHT_PER_THREAD = 2
+CONNECT_SECONDS = 60
+# Dask's defaults (30 s to connect, 30 s of TCP silence, 5 minutes without a worker's heartbeat) assume
+# idle machines. Grading machines are loaded by design, and a process starved of CPU for tens of
+# seconds on a shared node must not be taken for dead: a dropped client ends the run, a dropped worker
+# costs its student a second grading. Set here for the grading machine's client; DASK_ENVIRONMENT gives
+# the same to `dask scheduler` and `dask worker` (README: Running a large course). The price: a machine
+# that vanishes without closing its connections is noticed after worker-ttl, not 5 minutes.
+DASK_SETTINGS = {
+    "distributed.comm.timeouts.connect": f"{CONNECT_SECONDS}s",
+    "distributed.comm.timeouts.tcp": "120s",
+    "distributed.scheduler.worker-ttl": "10 minutes",
+}
+DASK_ENVIRONMENT = {"DASK_" + key.upper().replace(".", "__").replace("-", "_"): value
+                    for key, value in DASK_SETTINGS.items()}
+WHERE = "course.toml [grading] scheduler, or KIT_GRADING_SCHEDULER"
+
+
+class SchedulerUnreachable(RuntimeError):
+    """No Dask scheduler answers at the configured address (one line)."""
+
+
+class GradingFailed(RuntimeError):
+    """A worker could not grade a submission (its machine allows no confinement, or the grading failed)."""
+
+
+def folder_archive(folder: Path, pattern: str = "*") -> bytes:
+    """The files directly in `folder` matching `pattern` (no subfolders, no caches), as a zip archive."""
+    archive = BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as files:
+        for path in sorted(folder.glob(pattern)):
+            if path.is_file():
+                files.write(path, path.name)
+    return archive.getvalue()
+
+
+def grade_on_worker(submission: bytes, source: bytes, confine: str) -> dict:
+    """On a Dask worker: the plain report of one submission (archives from folder_archive), graded in a
+    process of its own so that this worker's event loop and heartbeats never wait for a student."""
+    from distributed import get_worker
+
+    from autograder.cluster_task import REFUSED
+
+    done = subprocess.run([sys.executable, "-m", "autograder.cluster_task", str(os.getpid())],
+                          input=pickle.dumps((submission, source, confine)), capture_output=True)
+    if done.returncode == 0:
+        return json.loads(done.stdout)
+    where = f"on the Dask worker {get_worker().address} ({socket.gethostname()})"
+    stderr = done.stderr.decode(errors="replace").strip()
+    if done.returncode == REFUSED:
+        raise GradingFailed(f"{where}: {stderr}")
+    raise GradingFailed(f"{where}: grading exited with code {done.returncode}: {stderr[-2000:]}")
+
+
+def connect(address: str):
+    """A Dask client of the scheduler at `address`, with DASK_SETTINGS; SchedulerUnreachable if none answers."""
+    try:
+        import dask
+        from distributed import Client
+        from distributed.comm.addressing import parse_address, parse_host_port
+    except ImportError:
+        raise SchedulerUnreachable(f"Grading on the Dask scheduler {address} ({WHERE}) needs the package "
+                                   "`distributed` on this machine: pip install -e '.[cluster]'") from None
+    dask.config.set(DASK_SETTINGS)  # for this process's whole run: comms are opened (and reopened) throughout
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):  # nobody listening is known at once, not after CONNECT_SECONDS of retries
+            socket.create_connection(parse_host_port(location, 8786), timeout=CONNECT_SECONDS).close()
+        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise SchedulerUnreachable(f"Cannot reach the Dask scheduler {address} ({WHERE}): {why}. "
+                                   "No student's work was touched.") from None
+
+
+class ClusterGrading:
+    """The grading machine's side of one autograde run: submissions out, plain reports back."""
+
+    def __init__(self, address: str, log):
+        self.client = connect(address)
+        self.log = log
+
+    def __enter__(self) -> ClusterGrading:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.client.close()
+
+    def _room(self, running) -> int:
+        """How many more submissions to send now: IN_FLIGHT_PER_THREAD per worker thread, as workers come and go."""
+        threads = sum(self.client.nthreads().values())
+        return IN_FLIGHT_PER_THREAD * max(1, threads) - running.count()
+
+    def graded(self, submissions: dict[str, tuple[str, Path]], confine: str) -> Iterator[tuple[str, dict | str]]:
+        """(folder, plain report), or (folder, why it could not be graded), for every submitted folder of
+        `submissions` (folder → (student id, the assignment's source folder)), as the workers finish them."""
+        from distributed import as_completed
+
+        threads = self.client.nthreads()
+        self.log.info("Grading %d submissions on the Dask scheduler %s: %d workers, %d threads",
+                      len(submissions), self.client.scheduler.address, len(threads), sum(threads.values()))
+        if not threads:
+            self.log.warning("The Dask scheduler has no workers yet: the students wait until one joins")
+        sources = {source: folder_archive(source) for _, source in submissions.values()}  # made once, sent with each
+        waiting = iter(sorted(submissions.items()))
+        folder_of = {}
+        running = as_completed(loop=self.client.loop)
+
+        def send_more() -> None:
+            for folder, (student, source) in islice(waiting, max(0, self._room(running))):
+                future = self.client.submit(grade_on_worker, folder_archive(Path(folder), "*.ipynb"), sources[source],
+                                            confine, key=f"grade-{student}-{uuid.uuid4().hex[:8]}")
+                folder_of[future] = folder
+                running.add(future)
+
+        send_more()
+        for future in running:
+            folder = folder_of.pop(future)
+            try:
+                result = future.result()
+            except Exception as e:
+                result = _why(e)
+            future.release()
+            send_more()
+            yield folder, result
+
+
+def _why(error: Exception) -> str:
+    """A failed student's reason, in words."""
+    from distributed import KilledWorker
+
+    if isinstance(error, GradingFailed):
+        return str(error)
+    if isinstance(error, KilledWorker):
+        return ("every Dask worker that took this student died while grading it "
+                f"(distributed.scheduler.allowed-failures): {error}")
+    return f"{type(error).__name__}: {error}"
