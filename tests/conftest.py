@@ -40,10 +40,11 @@ DATABASES = ["sqlite", "postgresql"]
 
 # Units of work (xdist groups, or test files) from the slowest, as measured by `--durations`; the rest follow
 # in file order. Only the order changes with this list: a unit missing from it still runs.
-# The main command's SQLite loop comes first: its PostgreSQL twin, later, compares with it.
-SLOWEST_FIRST = ["main_command", "adversarial_as_an_ordinary_account", "adversarial", "tests/test_readme.py",
-                 "main_command_on_postgresql", "nbgrader", "nbgrader_stock", "parallel", "tests/test_model_heads.py",
-                 "tests/test_report.py", "nothing_lost", "tests/test_corpus.py", "tests/test_two_graders.py",
+# The main command's SQLite loop comes first: its PostgreSQL twin, later, compares with it. A unit of one
+# test (the README, the ordinary account) takes the next unit along to its worker: xdist queues ahead.
+SLOWEST_FIRST = ["main_command", "tests/test_report.py", "adversarial", "adversarial_as_an_ordinary_account",
+                 "tests/test_readme.py", "main_command_on_postgresql", "nbgrader_stock", "nbgrader", "parallel",
+                 "tests/test_model_heads.py", "nothing_lost", "tests/test_corpus.py", "tests/test_two_graders.py",
                  "two_graders_on_postgresql", "tests/test_browser.py", "tests/test_release.py",
                  "tests/test_self_learner.py"]
 
