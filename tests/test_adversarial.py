@@ -520,7 +520,6 @@ def test_the_course_and_its_gradebook_stay_as_they_were_after_grading_and_after_
         assert [t for (t,) in db.execute("SELECT name FROM sqlite_master")] == ["grade"]
 
 
-@pytest.mark.xdist_group("as_an_ordinary_account")  # a unit of its own: the other worker runs it meanwhile
 @pytest.mark.skipif(os.geteuid() != 0, reason="makes an ordinary account: needs root (it runs as root in CI)")
 def test_the_whole_suite_passes_as_an_ordinary_account():
     # The same tests, graded by an instructor without root: confinement by a user namespace.

@@ -56,11 +56,7 @@ def loop_on(database: str, request, loops: dict, tmp_path_factory) -> Loop:
     return loops[database]
 
 
-ON_POSTGRESQL = pytest.mark.xdist_group("on_postgresql")  # the PostgreSQL loop on the other worker, meanwhile
-pytestmark = pytest.mark.xdist_group("main_command")
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=ON_POSTGRESQL)])
+@pytest.fixture(params=DATABASES)  # the PostgreSQL tests run on a worker of their own (tests/conftest.py SPLIT)
 def course(request, loops, tmp_path_factory) -> Loop:
     return loop_on(request.param, request, loops, tmp_path_factory)
 
@@ -77,7 +73,6 @@ def test_the_second_run_reuses_the_release_the_first_built(course):
     assert (course.folder / STAMP).read_text() == build_hash(course.folder)
 
 
-@ON_POSTGRESQL
 def test_postgresql_gives_the_same_table_and_grades_as_sqlite(request, loops, tmp_path_factory):
     postgresql, sqlite = (loop_on(database, request, loops, tmp_path_factory) for database in reversed(DATABASES))
     assert postgresql.url.startswith("postgresql+psycopg://") and not (postgresql.folder / "gradebook.db").exists()

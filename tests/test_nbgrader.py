@@ -27,11 +27,10 @@ def nbgrader(course: Path, *args: str, grading: str) -> None:
                      check=True, capture_output=True)
 
 
-pytestmark = pytest.mark.xdist_group("nbgrader")  # its module fixture is built once per path, on one worker each
-STOCK = pytest.mark.xdist_group("stock")  # nbgrader's stock path: a unit of its own, on the other worker meanwhile
+pytestmark = pytest.mark.xdist_group("nbgrader")  # its module fixture is built once, on one worker
 
 
-@pytest.fixture(scope="module", params=["out-of-process", pytest.param("in-kernel", marks=STOCK)])
+@pytest.fixture(scope="module", params=["out-of-process", "in-kernel"])  # in-kernel: a unit of its own (conftest SPLIT)
 def course(request, tmp_path_factory, copy_released):
     grading = request.param
     course = copy_released(tmp_path_factory.mktemp(grading))

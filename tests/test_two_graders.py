@@ -16,14 +16,13 @@ from kit import nbgrader_cli
 from kit.course import COURSE_ID, db_url
 from tests.course_copy import class_course
 from kit.notebooks import ROOT
-from tests.conftest import gradebook_environment
+from tests.conftest import DATABASES, gradebook_environment
 from tests.teaching_assistant import comment_for
 
 N_STUDENTS = 3
 
 
-@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgresql", marks=pytest.mark.xdist_group(
-    "two_graders_on_postgresql"))])  # the two databases on two workers
+@pytest.mark.parametrize("database", DATABASES)
 def test_an_autograde_run_and_a_grader_writing_by_hand_lose_nothing(database, request, tmp_path, monkeypatch):
     for name, value in gradebook_environment(request, database, "two_graders").items():
         monkeypatch.setenv(name, value)  # every nbgrader command below grades on this gradebook
