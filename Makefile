@@ -6,6 +6,9 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+# course.toml's names (kit/course.py), asked only by the recipes that use them, once the venv exists.
+ASSIGNMENT = $(shell $(PY) -m kit.course assignment)
+COURSE_ID = $(shell $(PY) -m kit.course course_id)
 
 .PHONY: demo report test release setup setup-test setup-bench browser bubblewrap postgres lab bench clean
 
@@ -64,19 +67,19 @@ demo: setup bubblewrap
 # What the class got wrong, from the gradebook and the grader's reports (after `make demo` or autograde).
 # ARGS=--anonymous writes a version that names no student.
 report: setup
-	$(PY) -m kit.report attention $(ARGS)
+	$(PY) -m kit.report $(ARGS)
 
 test: setup-test browser bubblewrap postgres
-	$(PY) -m pytest -n 2 --dist loadfile --durations=15 tests
+	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your
 # own copy in student/attention (fetched once from the course exchange, never overwritten).
 lab: setup
-	$(PY) -m nbgrader release_assignment attention --force --log-level=ERROR
+	$(PY) -m nbgrader release_assignment $(ASSIGNMENT) --force --log-level=ERROR
 	mkdir -p student
-	printf 'c = get_config()  # noqa: F821\nc.Exchange.root = "$(CURDIR)/exchange"\nc.CourseDirectory.course_id = "attention-kit"\n' > student/nbgrader_config.py
-	cd student && { test -d attention || $(CURDIR)/$(PY) -m nbgrader fetch_assignment attention --log-level=ERROR; }
-	cd student && $(CURDIR)/$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) attention/01_worked_example.ipynb
+	printf 'c = get_config()  # noqa: F821\nc.Exchange.root = "$(CURDIR)/exchange"\nc.CourseDirectory.course_id = "$(COURSE_ID)"\n' > student/nbgrader_config.py
+	cd student && { test -d $(ASSIGNMENT) || $(CURDIR)/$(PY) -m nbgrader fetch_assignment $(ASSIGNMENT) --log-level=ERROR; }
+	cd student && $(CURDIR)/$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(ASSIGNMENT)/01_worked_example.ipynb
 
 bench: setup-bench
 	$(PY) -m benchmarks.run

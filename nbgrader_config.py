@@ -11,15 +11,15 @@ import os
 import sys
 from pathlib import Path
 
-from kit.course import db_url, policy
+from kit.course import course, db_url
 
 ROOT = Path(__file__).resolve().parent
-COURSE = policy(ROOT)
+COURSE = course(ROOT)
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
 
 c.CourseDirectory.root = str(ROOT)
-c.CourseDirectory.course_id = "attention-kit"
+c.CourseDirectory.course_id = COURSE.course_id
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "assignments"
 c.CourseDirectory.db_url = db_url(ROOT)
@@ -80,24 +80,22 @@ if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGradesInTurn, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
     # Several students at once (autograder/parallel.py), on this machine or a Dask cluster (autograder/cluster.py):
-    # course.toml [grading], overridden by KIT_GRADING_WORKERS and KIT_GRADING_SCHEDULER (set but empty: this machine).
-    GRADING = COURSE.get("grading", {})
-    WORKERS = int(os.environ.get("KIT_GRADING_WORKERS") or GRADING.get("workers", 0))
-    c.ParallelAutograde.workers = WORKERS
-    c.ParallelAutograde.scheduler = os.environ.get("KIT_GRADING_SCHEDULER", GRADING.get("scheduler", ""))
-    c.GradeOutOfProcess.workers = WORKERS or len(os.sched_getaffinity(0))
+    # course.toml [grading], overridden by KIT_GRADING_WORKERS and KIT_GRADING_SCHEDULER (kit/course.py).
+    c.ParallelAutograde.workers = COURSE.workers
+    c.ParallelAutograde.scheduler = COURSE.scheduler
+    c.GradeOutOfProcess.workers = COURSE.workers or len(os.sched_getaffinity(0))
     install()
-    c.GradeOutOfProcess.unconfined = GRADING.get("unconfined", False)
+    c.GradeOutOfProcess.unconfined = COURSE.unconfined
 
 # Late policy from course.toml: a proportional penalty per started hour late.
 from kit.late import ProportionalLatePenalty  # noqa: E402
 
 c.AssignLatePenalties.plugin_class = ProportionalLatePenalty
-c.ProportionalLatePenalty.per_hour = COURSE["late"]["per_hour"]
-c.ProportionalLatePenalty.max_fraction = COURSE["late"]["max_fraction"]
+c.ProportionalLatePenalty.per_hour = COURSE.late_per_hour
+c.ProportionalLatePenalty.max_fraction = COURSE.late_max_fraction
 
 # Grades for the course's learning platform (kit/export.py): the Canvas assignment's id from course.toml.
-c.CanvasExport.assignment_id = str(COURSE.get("export", {}).get("canvas_assignment_id", ""))
+c.CanvasExport.assignment_id = COURSE.canvas_assignment_id
 
 # Two autograde runs on one course folder never interleave: the second waits.
 if "autograde" in sys.argv[1:2]:

@@ -1,4 +1,5 @@
-"""The steps of a term's loop for one assignment, each a small function over nbgrader.
+"""The steps of a term's loop for one assignment, each a small function over nbgrader
+(its commands run in this process: kit.nbgrader_cli.run_here).
 
 Every step is idempotent: run twice, it leaves the same gradebook and the same
 files. Nothing here deletes a student's file: an unreadable notebook is set
@@ -16,20 +17,13 @@ from nbgrader.api import Gradebook
 
 from autograder.nbgrader_plugin import check_confinement
 from autograder.handed_in import read_notebook
-from kit import nbgrader_cli
-from kit.course import ROOT, db_url, policy
+from kit.nbgrader_cli import NbgraderFailed, run_here
+from kit.course import ASSIGNMENT, COURSE_ID, ROOT, course, db_url
 from kit.lock import grading_lock
 
-ASSIGNMENT = "attention"
-COURSE_ID = "attention-kit"
 RUN = ROOT / ".run"              # owned by the main command: the exchange and students' working copies
 EXCHANGE = RUN / "exchange"
 UNREADABLE = ".unreadable"
-
-
-def nbgrader(*args: str, cwd: Path = ROOT, on_line=None) -> list[str]:
-    """An nbgrader command, run in this process (see nbgrader_cli.run_here); its log lines."""
-    return nbgrader_cli.run_here(*args, cwd=cwd, on_line=on_line)
 
 
 def roster(path: Path) -> list[dict]:
@@ -39,7 +33,7 @@ def roster(path: Path) -> list[dict]:
 
 def enrol(students: list[dict], root: Path = ROOT) -> None:
     """The assignment with its due date, and every student of the roster, in the gradebook."""
-    duedate = policy(root)["assignment"]["duedate"]
+    duedate = course(root).duedate
     with Gradebook(db_url(root), COURSE_ID) as gb:
         gb.update_or_create_assignment(ASSIGNMENT, duedate=duedate)
         for s in students:
@@ -49,8 +43,8 @@ def enrol(students: list[dict], root: Path = ROOT) -> None:
 
 def release() -> None:
     """Put the generated release into the exchange (replacing an earlier release)."""
-    nbgrader("release_assignment", ASSIGNMENT, "--force", f"--Exchange.root={EXCHANGE}",
-             f"--CourseDirectory.course_id={COURSE_ID}")
+    run_here("release_assignment", ASSIGNMENT, "--force", f"--Exchange.root={EXCHANGE}",
+             f"--CourseDirectory.course_id={COURSE_ID}", cwd=ROOT)
 
 
 def submit(student: str, work: Path) -> None:
@@ -59,13 +53,13 @@ def submit(student: str, work: Path) -> None:
     if home.exists():
         shutil.rmtree(home)
     shutil.copytree(work, home / ASSIGNMENT, ignore=shutil.ignore_patterns("timestamp.txt"))
-    nbgrader("submit", ASSIGNMENT, f"--student={student}", f"--Exchange.root={EXCHANGE}",
+    run_here("submit", ASSIGNMENT, f"--student={student}", f"--Exchange.root={EXCHANGE}",
              f"--CourseDirectory.course_id={COURSE_ID}", f"--CourseDirectory.root={home}", cwd=home)
 
 
 def collect() -> None:
-    nbgrader("collect", ASSIGNMENT, "--update", f"--Exchange.root={EXCHANGE}",
-             f"--CourseDirectory.course_id={COURSE_ID}")
+    run_here("collect", ASSIGNMENT, "--update", f"--Exchange.root={EXCHANGE}",
+             f"--CourseDirectory.course_id={COURSE_ID}", cwd=ROOT)
 
 
 def submitted_folder(student: str, root: Path = ROOT) -> Path:
@@ -117,18 +111,18 @@ def autograde(on_student) -> dict[str, str]:
     with grading_lock(ROOT):  # the command line takes it in nbgrader_config.py; in this process, here
         # nbgrader_config.py checks confinement when the command line says autograde; in this process, here:
         # without it, nothing is graded and the refusal (already on stderr) ends the demo.
-        check_confinement(policy().get("grading", {}).get("unconfined", False))
+        check_confinement(course().unconfined)
         try:
-            nbgrader("autograde", ASSIGNMENT, "--force", on_line=read)
-        except nbgrader_cli.NbgraderFailed:
+            run_here("autograde", ASSIGNMENT, "--force", cwd=ROOT, on_line=read)
+        except NbgraderFailed:
             if not errors:  # it failed for every student, not for some
                 raise
     return errors
 
 
 def generate_feedback() -> None:
-    nbgrader("generate_feedback", ASSIGNMENT, "--force")
+    run_here("generate_feedback", ASSIGNMENT, "--force", cwd=ROOT)
 
 
 def export_grades(path: Path) -> None:
-    nbgrader("export", f"--to={path}")
+    run_here("export", f"--to={path}", cwd=ROOT)

@@ -1,32 +1,77 @@
-"""Course policy, read from course.toml: the one reader of that file.
+"""The course's facts, from course.toml: the one reader of that file.
 
-`policy(root)` is the whole file as a dict; `db_url(root)` is where the
-gradebook lives: the environment variable KIT_DB_URL when set, else
-course.toml's ``[gradebook] url``, else SQLite in ``gradebook.db`` in the course
-folder (the embedded default: nothing to install or start). A relative SQLite
-path is taken from the course folder, wherever a command runs.
+`course(root)` holds what the kit needs to know about a course: the
+assignment's name and due date, the course id, the late policy, the grading
+settings and the Canvas id. The file is read once per process (again only if
+it changes on disk, as a test's scratch copy may). `policy(root)` is the whole
+file as a dict (the points: kit.notebooks.course_points).
+
+`db_url(root)` is where the gradebook lives: the environment variable
+KIT_DB_URL when set, else course.toml's ``[gradebook] url``, else SQLite in
+``gradebook.db`` in the course folder (the embedded default: nothing to install
+or start). A relative SQLite path is taken from the course folder, wherever a
+command runs.
+
+`python -m kit.course assignment` (or `course_id`) prints one fact, for the
+Makefile.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DB_URL_VARIABLE = "KIT_DB_URL"
 
 
-def policy(root: Path = ROOT) -> dict:
-    with open(root / "course.toml", "rb") as f:
+@cache
+def _read(path: Path, mtime_ns: int, size: int) -> dict:
+    with open(path, "rb") as f:
         return tomllib.load(f)
+
+
+def policy(root: Path = ROOT) -> dict:
+    """course.toml as a dict (read once while the file is unchanged)."""
+    path = Path(root) / "course.toml"
+    stat = path.stat()
+    return _read(path, stat.st_mtime_ns, stat.st_size)
+
+
+@dataclass(frozen=True)
+class Course:
+    assignment: str            # the assignment's name (its folders in source/, assignments/, submitted/...)
+    course_id: str             # nbgrader's CourseDirectory.course_id (the exchange's and gradebook's course)
+    duedate: str               # ISO 8601 with a time zone
+    late_per_hour: float       # fraction of the points lost per started hour late
+    late_max_fraction: float   # ... at most this fraction
+    unconfined: bool           # grade where the machine allows no confinement (and say so)
+    workers: int               # students autograded at once (0: one per core); KIT_GRADING_WORKERS overrides
+    scheduler: str             # a Dask scheduler's address ("": grade on this machine); KIT_GRADING_SCHEDULER overrides
+    canvas_assignment_id: str  # the Canvas assignment's id ("" : matched by title)
+
+
+def course(root: Path = ROOT) -> Course:
+    """The facts of the course in folder `root`."""
+    toml = policy(root)
+    grading = toml.get("grading", {})
+    return Course(assignment=toml["assignment"]["name"], course_id=toml["course"]["id"],
+                  duedate=toml["assignment"]["duedate"], late_per_hour=toml["late"]["per_hour"],
+                  late_max_fraction=toml["late"]["max_fraction"], unconfined=grading.get("unconfined", False),
+                  workers=int(os.environ.get("KIT_GRADING_WORKERS") or grading.get("workers", 0)),
+                  scheduler=os.environ.get("KIT_GRADING_SCHEDULER", grading.get("scheduler", "")),
+                  canvas_assignment_id=str(toml.get("export", {}).get("canvas_assignment_id", "")))
 
 
 def db_url(root: Path = ROOT) -> str:
     """The gradebook's SQLAlchemy URL (``sqlite:///...`` or ``postgresql+psycopg://...``)."""
     url = os.environ.get(DB_URL_VARIABLE) or policy(root).get("gradebook", {}).get("url", "")
     if not url:
-        return f"sqlite:///{root / 'gradebook.db'}"
+        return f"sqlite:///{Path(root) / 'gradebook.db'}"
     from sqlalchemy.engine import make_url  # only for a configured URL: most readers of the policy need no database
 
     try:
@@ -35,5 +80,12 @@ def db_url(root: Path = ROOT) -> str:
         return url
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:" \
             and not Path(parsed.database).is_absolute():
-        return parsed.set(database=str(root / parsed.database)).render_as_string(hide_password=False)
+        return parsed.set(database=str(Path(root) / parsed.database)).render_as_string(hide_password=False)
     return url
+
+
+ASSIGNMENT = course().assignment  # this kit's own course
+COURSE_ID = course().course_id
+
+if __name__ == "__main__":
+    print(getattr(course(), sys.argv[1]))

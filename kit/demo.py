@@ -1,8 +1,8 @@
 """The kit's main job, `make demo`: a whole term's loop on the example class.
 
-0. check that the gradebook (course.toml's, or KIT_DB_URL's) answers;
-1. generate the student release from the instructor notebooks (only when its
-   inputs changed since the last build: kit.release.release_if_changed);
+1. check that the gradebook (course.toml's, or KIT_DB_URL's) answers, and
+   generate the student release from the instructor notebooks (only when its
+   inputs changed since the last build): kit.release.release_if_changed;
 2. put the assignment (with its due date) and the roster into the gradebook;
 3. release it through nbgrader's local exchange (in .run/, owned by this
    command), submit every example student's work through it, collect;
@@ -29,8 +29,7 @@ from tqdm import tqdm
 from autograder.grade import REPORT_FILE
 from autograder.sandbox import UNCONFINED
 from kit import classroom
-from kit.course import ROOT, db_url
-from kit.gradebook import require_gradebook
+from kit.course import ASSIGNMENT, COURSE_ID, ROOT, db_url
 from kit.release import release_if_changed
 from kit.report.build import course_directory, write_report
 
@@ -45,10 +44,10 @@ def run_loop(students: list[dict]) -> dict[str, list[str]]:
     classroom.release()
     notes: dict[str, list[str]] = {s["id"]: [] for s in students}
     for s in students:
-        classroom.submit(s["id"], EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT)
+        classroom.submit(s["id"], EXAMPLES / "submitted" / s["id"] / ASSIGNMENT)
     classroom.collect()
     for s in students:
-        work = EXAMPLES / "submitted" / s["id"] / classroom.ASSIGNMENT
+        work = EXAMPLES / "submitted" / s["id"] / ASSIGNMENT
         classroom.replay_timestamp(s["id"], (work / "timestamp.txt").read_text())
         for notebook, why in classroom.set_aside_unreadable(s["id"]).items():
             notes[s["id"]].append(f"{notebook}: {why} (scored 0, file kept)")
@@ -68,7 +67,7 @@ def run_loop(students: list[dict]) -> dict[str, list[str]]:
 
 
 def _report_notes(student: str) -> list[str]:
-    path = ROOT / "autograded" / student / classroom.ASSIGNMENT / REPORT_FILE
+    path = ROOT / "autograded" / student / ASSIGNMENT / REPORT_FILE
     if not path.exists():
         return []
     report = json.loads(path.read_text())
@@ -84,7 +83,7 @@ def confinements(students: list[dict]) -> set[str]:
     """How the students' code was confined (autograder/sandbox.py), from the grading reports."""
     found = set()
     for s in students:
-        path = ROOT / "autograded" / s["id"] / classroom.ASSIGNMENT / REPORT_FILE
+        path = ROOT / "autograded" / s["id"] / ASSIGNMENT / REPORT_FILE
         if path.exists():
             found.add(json.loads(path.read_text()).get("confinement", "?"))
     return found
@@ -96,14 +95,14 @@ def score_table(students: list[dict]) -> tuple[list[str], list[list[str]]]:
     scores: dict[str, dict[str, float]] = {}
     possible: dict[str, float] = {}
     footer = {"total": {}, "late penalty": {}, "score": {}, "out of": {}}
-    with Gradebook(db_url(), classroom.COURSE_ID) as gb:
-        assignment = gb.find_assignment(classroom.ASSIGNMENT)
+    with Gradebook(db_url(), COURSE_ID) as gb:
+        assignment = gb.find_assignment(ASSIGNMENT)
         for notebook in assignment.notebooks:
             for cell in notebook.grade_cells:
                 exercise = cell.name.split("_", 1)[1]
                 possible[exercise] = possible.get(exercise, 0) + cell.max_score
         for student in ids:
-            submission = gb.find_submission(classroom.ASSIGNMENT, student)
+            submission = gb.find_submission(ASSIGNMENT, student)
             for nb in submission.notebooks:
                 for grade in nb.grades:
                     exercise = grade.name.split("_", 1)[1]
@@ -135,7 +134,6 @@ def print_table(header: list[str], rows: list[list[str]], notes: dict[str, list[
 
 
 def main() -> int:
-    require_gradebook(db_url())
     students = classroom.roster(EXAMPLES / "roster.csv")
     notes = run_loop(students)
     for s in students:
@@ -147,9 +145,9 @@ def main() -> int:
               "[grading] unconfined = true; every student's code ran with the grader's access to the course.\n")
     print_table(header, rows, notes)
     print(f"\nconfinement of the students' code: {', '.join(sorted(how)) or 'none graded'}")
-    page, summary = write_report(course_directory(ROOT), classroom.ASSIGNMENT)
+    page, summary = write_report(course_directory(ROOT), ASSIGNMENT)
     print(f"\n{summary}")
-    print(f"\ngrades: {GRADES_CSV.relative_to(ROOT)}   feedback: feedback/<student>/attention/*.html   "
+    print(f"\ngrades: {GRADES_CSV.relative_to(ROOT)}   feedback: feedback/<student>/{ASSIGNMENT}/*.html   "
           f"class report: {page.relative_to(ROOT)}")
     return 0
 

@@ -1,7 +1,9 @@
 """nbgrader's commands, run with this environment's tools on PATH (nbgrader calls
-`alembic` to set up the gradebook): in a new process (`run`), or in this one
-(`run_here`, as nbgrader's own test suite does: no 2.5 s `import nbgrader.apps`
-per command, which is most of a short command's time)."""
+`alembic` to set up the gradebook): in a new process (`run`, or `command` and
+`environment` for a process to watch), or in this one (`run_here`, as nbgrader's
+own test suite does: no 2.5 s `import nbgrader.apps` per command, which is most
+of a short command's time). The one way the kit, its tests and its benchmarks
+run nbgrader."""
 
 from __future__ import annotations
 
@@ -18,17 +20,21 @@ def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "nbgrader", *args]
 
 
-def environment(grading: str | None = None) -> dict[str, str]:
-    """This process's environment, this Python's tools first on PATH; grading sets
-    KIT_GRADING ("out-of-process", the kit, or "in-kernel", stock nbgrader)."""
+def environment(grading: str | None = None, **extra: str) -> dict[str, str]:
+    """This process's environment, this Python's tools first on PATH, and `extra`
+    variables; grading sets KIT_GRADING ("out-of-process", the kit, or "in-kernel",
+    stock nbgrader)."""
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
     if grading:
         env["KIT_GRADING"] = grading
-    return env
+    return {**env, **extra}
 
 
-def run(*args: str, cwd: Path, grading: str | None = None, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(command(*args), cwd=cwd, env=environment(grading), **kwargs)
+def run(*args: str, cwd: Path, grading: str | None = None, env: dict[str, str] | None = None,
+        **kwargs) -> subprocess.CompletedProcess:
+    """One nbgrader command in a new process in folder `cwd` (`env`: variables to add);
+    kwargs go to subprocess.run."""
+    return subprocess.run(command(*args), cwd=cwd, env=environment(grading, **(env or {})), **kwargs)
 
 
 class NbgraderFailed(RuntimeError):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nbformat
 
-from kit.course import ROOT, policy
+from kit.course import ASSIGNMENT, ROOT, policy
 HEADER = re.compile(r"^# %%(?: \[(?P<type>markdown)\])?(?P<rest>.*)$")
 KINDS = {"", "setup", "locked", "solution", "tests"}
 
@@ -101,7 +101,7 @@ def build_notebook(script: Path, points: dict[str, float]) -> nbformat.NotebookN
     return nb
 
 
-def build_all(assignment: str = "attention", root: Path = ROOT) -> list[Path]:
+def build_all(assignment: str = ASSIGNMENT, root: Path = ROOT) -> list[Path]:
     """Write ``source/<assignment>/*.ipynb`` from ``notebooks/<assignment>/*.py``."""
     points = course_points(root)
     out_dir = root / "source" / assignment

@@ -36,12 +36,10 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from kit import nbgrader_cli
-from kit.course import ROOT, db_url
+from kit.course import ASSIGNMENT, COURSE_ID, ROOT, db_url
 from kit.gradebook import require_gradebook
 from kit.notebooks import build_all
 
-ASSIGNMENT = "attention"
-COURSE_ID = "attention-kit"
 # Everything the generated folders are made from (folders count with all their files).
 INPUTS = ("notebooks", "course.toml", "nbgrader_config.py", "autograder", "solutions", "model",
           "kit/notebooks.py", "kit/release.py", "pyproject.toml")

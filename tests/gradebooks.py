@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import MetaData, create_engine
 from nbgrader.api import Gradebook
 
-COURSE_ID = "attention-kit"
+from kit.course import COURSE_ID
 
 
 def dump(url: str) -> list:

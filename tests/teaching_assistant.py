@@ -18,7 +18,7 @@ import time
 
 from nbgrader.api import Gradebook, MissingEntry
 
-ASSIGNMENT, COURSE_ID = "attention", "attention-kit"
+from kit.course import ASSIGNMENT, COURSE_ID
 PATIENCE = 900  # seconds for every submission to appear
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grade import REPORT_FILE
-from kit.course_copy import autograde, copy_course, run_nbgrader
+from tests.course_copy import autograde, copy_course, run_nbgrader
 from kit.notebooks import ROOT
 
 GUIDE = ROOT / "docs" / "adapting.md"

@@ -17,7 +17,7 @@ import pytest
 from autograder.grade import REPORT_FILE
 from autograder.sandbox import REFUSAL, UNCONFINED
 from kit import nbgrader_cli
-from kit.course_copy import autograde, class_course, gradebook_snapshot
+from tests.course_copy import autograde, class_course, gradebook_snapshot
 from tests import dask_cluster
 
 pytestmark = pytest.mark.skipif(bool(dask_cluster.why_unavailable()),

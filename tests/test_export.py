@@ -21,7 +21,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from kit import nbgrader_cli
-from kit.course import DB_URL_VARIABLE, db_url
+from kit.course import COURSE_ID, DB_URL_VARIABLE, db_url
 from kit.notebooks import ROOT
 from tests.conftest import DATABASES, gradebook_environment
 
@@ -46,7 +46,7 @@ def new_course(folder: Path, env: dict) -> str:
         shutil.copy(ROOT / name, folder / name)
     assert nbgrader(folder, env, "db", "assignment", "add", "attention", "--duedate=2026-12-14 23:59:00").returncode == 0
     url = env.get(DB_URL_VARIABLE) or db_url(folder)
-    with Gradebook(url, "attention-kit") as gb:
+    with Gradebook(url, COURSE_ID) as gb:
         gb.add_notebook("01_worked_example", "attention")
         gb.add_grade_cell("check_a", "01_worked_example", "attention", max_score=4, cell_type="code")
         gb.add_grade_cell("hidden_a", "01_worked_example", "attention", max_score=6, cell_type="code")
@@ -135,7 +135,7 @@ def test_moodle_file_has_an_identifier_no_row_leaves_empty_and_one_grade_column(
 
 
 def test_an_export_of_several_assignments_asks_which_one(tmp_path):
-    with Gradebook(new_course(tmp_path, {}), "attention-kit") as gb:
+    with Gradebook(new_course(tmp_path, {}), COURSE_ID) as gb:
         gb.add_assignment("second")
     moodle = ["export", "--exporter=kit.export.MoodleExport", "--to=moodle.csv"]
     result = nbgrader(tmp_path, {}, *moodle)

@@ -67,5 +67,5 @@ def test_every_command_that_opens_the_gradebook_stops_the_same_way(course, args)
 
 @pytest.mark.parametrize("module", ["kit.demo", "kit.release"])
 def test_the_demo_and_the_release_stop_before_they_start(tmp_path, module):
-    from kit.course_copy import copy_course
+    from tests.course_copy import copy_course
     stops_with_one_line([sys.executable, "-m", module], copy_course(tmp_path / "course"), DOWN)

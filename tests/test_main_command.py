@@ -16,7 +16,7 @@ import pytest
 from autograder.grade import grade_submission, graded_cells
 from examples.make_class import STUDENTS
 from kit.course import DB_URL_VARIABLE, db_url
-from kit.course_copy import copy_course
+from tests.course_copy import copy_course
 from kit.late import late_penalty
 from kit.notebooks import ROOT
 from tests.conftest import DATABASES, gradebook_environment, run_demo
@@ -33,15 +33,18 @@ class Loop(NamedTuple):
 
 
 @pytest.fixture(scope="module")
-def loops(graded_class) -> dict:
-    """SQLite's loop is the session's graded class (run twice); PostgreSQL's is run here, once."""
-    course = graded_class.course
-    return {"sqlite": Loop(course, graded_class.first, graded_class.second, graded_class.first_db, db_url(course), {})}
+def loops() -> dict:
+    """database → its Loop, made when a test first asks (`loop_on`)."""
+    return {}
 
 
 def loop_on(database: str, request, loops: dict, tmp_path_factory) -> Loop:
     """The demo run on a course whose gradebook is `database` (twice on SQLite, to check that a second
-    run changes nothing; once on PostgreSQL, which must give what SQLite gives); once per module."""
+    run changes nothing; once on PostgreSQL, which must give what SQLite gives). SQLite's loop is the
+    session's graded class; PostgreSQL's is run here, once per module (on the worker of its tests)."""
+    if database == "sqlite" and database not in loops:
+        graded = request.getfixturevalue("graded_class")
+        loops[database] = Loop(graded.course, graded.first, graded.second, graded.first_db, db_url(graded.course), {})
     if database not in loops:
         env = gradebook_environment(request, database, "main_command")
         folder = copy_course(tmp_path_factory.mktemp(database))
@@ -53,7 +56,7 @@ def loop_on(database: str, request, loops: dict, tmp_path_factory) -> Loop:
     return loops[database]
 
 
-@pytest.fixture(params=DATABASES)
+@pytest.fixture(params=DATABASES)  # the PostgreSQL tests run on a worker of their own (tests/conftest.py SPLIT)
 def course(request, loops, tmp_path_factory) -> Loop:
     return loop_on(request.param, request, loops, tmp_path_factory)
 
@@ -71,7 +74,7 @@ def test_the_second_run_reuses_the_release_the_first_built(course):
 
 
 def test_postgresql_gives_the_same_table_and_grades_as_sqlite(request, loops, tmp_path_factory):
-    sqlite, postgresql = (loop_on(database, request, loops, tmp_path_factory) for database in DATABASES)
+    postgresql, sqlite = (loop_on(database, request, loops, tmp_path_factory) for database in reversed(DATABASES))
     assert postgresql.url.startswith("postgresql+psycopg://") and not (postgresql.folder / "gradebook.db").exists()
     assert postgresql.first == sqlite.first
     assert by_name(postgresql.url) == by_name(sqlite.url)

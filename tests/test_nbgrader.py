@@ -5,14 +5,13 @@ feedback shows hidden verdicts without hidden code or reference values."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
 from autograder.grade import grade_cells
+from kit import nbgrader_cli
 from kit.notebooks import ROOT, course_points
 from tests.adversarial.build import fixtures
 from tests.corpus_submissions import CORPUS, make_submission
@@ -24,15 +23,14 @@ METADATA_EDITS = ("edits_locked_metadata", "edits_answer_metadata")
 
 
 def nbgrader(course: Path, *args: str, grading: str) -> None:
-    env_path = f"{Path(sys.executable).parent}:/usr/bin:/bin"
-    subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR"], cwd=course, check=True,
-                   env={"PATH": env_path, "HOME": str(course), "KIT_GRADING": grading}, capture_output=True)
+    nbgrader_cli.run(*args, "--log-level=ERROR", cwd=course, grading=grading, env={"HOME": str(course)},
+                     check=True, capture_output=True)
 
 
 pytestmark = pytest.mark.xdist_group("nbgrader")  # its module fixture is built once, on one worker
 
 
-@pytest.fixture(scope="module", params=["out-of-process", "in-kernel"])
+@pytest.fixture(scope="module", params=["out-of-process", "in-kernel"])  # in-kernel: a unit of its own (conftest SPLIT)
 def course(request, tmp_path_factory, copy_released):
     grading = request.param
     course = copy_released(tmp_path_factory.mktemp(grading))

@@ -5,21 +5,22 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from kit.course_copy import class_course, gradebook_snapshot as snapshot
+
+from kit import nbgrader_cli
+from kit.course import ASSIGNMENT
+from tests.course_copy import class_course, gradebook_snapshot as snapshot
 
 N_STUDENTS = 4
 
 
 def autograde(course: Path) -> subprocess.Popen:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    return subprocess.Popen([sys.executable, "-m", "nbgrader", "autograde", "attention", "--force"], cwd=course,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    return subprocess.Popen(nbgrader_cli.command("autograde", ASSIGNMENT, "--force"), cwd=course,
+                            env=nbgrader_cli.environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
 
 
 def finish(process: subprocess.Popen) -> tuple[int, str]:

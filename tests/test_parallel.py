@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from kit.course_copy import EXAMPLE, autograde, class_course, gradebook_snapshot
+from tests.course_copy import EXAMPLE, autograde, class_course, gradebook_snapshot
 
 pytestmark = pytest.mark.xdist_group("parallel")
 

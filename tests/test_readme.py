@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from kit import nbgrader_cli
+from kit.course import ASSIGNMENT, COURSE_ID
 from kit.notebooks import ROOT, course_points
-from kit.course_copy import copy_course
+from tests.course_copy import copy_course
 
 
 def instructor_blocks(readme: str) -> list[str]:
@@ -26,9 +27,9 @@ def submit(course: Path, student: str, env: dict) -> None:
     (home / "attention").mkdir(parents=True)
     for notebook in (ROOT / "examples" / "class" / "submitted" / student / "attention").glob("*.ipynb"):
         (home / "attention" / notebook.name).write_bytes(notebook.read_bytes())
-    subprocess.run([sys.executable, "-m", "nbgrader", "submit", "attention", f"--student={student}",
-                    f"--Exchange.root={course / 'exchange'}", "--CourseDirectory.course_id=attention-kit",
-                    f"--CourseDirectory.root={home}"], cwd=home, env=env, check=True, capture_output=True)
+    nbgrader_cli.run("submit", ASSIGNMENT, f"--student={student}", f"--Exchange.root={course / 'exchange'}",
+                     f"--CourseDirectory.course_id={COURSE_ID}", f"--CourseDirectory.root={home}", cwd=home, env=env,
+                     check=True, capture_output=True)
 
 
 def run_server_block(block: str, course: Path, env: dict) -> None:

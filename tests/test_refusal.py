@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,15 +20,15 @@ from nbgrader.api import Gradebook
 
 from autograder.grade import REPORT_FILE
 from autograder.sandbox import REFUSAL, UNCONFINED, refusal
+from kit import nbgrader_cli
 from kit.notebooks import ROOT
 
 ONE_NOTEBOOK = "01_worked_example.ipynb"  # a submission of one notebook: its grading is short
 
 
 def nbgrader(course: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    path = f"{Path(sys.executable).parent}:/usr/bin:/bin"
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR"], cwd=course,
-                          env={"PATH": path, "HOME": str(course), **env}, capture_output=True, text=True)
+    return nbgrader_cli.run(*args, "--log-level=ERROR", cwd=course, env={"HOME": str(course), **env},
+                            capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ import pytest
 
 from autograder.cases import EXERCISES, FUNCTIONS, MODEL_FUNCTIONS, QUESTIONS, hidden_cases
 from autograder.judge import load_cases
-from kit.execute import errors_outside_graded_cells, execute, graded_results
+from tests.execute import errors_outside_graded_cells, execute, graded_results
 from kit.notebooks import ROOT
-from kit.course_copy import copy_course
+from tests.course_copy import copy_course
 
 SOURCE = ROOT / "source" / "attention"
 RELEASE = ROOT / "assignments" / "attention"

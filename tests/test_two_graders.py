@@ -13,8 +13,8 @@ from nbgrader.api import Gradebook
 
 from autograder.grade import REPORT_FILE
 from kit import nbgrader_cli
-from kit.course import DB_URL_VARIABLE, db_url
-from kit.course_copy import class_course
+from kit.course import COURSE_ID, db_url
+from tests.course_copy import class_course
 from kit.notebooks import ROOT
 from tests.conftest import DATABASES, gradebook_environment
 from tests.teaching_assistant import comment_for
@@ -41,7 +41,7 @@ def test_an_autograde_run_and_a_grader_writing_by_hand_lose_nothing(database, re
     assert assistant.returncode == 0, assistant_log[-3000:]
     written = json.loads(by_hand)
 
-    with Gradebook(url, "attention-kit") as gb:
+    with Gradebook(url, COURSE_ID) as gb:
         cells = sum(len(nb.grade_cells) for nb in gb.find_assignment("attention").notebooks)
         assert len(written) == cells * len(students)  # the assistant graded every cell of every student
         for student in students:

@@ -11,16 +11,18 @@ import argparse
 import sys
 from pathlib import Path
 
+from kit.course import ROOT, course
 from kit.report.build import course_directory, write_report
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit.report", description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", nargs="?", default="attention")
+    parser.add_argument("assignment", nargs="?", help="default: course.toml's assignment")
     parser.add_argument("--anonymous", action="store_true", help="name no student (a version to show the class)")
     parser.add_argument("--root", type=Path, help="the course root (default: nbgrader's configuration's)")
     args = parser.parse_args(argv)
-    page, text = write_report(course_directory(args.root), args.assignment, args.anonymous)
+    assignment = args.assignment or course(args.root or ROOT).assignment
+    page, text = write_report(course_directory(args.root), assignment, args.anonymous)
     print(text)
     print(f"report: {page}")
     return 0

@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
+from kit import nbgrader_cli  # noqa: E402
 
 from tests.adversarial.build import Fixture, fixtures  # noqa: E402
 from tests.adversarial.processes import kill_tree  # noqa: E402
@@ -65,7 +66,7 @@ def nbgrader(course: Path, mode: str, *args: str, log: str, timeout: float | Non
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(course), "KIT_GRADING": mode,
            "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT)}
     with open(course / log, "a") as out:
-        process = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
+        process = subprocess.Popen(nbgrader_cli.command(*args), cwd=course, env=env,
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             code = process.wait(timeout=timeout)

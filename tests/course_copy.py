@@ -1,5 +1,7 @@
-"""Scratch copies of the kit, for tests and benchmarks that run whole commands.
+"""Scratch copies of the course, for the tests and the benchmarks that run whole commands.
 
+Not shipped in the kit: only the suite (tests/) and the benchmarks (benchmarks/),
+both run from a clone, make scratch courses, and the benchmarks import it from here.
 Files come from git's index (committed or staged), so work in progress
 elsewhere in the tree cannot leak into a test.
 """
@@ -11,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from kit import nbgrader_cli
-from kit.notebooks import ROOT
+from kit.course import ASSIGNMENT, COURSE_ID, ROOT, db_url
 
 EXAMPLE = ROOT / "examples" / "class" / "submitted"
 
@@ -27,19 +29,19 @@ def run_nbgrader(course: Path, *args: str, grading: str = "out-of-process", **kw
 
 
 def autograde(course: Path, **env: str) -> subprocess.CompletedProcess:
-    """`nbgrader autograde attention --force` on the kit's path in `course`, with these environment
+    """`nbgrader autograde <assignment> --force` on the kit's path in `course`, with these environment
     variables set (KIT_GRADING_WORKERS, KIT_GRADING_SCHEDULER); not checked, output captured."""
-    return subprocess.run(nbgrader_cli.command("autograde", "attention", "--force"), cwd=course,
-                          env={**nbgrader_cli.environment("out-of-process"), **env}, capture_output=True, text=True)
+    return nbgrader_cli.run("autograde", ASSIGNMENT, "--force", cwd=course, grading="out-of-process", env=env,
+                            capture_output=True, text=True)
 
 
 def gradebook_snapshot(course: Path, students: list[str]) -> dict:
     """Every score, penalty and timestamp in a course's gradebook, by name rather than row id."""
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with Gradebook(db_url(course), COURSE_ID) as gb:
         return {(s, nb.name, g.name): (g.auto_score, g.manual_score, nb.late_submission_penalty)
-                for s in students for nb in gb.find_submission("attention", s).notebooks for g in nb.grades}
+                for s in students for nb in gb.find_submission(ASSIGNMENT, s).notebooks for g in nb.grades}
 
 
 def class_course(target: Path, n_students: int, released: Path | None = None) -> list[str]:
@@ -52,10 +54,10 @@ def class_course(target: Path, n_students: int, released: Path | None = None) ->
         shutil.copytree(released, target, dirs_exist_ok=True, symlinks=True)
     else:
         copy_course(target)
-        run_nbgrader(target, "generate_assignment", "attention", "--force")
+        run_nbgrader(target, "generate_assignment", ASSIGNMENT, "--force")
     kinds = sorted(p.name for p in EXAMPLE.iterdir())
     students = [f"{kinds[i % len(kinds)]}{i // len(kinds):03d}" for i in range(n_students)]
     for student in students:
-        shutil.copytree(EXAMPLE / student[:-3] / "attention", target / "submitted" / student / "attention")
+        shutil.copytree(EXAMPLE / student[:-3] / ASSIGNMENT, target / "submitted" / student / ASSIGNMENT)
         set_aside_unreadable(student, target)
     return students

@@ -1,7 +1,8 @@
 """Run a notebook top to bottom and read what its graded cells said.
 
-Used by the main job (`kit.demo`) and the tests, so both judge a run the
-same way nbgrader does: a graded cell with an error or stderr output failed.
+A test helper (tests/test_release.py runs the solved and released notebooks
+with it): it judges a run the way nbgrader does, a graded cell with an error
+or stderr output failed.
 """
 
 from __future__ import annotations
