@@ -1,0 +1,59 @@
+"""Is any piece of logic in autograder/ and kit/ written twice?
+
+Two functions whose bodies parse to the same tree (docstrings aside, three
+statements or more) are one piece of logic kept in two places: a fix to one
+would miss the other. The release's copies of the judge are generated, not
+written (tests/test_release.py checks they equal autograder/judge/ byte for
+byte), so only the originals are read here.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+from kit.course import ROOT
+
+PACKAGES = ("autograder", "kit")
+SMALLEST = 3  # statements: shorter bodies (a delegation, a lock around a call) may rightly look alike
+
+
+def _body_without_docstring(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        return body[1:]
+    return body
+
+
+def function_bodies() -> dict[str, list[str]]:
+    """The dump of every function body of PACKAGES with SMALLEST statements or more → where it is written."""
+    places = defaultdict(list)
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                body = _body_without_docstring(node)
+                if sum(isinstance(n, ast.stmt) for statement in body for n in ast.walk(statement)) >= SMALLEST:
+                    places[ast.dump(ast.Module(body=body, type_ignores=[]))].append(
+                        f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    return places
+
+
+def test_no_function_of_the_kit_is_written_twice():
+    twice = [where for where in function_bodies().values() if len(where) > 1]
+    assert not twice, f"the same logic in several places (keep one, call it from the others): {twice}"
+
+
+def test_the_check_finds_a_function_written_twice(tmp_path, monkeypatch):
+    """The check can fail: a copied function is found."""
+    package = tmp_path / "autograder"
+    package.mkdir()
+    source = "def a(x):\n    y = x + 1\n    z = y * 2\n    return z\n"
+    (package / "one.py").write_text(source)
+    (package / "two.py").write_text(source.replace("def a", "def b"))
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    monkeypatch.setitem(globals(), "PACKAGES", ("autograder",))
+    assert [len(w) for w in function_bodies().values()] == [2]
