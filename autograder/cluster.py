@@ -73,13 +73,14 @@ class GradingFailed(RuntimeError):
     """A worker could not grade a submission (its machine allows no confinement, or the grading failed)."""
 
 
-def folder_archive(folder: Path, pattern: str = "*") -> bytes:
-    """The files directly in `folder` matching `pattern` (no subfolders, no caches), as a zip archive."""
+def folder_archive(folder: Path, pattern: str = "*", subfolders: bool = False) -> bytes:
+    """The files in `folder` matching `pattern` (with `subfolders`, those below it too, such as the
+    source's judge/ package), no caches, as a zip archive of paths relative to `folder`."""
     archive = BytesIO()
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as files:
-        for path in sorted(folder.glob(pattern)):
-            if path.is_file():
-                files.write(path, path.name)
+        for path in sorted(folder.rglob(pattern) if subfolders else folder.glob(pattern)):
+            if path.is_file() and "__pycache__" not in path.parts:
+                files.write(path, path.relative_to(folder).as_posix())
     return archive.getvalue()
 
 
@@ -150,7 +151,7 @@ class ClusterGrading:
                       len(submissions), self.client.scheduler.address, len(threads), sum(threads.values()))
         if not threads:
             self.log.warning("The Dask scheduler has no workers yet: the students wait until one joins")
-        sources = {source: folder_archive(source) for _, source in submissions.values()}  # made once, sent with each
+        sources = {source: folder_archive(source, subfolders=True) for _, source in submissions.values()}  # made once, sent with each
         waiting = iter(sorted(submissions.items()))
         folder_of = {}
         running = as_completed(loop=self.client.loop)

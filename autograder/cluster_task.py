@@ -37,7 +37,7 @@ def unpack(archive: bytes, folder: Path) -> Path:
     """Write a zip archive's files into `folder` (made here); returns it."""
     folder.mkdir(parents=True)
     with zipfile.ZipFile(BytesIO(archive)) as files:
-        files.extractall(folder)  # names made by folder_archive: plain file names, no folders
+        files.extractall(folder)  # names made by folder_archive: paths relative to the folder it read
     return folder
 
 
