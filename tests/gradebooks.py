@@ -20,6 +20,12 @@ def dump(url: str) -> list:
         engine.dispose()
 
 
+def summed(total: float | None) -> float | None:
+    """A sum the database adds up in an order of its own: SQLite and PostgreSQL agree to
+    the last few bits only (29.7 against 29.700000000000003)."""
+    return None if total is None else round(total, 9)
+
+
 def by_name(url: str) -> dict:
     """What graders and students see of a gradebook, keyed by names rather than row ids
     (which differ between two gradebooks filled by the same commands)."""
@@ -29,7 +35,8 @@ def by_name(url: str) -> dict:
             seen[assignment.name] = (str(assignment.duedate), assignment.max_score)
             for submission in assignment.submissions:
                 student = submission.student.id
-                seen[student] = (str(submission.timestamp), submission.score, submission.late_submission_penalty)
+                seen[student] = (str(submission.timestamp), summed(submission.score),
+                                 summed(submission.late_submission_penalty))
                 for nb in submission.notebooks:
                     for g in nb.grades:
                         seen[student, nb.name, g.name] = (g.auto_score, g.manual_score, g.extra_credit, g.max_score,

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -17,15 +18,18 @@ from tests.course_copy import class_course, gradebook_snapshot as snapshot
 N_STUDENTS = 4
 
 
-def autograde(course: Path) -> subprocess.Popen:
-    return subprocess.Popen(nbgrader_cli.command("autograde", ASSIGNMENT, "--force"), cwd=course,
-                            env=nbgrader_cli.environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+def autograde(course: Path, log: Path | None = None) -> subprocess.Popen:
+    """nbgrader autograde in its own session; its log goes to a pipe, or to `log` when
+    two runs go at once (a pipe nobody reads fills, and its writer then blocks forever)."""
+    with log.open("w") if log else nullcontext(subprocess.PIPE) as stderr:
+        return subprocess.Popen(nbgrader_cli.command("autograde", ASSIGNMENT, "--force"), cwd=course,
+                                env=nbgrader_cli.environment(), stdout=subprocess.DEVNULL, stderr=stderr,
+                                text=True, start_new_session=True)
 
 
-def finish(process: subprocess.Popen) -> tuple[int, str]:
-    _, log = process.communicate(timeout=900)
-    return process.returncode, log
+def finish(process: subprocess.Popen, log: Path | None = None) -> tuple[int, str]:
+    _, piped = process.communicate(timeout=900)
+    return process.returncode, log.read_text() if log else piped
 
 
 pytestmark = pytest.mark.xdist_group("nothing_lost")  # its module fixture is built once, on one worker
@@ -53,10 +57,11 @@ def test_a_run_killed_part_way_and_rerun_ends_with_the_same_gradebook(uninterrup
 
 def test_two_runs_started_at_once_take_turns_and_agree(uninterrupted, tmp_path, released_course):
     students = class_course(tmp_path, N_STUDENTS, released_course)
-    first = autograde(tmp_path)
+    logs = tmp_path / "first.log", tmp_path / "second.log"
+    first = autograde(tmp_path, logs[0])
     time.sleep(0.5)
-    second = autograde(tmp_path)
-    (first_code, first_log), (second_code, second_log) = finish(first), finish(second)
+    second = autograde(tmp_path, logs[1])
+    (first_code, first_log), (second_code, second_log) = finish(first, logs[0]), finish(second, logs[1])
     assert first_code == 0 and second_code == 0
     assert "Another grading run" in first_log + second_log
     assert snapshot(tmp_path, students) == uninterrupted
