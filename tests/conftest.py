@@ -20,6 +20,7 @@ through an attribute pytest 9 no longer reads.)
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -174,12 +175,18 @@ def gradebook_environment(request, database: str, name: str) -> dict[str, str]:
     return {DB_URL_VARIABLE: request.getfixturevalue("postgres").new_database(name)}
 
 
+def _graded_one_at_a_time(released: Path) -> Callable[[Path], None]:
+    def make(folder: Path) -> None:
+        students = class_course(folder, len(list(EXAMPLE.iterdir())), released)
+        result = autograde(folder, KIT_GRADING_WORKERS="1")
+        assert result.returncode == 0, result.stderr[-3000:]
+        (folder / "snapshot.txt").write_text(repr((students, gradebook_snapshot(folder, students))))
+    return make
+
+
 @pytest.fixture(scope="session")
-def graded_one_at_a_time(tmp_path_factory) -> tuple[list[str], dict]:
-    """The example class (one student of each kind) autograded by nbgrader's own serial loop:
-    (student ids, gradebook snapshot)."""
-    course = tmp_path_factory.mktemp("serial")
-    students = class_course(course, len(list(EXAMPLE.iterdir())))
-    result = autograde(course, KIT_GRADING_WORKERS="1")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return students, gradebook_snapshot(course, students)
+def graded_one_at_a_time(tmp_path_factory, released_course) -> tuple[list[str], dict]:
+    """The example class (one student of each kind) autograded by nbgrader's own serial loop, once
+    per test run: (student ids, gradebook snapshot)."""
+    folder = made_once(tmp_path_factory, "graded_one_at_a_time", _graded_one_at_a_time(released_course))
+    return ast.literal_eval((folder / "snapshot.txt").read_text())

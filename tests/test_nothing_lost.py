@@ -36,11 +36,11 @@ pytestmark = pytest.mark.xdist_group("nothing_lost")  # its module fixture is bu
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory, released_course):
-    course = tmp_path_factory.mktemp("uninterrupted")
-    students = class_course(course, N_STUDENTS, released_course)
-    assert finish(autograde(course))[0] == 0
-    return snapshot(course, students)
+def uninterrupted(graded_one_at_a_time):
+    """The gradebook of the first N_STUDENTS graded in one uninterrupted run (the session's serial one:
+    a student's grades do not depend on who else is in the class)."""
+    students, graded = graded_one_at_a_time
+    return {key: value for key, value in graded.items() if key[0] in students[:N_STUDENTS]}
 
 
 def test_a_run_killed_part_way_and_rerun_ends_with_the_same_gradebook(uninterrupted, tmp_path, released_course):

@@ -13,11 +13,11 @@ pytestmark = pytest.mark.xdist_group("parallel")
 
 
 @pytest.fixture(scope="module")
-def two_at_a_time(tmp_path_factory, graded_one_at_a_time):
+def two_at_a_time(tmp_path_factory, graded_one_at_a_time, released_course):
     """The same class with two more students nbgrader cannot grade, autograded two at a time."""
     students, _ = graded_one_at_a_time
     course = tmp_path_factory.mktemp("parallel")
-    class_course(course, len(students))
+    class_course(course, len(students), released_course)
     # A notebook that is not JSON, not set aside: nbgrader's own loop fails on this student.
     shutil.copytree(EXAMPLE / "gus" / "attention", course / "submitted" / "unreadable" / "attention")
     # A timestamp nbgrader cannot read: nbgrader exits from the middle of its loop.

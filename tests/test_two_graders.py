@@ -23,10 +23,12 @@ N_STUDENTS = 3
 
 
 @pytest.mark.parametrize("database", DATABASES)
-def test_an_autograde_run_and_a_grader_writing_by_hand_lose_nothing(database, request, tmp_path, monkeypatch):
+def test_an_autograde_run_and_a_grader_writing_by_hand_lose_nothing(database, request, tmp_path, monkeypatch,
+                                                                   released_course):
     for name, value in gradebook_environment(request, database, "two_graders").items():
         monkeypatch.setenv(name, value)  # every nbgrader command below grades on this gradebook
-    students = class_course(tmp_path, N_STUDENTS)
+    # A copy of the release holds it recorded in its SQLite gradebook; a new PostgreSQL database needs it made.
+    students = class_course(tmp_path, N_STUDENTS, released_course if database == "sqlite" else None)
     url = db_url(tmp_path)
     assert url.startswith("postgresql" if database == "postgresql" else "sqlite")
 
