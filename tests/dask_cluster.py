@@ -98,17 +98,21 @@ class Cluster:
             time.sleep(0.2)
 
     def stop(self) -> None:
+        """Workers first, while the scheduler can still take their goodbyes (a worker whose scheduler has
+        gone retries for the kit's long connect timeout); whatever has not ended in a few seconds is killed."""
         if self.client is not None:
             self.client.close()
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        workers = [p for name, p in self.processes.items() if name != "scheduler"]
+        for group in (workers, [self.processes["scheduler"]] if "scheduler" in self.processes else []):
+            for process in group:
+                if process.poll() is None:
+                    process.terminate()
+            for process in group:
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
 
 
 @contextlib.contextmanager
