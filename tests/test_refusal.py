@@ -32,13 +32,9 @@ def nbgrader(course: Path, *args: str, **env: str) -> subprocess.CompletedProces
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
+def course(tmp_path_factory, copy_released) -> Path:
     """A course with the assignment released and one student who submitted one notebook."""
-    folder = tmp_path_factory.mktemp("course")
-    for name in ("nbgrader_config.py", "course.toml"):
-        shutil.copy(ROOT / name, folder / name)
-    shutil.copytree(ROOT / "source", folder / "source")
-    assert nbgrader(folder, "generate_assignment", "attention", "--force").returncode == 0
+    folder = copy_released(tmp_path_factory.mktemp("course"))
     submitted = folder / "submitted" / "ada" / "attention"
     submitted.mkdir(parents=True)
     shutil.copy(ROOT / "source" / "attention" / ONE_NOTEBOOK, submitted)
