@@ -52,16 +52,17 @@ SPLIT = [
     (r"^tests/test_nbgrader\.py::.*\[in-kernel", "nbgrader's stock path"),
     (r"^tests/test_two_graders\.py::.*\[postgresql\]$", "two graders on PostgreSQL"),
 ]
-# Units from the slowest, as measured by `--durations=60` (a fresh clone, 30 Nov 2026); the rest follow in file order. Only the order changes
-# with this list: a unit missing from it still runs. The main command's SQLite loop comes first: its PostgreSQL
-# twin, later, compares with it. A unit of one test takes the next unit along to its worker (xdist queues ahead).
-SLOWEST_FIRST = ["tests/test_main_command.py", "tests/test_report.py", "tests/test_self_learner.py",
-                 "main command on PostgreSQL", "tests/test_parallel.py", "nbgrader's stock path",
-                 "tests/test_readme.py", "tests/test_adversarial.py", "tests/test_export.py",
-                 "tests/test_nothing_lost.py", "tests/test_nbgrader.py", "tests/test_two_graders.py",
-                 "tests/test_gradebook_check.py", "adversarial as an account", "tests/test_refusal.py",
-                 "two graders on PostgreSQL", "tests/test_release.py", "tests/test_model_heads.py",
-                 "tests/test_browser.py"]
+# Units from the slowest, as measured by `--durations` (fresh clones, 30 Nov and 1 Dec 2026); the rest follow in file
+# order. Only the order changes with this list: a unit missing from it still runs. The main command's SQLite loop
+# comes first: its PostgreSQL twin, later, compares with it. A unit of one test takes the next unit along to its
+# worker (xdist queues ahead).
+SLOWEST_FIRST = ["tests/test_main_command.py", "tests/test_report.py", "tests/test_cluster.py",
+                 "main command on PostgreSQL", "nbgrader's stock path", "tests/test_adversarial.py",
+                 "adversarial as an account", "tests/test_readme.py", "tests/test_self_learner.py",
+                 "tests/test_parallel.py", "tests/test_nothing_lost.py", "tests/test_export.py",
+                 "tests/test_nbgrader.py", "tests/test_two_graders.py", "tests/test_gradebook_check.py",
+                 "tests/test_refusal.py", "two graders on PostgreSQL", "tests/test_release.py",
+                 "tests/test_model_heads.py", "tests/test_browser.py"]
 
 
 def unit_of(nodeid: str) -> str:
