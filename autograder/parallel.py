@@ -25,6 +25,10 @@ gradebook, and runs no student's code.
   is logged and failed the same way.
 - Each student's grades are committed as nbgrader commits them, so an
   interrupted run loses no grade already recorded.
+- nbgrader's own work per notebook costs less: every Gradebook it opens during
+  the run borrows one engine per process (autograder/gradebook_engines.py:
+  never a parent's in a forked worker), and the hidden cases are built once
+  here before the workers fork (each would otherwise build them again).
 
 nbgrader's AutogradeApp names its converter class in code, not in
 configuration: `install()` (called by nbgrader_config.py) puts
