@@ -44,11 +44,12 @@ from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor
 from traitlets import Bool, Integer
 
 from autograder import sandbox
-from autograder.grade import Report, grade_submission, save_report
+from autograder.grade import REPORT_FILE, Report, grade_submission, save_report
 from autograder.handed_in import restore_locked_cells
 
 _pool: ThreadPoolExecutor | None = None
 _reports: dict[tuple[str, str], Future] = {}
+_saved: dict[tuple[str, str], Report] = {}  # the report last written beside each student's autograded notebooks
 UNCONFINED_NOTE = ("**Graded unconfined.** This machine allows no confined world for a student's code, and the "
                    "course chose to grade without one (course.toml: `[grading] unconfined = true`): your code ran "
                    "with the grader's access to the course.")
@@ -103,7 +104,9 @@ class GradeOutOfProcess(NbGraderPreprocessor):
                     _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source, confine)
         report = _reports[(student, assignment)].result()
         autograded = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
-        save_report(report, autograded)
+        if _saved.get((student, assignment)) is not report or not (autograded / REPORT_FILE).exists():
+            save_report(report, autograded)  # once per student, not again for each of its notebooks
+            _saved[(student, assignment)] = report
         for line in report.tampering:
             self.log.warning("%s changed a read-only cell (restored before grading): %s", student, line)
         for notebook, why in report.problems.items():

@@ -25,6 +25,10 @@ gradebook, and runs no student's code.
   is logged and failed the same way.
 - Each student's grades are committed as nbgrader commits them, so an
   interrupted run loses no grade already recorded.
+- nbgrader's own work per notebook costs less: every Gradebook it opens during
+  the run borrows one engine per process (autograder/gradebook_engines.py:
+  never a parent's in a forked worker), and the hidden cases are built once
+  here before the workers fork (each would otherwise build them again).
 
 nbgrader's AutogradeApp names its converter class in code, not in
 configuration: `install()` (called by nbgrader_config.py) puts
@@ -49,7 +53,9 @@ from nbgrader.utils import rmtree
 from sqlalchemy.engine import make_url
 from traitlets import Integer, Unicode
 
-from autograder.grade import Report
+from autograder.cases import hidden_cases
+from autograder.grade import Report, graded_cells
+from autograder.gradebook_engines import shared_engines
 from autograder.nbgrader_plugin import GradeOutOfProcess, graded_elsewhere
 from autograder.sandbox import IF_AVAILABLE, REQUIRED
 
@@ -103,11 +109,17 @@ class ParallelAutograde(Autograde):
         return found["student_id"], found["assignment_id"]
 
     def convert_notebooks(self) -> None:
+        with shared_engines():  # one gradebook engine per process for the whole run (autograder/gradebook_engines.py)
+            self._convert_notebooks()
+
+    def _convert_notebooks(self) -> None:
         global _converter
         workers = self.workers or len(os.sched_getaffinity(0))
         if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
             return super().convert_notebooks()
         _converter = self
+        if not self.scheduler:
+            self._build_hidden_cases()  # once here, not again in every worker forked from this process
         pending, failed, tries, reports = sorted(self.assignments), [], {}, {}
         if self.scheduler:
             pending = self._autograde_on_cluster(workers, reports, failed, tries)
@@ -117,6 +129,19 @@ class ParallelAutograde(Autograde):
             if pending:
                 self.log.warning("A worker process ended; autograding again: %s", ", ".join(pending))
         self._fail_for(failed)
+
+    def _build_hidden_cases(self) -> None:
+        """Build (and cache in this process) the hidden cases of every cell this run grades."""
+        assignments = {self.student_of(folder)[1] for folder in self.assignments}
+        for assignment in assignments:
+            source = Path(self.coursedir.format_path(self.coursedir.source_directory, ".", assignment))
+            for _, grade_id, _ in graded_cells(source):
+                kind, name = grade_id.split("_", 1)
+                if kind == "hidden":
+                    try:
+                        hidden_cases(name)
+                    except Exception:  # left to each student's grading, which reports it as today
+                        self.log.debug("hidden cases of %s not built ahead", name, exc_info=True)
 
     def _autograde_on_cluster(self, workers: int, reports: dict[str, dict], failed: list[str],
                               tries: dict[str, int]) -> list[str]:

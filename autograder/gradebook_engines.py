@@ -1,0 +1,115 @@
+"""One SQLAlchemy engine per process and gradebook for a whole `nbgrader autograde`.
+
+nbgrader opens the gradebook (`nbgrader.api.Gradebook`) about five times per
+notebook: its converter and four of its preprocessors each do
+`with Gradebook(db_url, course_id)`. Every open makes a new engine (a new
+connection and, for SQLite, its pragmas), checks every table
+(`create_all`), and closing it disposes of the engine; worse, SQLAlchemy keeps
+its compiled SQL per engine, so every query nbgrader makes was compiled again
+for every open. That was about a third of nbgrader's own work per student.
+
+`shared_engines()` makes, while it is open, every Gradebook of this process
+borrow one engine per (process id, URL): its pool of connections and its
+compiled SQL live for the whole run, and its tables are checked by the first
+open only (`create_all` is skipped for a URL whose tables this process
+already made sure of). Nothing else changes: nbgrader still opens a session
+per use, commits when it commits (a grade is in the database once nbgrader's
+commit returns, so a run killed part-way loses nothing recorded) and removes
+the session when it closes the Gradebook (the connection goes back to the
+pool, its transaction rolled back: it holds no lock between uses, so SQLite
+writers still take turns and a second grader on a database server still
+works alongside).
+
+Why it is safe across processes: autograder.parallel forks worker processes
+from nbgrader's. An engine is keyed by the process id that made it, so a
+worker never uses its parent's engine or connections; before any fork this
+process's pooled connections are closed (`os.register_at_fork`), so none is
+inherited, and a worker never closes what its parent made (its copy of the
+parent's engines is left untouched until it exits). Each worker makes its
+own engine on its first open and closes it as it exits.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.util
+import os
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+from sqlalchemy import MetaData, create_engine
+from sqlalchemy.engine import Engine
+from sqlalchemy.engine.base import OptionEngine
+
+_engines: dict[tuple[int, str, tuple], Engine] = {}  # (process id, URL, create_engine's options) → engine
+_tables_checked: set[tuple[int, str]] = set()  # (process id, URL) whose tables exist (create_all done)
+_lock = threading.Lock()
+_fork_hook_installed = False
+
+
+class BorrowedEngine(OptionEngine):
+    """A Gradebook's view of the shared engine (same pool, same compiled SQL): closing the
+    Gradebook (`engine.dispose()`) returns its connection to the pool instead of closing the pool."""
+
+    def dispose(self, close: bool = True) -> None:
+        pass  # the owner, shared_engines(), disposes the engine itself
+
+
+def engine_for(url: str, **options) -> BorrowedEngine:
+    """This process's engine for `url` (made on first use), lent as a BorrowedEngine."""
+    key = (os.getpid(), str(url), tuple(sorted(options.items())))
+    with _lock:
+        engine = _engines.get(key)
+        if engine is None:
+            engine = _engines[key] = create_engine(url, **options)
+            if multiprocessing.parent_process() is not None:  # a worker: close its connections as it exits
+                multiprocessing.util.Finalize(engine, engine.dispose, exitpriority=0)
+    return BorrowedEngine(engine, {})
+
+
+def _create_all_once(metadata: MetaData, bind, **kwargs) -> None:
+    """MetaData.create_all, once per process and URL for a borrowed engine."""
+    if not isinstance(bind, BorrowedEngine):
+        return MetaData.create_all(metadata, bind, **kwargs)
+    key = (os.getpid(), str(bind.url))
+    if key not in _tables_checked:
+        MetaData.create_all(metadata, bind, **kwargs)
+        _tables_checked.add(key)
+
+
+def _after_fork_in_child() -> None:
+    global _lock
+    _lock = threading.Lock()  # another thread of the parent may have held it as it forked
+
+
+def dispose_engines() -> None:
+    """Close this process's shared engines' pooled connections (never another process's)."""
+    with _lock:
+        for (pid, _, _), engine in _engines.items():
+            if pid == os.getpid():
+                engine.dispose()
+
+
+@contextmanager
+def shared_engines() -> Iterator[None]:
+    """While open, every nbgrader Gradebook in this process (and in processes forked from it)
+    borrows the shared engine of its URL; on leaving, this process's engines are disposed."""
+    global _fork_hook_installed
+    import nbgrader.api as api
+
+    if not _fork_hook_installed:
+        os.register_at_fork(before=dispose_engines, after_in_child=_after_fork_in_child)
+        _fork_hook_installed = True
+    saved_create_engine = api.create_engine
+    api.create_engine = engine_for
+    api.Base.metadata.create_all = _create_all_once.__get__(api.Base.metadata)
+    try:
+        yield
+    finally:
+        api.create_engine = saved_create_engine
+        del api.Base.metadata.create_all
+        dispose_engines()
+        with _lock:
+            for key in [k for k in _engines if k[0] == os.getpid()]:
+                del _engines[key]
+            _tables_checked.difference_update({k for k in _tables_checked if k[0] == os.getpid()})
