@@ -11,7 +11,7 @@ and starts one child process (child.py) in a confined world of its own
 which runs the student's answer cells there. Where the machine allows no
 confinement, `Submission` raises `sandbox.NoConfinement` before any student
 code runs, unless the caller accepts grading unconfined (`confine`). `outcome(name, case)` sends the
-case's inputs (never its expected value) down the child's stdin, the child
+case's inputs (never its expected value) down the child's stdin (one `judge.to_line` line), the child
 answers with an `Outcome` as plain data on its stdout, and the comparison happens in this process. A call that runs past
 its time limit, or code that kills the child, is reported as such; a fresh
 child takes over, and an answer that timed out is not called again. While an
@@ -22,7 +22,6 @@ the notebooks themselves (reading, restoring, tampering) is autograder/handed_in
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import shutil
@@ -167,16 +166,16 @@ class Submission:
             return Outcome.raising(kind, f"{why} (on an earlier case; not called again)")
         if self._child is None or self._child.poll() is not None:
             self._child, self._pending = self._start(), b""
-        request = to_line({"args": case.get("args"), "kwargs": case.get("kwargs", {})})
         measured = "memory_limit_bytes" in case
-        if measured:
-            resident_before = _reset_peak(self._measured_pid())
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if measured else BUILT_ON.get(name, ())
+        request = to_line({"notebook": notebook, "answer": name, "seconds": seconds, "stand_ins": list(stand_ins),
+                           "args": case.get("args"), "kwargs": case.get("kwargs", {})}).encode()
+        if measured:
+            resident_before = _reset_peak(self._measured_pid())
         try:
-            self._send(json.dumps({"notebook": notebook, "answer": name, "seconds": seconds,
-                                   "request": request, "stand_ins": list(stand_ins)}).encode())
+            self._send(request)
         except BrokenPipeError:
             return self._lost(name)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
