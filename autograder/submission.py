@@ -4,7 +4,10 @@
 
     scratch/grader/   the judge/ folder and child.py, copied from this trusted package
     scratch/work/     the student's notebooks, with every read-only cell
-                      (set-up, demonstrations, checks) restored from source/
+                      (set-up, demonstrations, checks) restored from source/,
+                      and the release's support files (its judge/ among them)
+
+(both judge/ copies with bytecode compiled here, `with_bytecode`, so that the child compiles neither)
 
 and starts one child process (child.py) in a confined world of its own
 (`sandbox.start`: the course absent, no network, its own PID namespace, limits),

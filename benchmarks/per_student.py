@@ -15,7 +15,9 @@ one JSON line:
 - ``wall_s``: the grading's wall time (on a shared machine, read the CPU figures).
 
 Run it in turns with another version of the kit (same machine state) to
-compare: one process per run, as nothing is cached between runs.
+compare, one process per run, as nothing is cached between runs: from a
+checkout of the other version (`git archive REV | tar -x -C DIR`), `cd DIR &&
+/path/to/kit/.venv/bin/python -m benchmarks.per_student` imports DIR's code.
 """
 
 from __future__ import annotations

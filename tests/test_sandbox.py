@@ -152,12 +152,11 @@ def test_an_ordinary_account_with_more_processes_than_the_limit_can_still_grade(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def test_the_grading_child_imports_the_judge_from_the_bytecode_the_grader_wrote():
+def test_the_grading_child_imports_the_judge_from_the_bytecode_the_grader_wrote(tmp_path):
     """Both copies of the judge in a student's scratch folder (the child's own, and the notebooks') come
     with bytecode checked against their source, so the confined child compiles neither."""
     from autograder.submission import Submission
-    with Submission(ROOT / "examples" / "class" / "submitted" / "ada" / "attention",
-                    confine=sandbox.IF_AVAILABLE) as submission:
+    with Submission(tmp_path, confine=sandbox.IF_AVAILABLE) as submission:  # no notebooks: the judge is there
         scratch = submission._scratch
         world = sandbox.World(submission.hidden_roots, Path(sys.prefix), Path(sys.base_prefix), scratch)
         for folder in (scratch / "grader", submission.workdir):
