@@ -10,6 +10,7 @@ the judge reads, for function, model and question exercises alike:
 (a question answered by a value has "args" None and the answer's "form").
 `visible_cases` are the chapter's worked example: they ship with the student
 release (``worked_example.npz``) and drive the check cell under each exercise.
+`shipped_visible_cases` reads them back from a release, as the grader does.
 `hidden_cases` use inputs the notebooks never show. Expected values always come
 from the exercise's reference, never from a typed-in number; a variant is a
 known mistake's own output on the case.
@@ -18,13 +19,14 @@ known mistake's own output on the case.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from autograder.exercises import BEHAVIOURS, REGISTRY, Exercise  # noqa: F401  (BEHAVIOURS: for the tests)
 from autograder.exercises.model_explorer import NOTEBOOK as MODEL_NOTEBOOK
 from autograder.exercises.spec import CaseSpec, Seed as DrawnSeed
-from autograder.judge import Seed, fresh_inputs
+from autograder.judge import Seed, fresh_inputs, load_cases
 
 EXERCISES = tuple(REGISTRY)
 # "Check yourself" questions: graded hidden only, no visible check.
@@ -75,6 +77,19 @@ def build(exercise: Exercise, spec: CaseSpec) -> dict:
 def visible_cases() -> list[dict]:
     """Every exercise's visible cases, in notebook order."""
     return [build(e, spec) for e in REGISTRY.values() for spec in e.visible()]
+
+
+def shipped_visible_cases(source: Path) -> tuple[dict, ...]:
+    """The visible cases a release ships (its worked_example.npz), read once per process while the file stays
+    as it was (every student graded against one source reads the same file)."""
+    path = Path(source, "worked_example.npz").resolve()
+    stat = path.stat()
+    return _cases_in(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=4)
+def _cases_in(path: Path, mtime_ns: int, size: int) -> tuple[dict, ...]:
+    return tuple(load_cases(path))
 
 
 @lru_cache(maxsize=None)

@@ -1,22 +1,24 @@
 """The process a student's code runs in: `python -I child.py JUDGE WORKDIR SECONDS`.
 
 It loads the judge package, whole, from the folder JUDGE (a copy of the
-trusted autograder/judge/ the parent made before any student code ran), runs the answer cells of the
-notebooks in WORKDIR, and serves requests from the parent, one JSON line each on stdin:
-``{"notebook", "answer", "seconds", "request", "stand_ins"}``, the request
-being the case's inputs (never its expected value) as a `judge.to_line` line. The reply is
-one line on stdout: the call's `Outcome` as plain data (`judge.outcome_to_wire`),
-base64 npz that the parent reads with ``allow_pickle=False``. While the answer runs, each exercise named
-in "stand_ins" (those it is built on, judge.BUILT_ON) is a stand-in that asks
-the parent for the reference's value: a ``{"call", "args", "kwargs"}`` line on
-stdout, answered by one line on stdin. The reference never enters this process. No file is shared, so nothing the student plants in
-the scratch folder can redirect the parent. Nothing here decides a grade. Whatever the
-student's code prints goes to /dev/null.
+trusted autograder/judge/ the parent made before any student code ran), runs
+the answer cells of the notebooks in WORKDIR, and serves requests from the
+parent, one `judge.to_line` line each on stdin: ``{"notebook", "answer",
+"seconds", "stand_ins", "args", "kwargs"}``, the case's inputs (never its
+expected value). The reply is one line on stdout: ``{"outcome"}``, the call's
+`Outcome` as plain data (`judge.outcome_to_wire`), which the parent reads as
+untrusted (`judge.from_line`: no pickles, numbers and booleans only). While
+the answer runs, each exercise named in "stand_ins" (those it is built on,
+judge.BUILT_ON) is a stand-in that asks the parent for the reference's value:
+a ``{"call", "args", "kwargs"}`` line on stdout, answered by one line on stdin
+(``{"value"}`` or ``{"error"}``). The reference never enters this process. No
+file is shared, so nothing the student plants in the scratch folder can
+redirect the parent. Nothing here decides a grade. Whatever the student's
+code prints goes to /dev/null.
 """
 
 import builtins
 import importlib.util
-import json
 import os
 import sys
 
@@ -59,9 +61,9 @@ def main():
     sys.path.insert(0, workdir)
     loaded = {}  # notebook → [namespace, its answer cells, the next cell to run]
     for line in sys.stdin:
-        if not line.startswith("{"):  # a stand-in's reply that came after its call timed out
+        request = judge.from_line(line)
+        if "answer" not in request:  # a stand-in's reply that came after its call timed out
             continue
-        request = json.loads(line)
         notebook, name = request["notebook"], request["answer"]
         if notebook not in loaded:
             loaded[notebook] = [judge.fresh_namespace(), judge.answer_cells(notebook), 0]
@@ -70,7 +72,7 @@ def main():
         loaded[notebook][2] = judge.run_cells(cells, namespace, next_cell, seconds,
                                               until=lambda ns: _answer(ns, name) is not None, where=notebook)
         answer = _answer(namespace, name)
-        case = judge.from_line(request["request"])
+        case = {"args": request["args"], "kwargs": request["kwargs"]}
         if answer is None:
             errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
             outcome = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")

@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
-from autograder.cases import hidden_cases
-from autograder.judge import Case, Verdict, diagnose, load_cases
+from autograder.cases import hidden_cases, shipped_visible_cases
+from autograder.judge import Case, Verdict, diagnose
 from autograder.sandbox import REQUIRED, UNCONFINED
 from autograder.submission import SOURCE, Submission
 
@@ -73,7 +73,7 @@ def _first_problem(submission: Submission, name: str, cases: list[Case], reveal:
 
 def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRED) -> Report:
     """confine: what to accept where the machine allows no confinement (autograder.sandbox.confinement)."""
-    visible = load_cases(source / "worked_example.npz")
+    visible = shipped_visible_cases(source)
     cells = {}
     with Submission(folder, source, confine=confine) as submission:
         for notebook, grade_id, points in graded_cells(source):

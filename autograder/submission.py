@@ -4,14 +4,17 @@
 
     scratch/grader/   the judge/ folder and child.py, copied from this trusted package
     scratch/work/     the student's notebooks, with every read-only cell
-                      (set-up, demonstrations, checks) restored from source/
+                      (set-up, demonstrations, checks) restored from source/,
+                      and the release's support files (its judge/ among them)
+
+(both judge/ copies with bytecode compiled here, `with_bytecode`, so that the child compiles neither)
 
 and starts one child process (child.py) in a confined world of its own
 (`sandbox.start`: the course absent, no network, its own PID namespace, limits),
 which runs the student's answer cells there. Where the machine allows no
 confinement, `Submission` raises `sandbox.NoConfinement` before any student
 code runs, unless the caller accepts grading unconfined (`confine`). `outcome(name, case)` sends the
-case's inputs (never its expected value) down the child's stdin, the child
+case's inputs (never its expected value) down the child's stdin (one `judge.to_line` line), the child
 answers with an `Outcome` as plain data on its stdout, and the comparison happens in this process. A call that runs past
 its time limit, or code that kills the child, is reported as such; a fresh
 child takes over, and an answer that timed out is not called again. While an
@@ -22,7 +25,8 @@ the notebooks themselves (reading, restoring, tampering) is autograder/handed_in
 
 from __future__ import annotations
 
-import json
+import importlib.util
+import marshal
 import os
 import select
 import shutil
@@ -30,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +56,24 @@ MAX_REPLY_BYTES = 256 << 20
 # A stand-in computes the reference here, in the grader, on inputs the student's code chose:
 # it refuses inputs that could make that costly (any array, or the grid of rows of two arrays).
 MAX_STAND_IN_ELEMENTS = 1 << 22
+
+
+@lru_cache(maxsize=64)
+def _bytecode(source: bytes) -> bytes:
+    """A module's .pyc, checked against its source's hash when imported (PEP 552); compiled once per process.
+    (The import fixes each code object's file name to the module's own path.)"""
+    code = compile(source, "<judge>", "exec", dont_inherit=True)
+    return importlib.util.MAGIC_NUMBER + (0b11).to_bytes(4, "little") + importlib.util.source_hash(source) + \
+        marshal.dumps(code)
+
+
+def with_bytecode(folder: Path) -> None:
+    """Write beside each module of `folder` (a copy of the trusted judge) the bytecode the grading child,
+    the same Python, imports instead of compiling the module again (some 30 ms a child, per folder)."""
+    cache = folder / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    for module in folder.glob("*.py"):
+        (cache / f"{module.stem}.{sys.implementation.cache_tag}.pyc").write_bytes(_bytecode(module.read_bytes()))
 
 
 def _status_bytes(pid: int, field: str) -> int:
@@ -111,6 +133,8 @@ class Submission:
                 shutil.copytree(self.source / name, self.workdir / name, ignore=NO_CACHES)
             else:
                 shutil.copyfile(self.source / name, self.workdir / name)
+        for judge in (self._scratch / "grader" / "judge", self.workdir / "judge"):
+            with_bytecode(judge)
         self.problems, self.tampering = restore_for_grading(self.folder, self.source, self.workdir)
         self._child = None
         self._child_pid: int | None = None
@@ -167,16 +191,16 @@ class Submission:
             return Outcome.raising(kind, f"{why} (on an earlier case; not called again)")
         if self._child is None or self._child.poll() is not None:
             self._child, self._pending = self._start(), b""
-        request = to_line({"args": case.get("args"), "kwargs": case.get("kwargs", {})})
         measured = "memory_limit_bytes" in case
-        if measured:
-            resident_before = _reset_peak(self._measured_pid())
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if measured else BUILT_ON.get(name, ())
+        request = to_line({"notebook": notebook, "answer": name, "seconds": seconds, "stand_ins": list(stand_ins),
+                           "args": case.get("args"), "kwargs": case.get("kwargs", {})}).encode()
+        if measured:
+            resident_before = _reset_peak(self._measured_pid())
         try:
-            self._send(json.dumps({"notebook": notebook, "answer": name, "seconds": seconds,
-                                   "request": request, "stand_ins": list(stand_ins)}).encode())
+            self._send(request)
         except BrokenPipeError:
             return self._lost(name)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.

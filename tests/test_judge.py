@@ -292,3 +292,113 @@ def test_is_a_reply_from_the_grading_child_that_is_not_an_outcome_refused(forged
     from autograder.judge import outcome_from_wire
     with pytest.raises(ValueError):
         outcome_from_wire(forged)
+
+
+def _line(header, raw: bytes = b"") -> str:
+    """A line as a grading child could forge it: any header, any bytes after it."""
+    import base64
+    import json
+    header = header if isinstance(header, bytes) else json.dumps(header).encode()
+    return base64.b64encode(header + b"\n" + raw).decode()
+
+
+def _every_line_dtype():
+    from autograder.judge.wire import LINE_DTYPES
+    return [np.arange(6).astype(dtype).reshape(2, 3) for dtype in LINE_DTYPES.values()]
+
+
+def test_does_a_message_cross_the_wire_exactly_dtype_shape_bytes_and_structure():
+    from autograder.judge import Seed, from_line, to_line
+    from autograder.judge.policy import Foreign
+    arrays = [*_every_line_dtype(), np.array(2.5), np.empty((0, 3), np.float32),
+              np.asfortranarray(EXPECTED), EXPECTED[:, ::-1], EXPECTED.astype(">f8"),
+              np.array([np.nan, -0.0, np.inf, 1e-320])]
+    message = {"args": [arrays, (1, 2.5, "a\nline", None, True), Seed(7)],
+               "kwargs": {"causal": True, "block": np.int64(3), "n": 10 ** 30}, "value": Foreign("a Sneaky"),
+               "nested": {"dict": {"tuple": [1]}}}
+    back = from_line(to_line(message))
+    assert list(back) == sorted(message)  # the header's keys are sorted, as save_cases's are
+    for sent, got in zip(arrays, back["args"][0]):
+        assert type(got) is np.ndarray and got.dtype == sent.dtype and got.dtype.str == sent.dtype.str
+        assert got.shape == sent.shape and got.tobytes() == sent.tobytes() and got.flags.writeable
+    assert back["args"][1] == (1, 2.5, "a\nline", None, True) and type(back["args"][1]) is tuple
+    assert type(back["args"][2]) is Seed and back["args"][2] == 7
+    assert back["kwargs"] == {"block": 3, "causal": True, "n": 10 ** 30}
+    assert type(back["value"]) is Foreign and repr(back["value"]) == "a Sneaky"
+    assert back["nested"] == {"dict": {"tuple": [1]}}
+
+
+@pytest.mark.parametrize("array", [np.array([object()]), np.array(["a", "b"]), np.zeros(2, "datetime64[s]"),
+                                   np.zeros(2, [("a", "<f8")])], ids=["objects", "text", "dates", "records"])
+def test_is_an_array_of_anything_but_numbers_or_booleans_kept_off_the_wire(array):
+    from autograder.judge import to_line
+    with pytest.raises(TypeError, match="only arrays of numbers or booleans"):
+        to_line({"args": [array]})
+
+
+def _holding(value) -> dict:
+    """A message's structure as `encode` writes it: {"v": value}."""
+    return {"dict": {"v": value}}
+
+
+FORGED_LINES = {
+    "not base64": "@@@@",
+    "no header": _line(b"", b"")[:-4],
+    "a header that is not JSON": _line(b"{'message': {}}"),
+    "a header that is a list": _line([{}, []]),
+    "a header with more keys": _line({"message": _holding(1), "arrays": [], "pickle": "cos\nsystem"}),
+    "an object dtype": _line({"message": _holding({"array": "a0"}), "arrays": [["|O", [1]]]}, bytes(8)),
+    "a record dtype": _line({"message": _holding({"array": "a0"}), "arrays": [[[["a", "<f8"]], [1]]]}, bytes(8)),
+    "a text dtype": _line({"message": _holding({"array": "a0"}), "arrays": [["<U2", [1]]]}, bytes(8)),
+    "a dtype not spelt as numpy spells it": _line({"message": _holding(1), "arrays": [["float64", [1]]]}, bytes(8)),
+    "a shape its bytes do not fill": _line({"message": _holding(1), "arrays": [["<f8", [2, 3]]]}, bytes(40)),
+    "a shape too large to allocate": _line({"message": _holding(1), "arrays": [["<f8", [1 << 40, 1 << 40]]]}, bytes(8)),
+    "a negative dimension": _line({"message": _holding(1), "arrays": [["<f8", [-1]]]}, bytes(8)),
+    "a dimension that is not an integer": _line({"message": _holding(1), "arrays": [["<f8", [1.0]]]}, bytes(8)),
+    "a dimension that is a boolean": _line({"message": _holding(1), "arrays": [["<f8", [True]]]}, bytes(8)),
+    "a zero dimension with an impossible other": _line({"message": _holding(1), "arrays": [["<f8", [0, 1 << 70]]]}),
+    "too many dimensions": _line({"message": _holding(1), "arrays": [["<f8", [1] * 40]]}, bytes(8)),
+    "bytes left over": _line({"message": _holding(1), "arrays": [["<f8", [1]]]}, bytes(9)),
+    "an array never sent": _line({"message": _holding({"array": "a3"}), "arrays": []}),
+    "an array spec that is not a pair": _line({"message": _holding(1), "arrays": [5]}),
+    "a dict that is not one": _line({"message": _holding({"dict": 5}), "arrays": []}),
+    "a tuple that is not one": _line({"message": _holding({"tuple": 5}), "arrays": []}),
+    "a foreign object described by a number": _line({"message": _holding({"foreign": 5}), "arrays": []}),
+    "a seed that is not a number": _line({"message": _holding({"rng": [1]}), "arrays": []}),
+    "a message that is not a dict": _line({"message": [1, 2], "arrays": []}),
+    "nesting too deep to decode": _line(b'{"arrays": [], "message": ' + b'{"tuple": [' * 5000 + b"1"
+                                        + b"]}" * 5000 + b"}"),
+}
+
+
+@pytest.mark.parametrize("line", FORGED_LINES.values(), ids=FORGED_LINES.keys())
+def test_is_a_forged_or_malformed_line_refused_with_a_value_error(line):
+    from autograder.judge import from_line
+    with pytest.raises(ValueError):
+        from_line(line)
+
+
+def test_is_a_pickle_sent_down_the_wire_refused_unread():
+    import base64
+    import pickle
+    from autograder.judge import from_line
+    with pytest.raises(ValueError):
+        from_line(base64.b64encode(pickle.dumps({"outcome": np.ones(2)})))
+
+
+def test_does_every_corruption_of_a_line_give_a_message_or_a_value_error_and_nothing_else():
+    import base64
+    from autograder.judge import from_line, to_line
+    payload = bytearray(base64.b64decode(to_line({"outcome": {"value": (EXPECTED, np.arange(3)), "kind": "value"}})))
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        corrupted = bytearray(payload)
+        for position in rng.integers(0, len(payload), rng.integers(1, 4)):
+            corrupted[position] = int(rng.integers(0, 256))
+        corrupted = corrupted[:int(rng.integers(len(payload) // 2, len(payload) + 1))] if rng.random() < 0.2 \
+            else corrupted
+        try:
+            message = from_line(base64.b64encode(bytes(corrupted)))
+        except ValueError:
+            continue
+        assert type(message) is dict

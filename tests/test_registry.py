@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 
+import numpy as np
 import pytest
 
 from autograder import judge
@@ -66,3 +67,17 @@ def test_the_registry_imports_nothing_of_the_kit():
             for name in names:
                 ours = name.split(".")[0] in ("autograder", "kit") and not name.startswith("autograder.exercises")
                 assert not ours, f"{path.name} imports {name}: the registry must not import the kit"
+
+
+def test_is_each_blockwise_mistakes_output_that_of_its_own_inputs_whatever_was_asked_before():
+    """The two mistakes are computed in one pass, the other's output kept for its turn (the case builder
+    asks for both on each case): what is kept must never answer other inputs."""
+    rng = np.random.default_rng(0)
+    first, second = ([rng.normal(size=(5, 4)) for _ in range(3)] for _ in range(2))
+    variants = {m.name: m.variant for m in MISTAKES["blockwise_attention"] if m.variant is not None}
+    assert set(variants) == {blockwise.NOT_RESCALED, blockwise.NOT_DIVIDED}
+    alone = blockwise._blockwise_mistakes(*second, 2, causal=True)
+    for asked, then in (list(variants), list(variants)[::-1]):
+        variants[asked](*first, 2, causal=True)  # keeps the other's output for `first`
+        for name in (then, asked, then):
+            assert variants[name](*second, 2, causal=True).tobytes() == alone[name].tobytes()

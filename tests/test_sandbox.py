@@ -150,3 +150,24 @@ def test_an_ordinary_account_with_more_processes_than_the_limit_can_still_grade(
             sleeper.kill()
             sleeper.wait()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_the_grading_child_imports_the_judge_from_the_bytecode_the_grader_wrote(tmp_path):
+    """Both copies of the judge in a student's scratch folder (the child's own, and the notebooks') come
+    with bytecode checked against their source, so the confined child compiles neither."""
+    from autograder.submission import Submission
+    with Submission(tmp_path, confine=sandbox.IF_AVAILABLE) as submission:  # no notebooks: the judge is there
+        scratch = submission._scratch
+        world = sandbox.World(submission.hidden_roots, Path(sys.prefix), Path(sys.base_prefix), scratch)
+        for folder in (scratch / "grader", submission.workdir):
+            child = sandbox.start(
+                [sys.executable, "-I", "-v", "-c", "import sys; sys.dont_write_bytecode = True; "
+                 "sys.path.insert(0, sys.argv[1]); import judge", str(folder)],
+                world, sandbox.Limits(), submission.confinement, stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"})
+            log = child.communicate(timeout=120)[1].decode()
+            assert child.returncode == 0, log[-2000:]
+            loaded = [line for line in log.splitlines()
+                      if line.startswith("# code object from") and str(folder / "judge") in line]
+            assert len(loaded) == len(list((folder / "judge").glob("*.py"))), log[-2000:]
+            assert all(line.endswith(".pyc'") for line in loaded), loaded

@@ -40,7 +40,12 @@ def blockwise_attention_hidden(rng):
          for Q, K, V in property_examples(attention_inputs(), 6)]
 
 
-def _blockwise_with(Q, K, V, block_size=128, causal=False, *, rescale=True, divide=True):
+NOT_RESCALED, NOT_DIVIDED = "accumulator not rescaled", "no final division by the running sum"
+
+
+def _blockwise_mistakes(Q, K, V, block_size=128, causal=False) -> dict[str, np.ndarray]:
+    """Both mistakes' outputs, (..., n_q, d_v) each, in one pass: they differ only in the running sum and the
+    accumulator, so the blocks' scores, maxima, exponentials and products are computed once for both."""
     Q, K, V = (np.asarray(a) for a in (Q, K, V))
     n_q, n_k = Q.shape[-2], K.shape[-2]
     Qs = Q / math.sqrt(Q.shape[-1])
@@ -48,28 +53,48 @@ def _blockwise_with(Q, K, V, block_size=128, causal=False, *, rescale=True, divi
     m = np.full((*batch, n_q, 1), -np.inf, dtype=Q.dtype)
     total = np.zeros((*batch, n_q, 1), dtype=Q.dtype)
     acc = np.zeros((*batch, n_q, V.shape[-1]), dtype=Q.dtype)
+    kept_total, kept_acc = total, acc  # never rescaled: the factor is 1
     for start in range(0, n_k, block_size):
         s = Qs @ np.swapaxes(K[..., start:start + block_size, :], -1, -2)
         if causal:
             s = np.where(np.arange(start, start + s.shape[-1])[None, :] > np.arange(n_q)[:, None], -np.inf, s)
         new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
-        factor = np.exp(m - new_m) if rescale else np.ones_like(m)
+        factor, ones = np.exp(m - new_m), np.ones_like(m)
         p = np.exp(s - new_m)
-        total = total * factor + p.sum(axis=-1, keepdims=True)
-        acc = acc * factor + p @ V[..., start:start + block_size, :]
+        block_sum, block_mix = p.sum(axis=-1, keepdims=True), p @ V[..., start:start + block_size, :]
+        total, kept_total = total * factor + block_sum, kept_total * ones + block_sum
+        acc, kept_acc = acc * factor + block_mix, kept_acc * ones + block_mix
         m = new_m
-    return acc / total if divide else acc
+    return {NOT_RESCALED: kept_acc / kept_total, NOT_DIVIDED: acc}
+
+
+# Mistake outputs computed but not yet asked for: those of the last inputs only.
+_computed: dict[tuple, np.ndarray] = {}
+
+
+def _mistake_output(name: str):
+    """The variant of mistake `name`: its output from `_blockwise_mistakes`, which computes the other
+    mistake's too and keeps it until asked for on the same inputs (the case builder asks for each in turn)."""
+    def variant(Q, K, V, block_size=128, causal=False):
+        inputs = (block_size, causal, *((a.dtype.str, a.shape, a.tobytes()) for a in map(np.asarray, (Q, K, V))))
+        found = _computed.pop((inputs, name), None)
+        if found is not None:
+            return found
+        outputs = _blockwise_mistakes(Q, K, V, block_size, causal)
+        _computed.clear()
+        _computed.update({(inputs, other): output for other, output in outputs.items() if other != name})
+        return outputs[name]
+    return variant
 
 
 EXERCISES = (
     # Built on nothing: its memory is measured, and work done by a stand-in would not count.
     Exercise("blockwise_attention", ref.blockwise_attention, blockwise_attention_hidden, blockwise_attention_visible,
              stream=14, points=Points(2, 4), mistakes=(
-        Mistake("accumulator not rescaled", 7,
+        Mistake(NOT_RESCALED, 7,
                 "When a block raises the running maximum, multiply the running sum and the accumulator by exp(old max − new max).",
-                lambda *a, **k: _blockwise_with(*a, **k, rescale=False)),
-        Mistake("no final division by the running sum", 7, "Divide the accumulator by the running sum at the end.",
-                lambda *a, **k: _blockwise_with(*a, **k, divide=False)),
+                _mistake_output(NOT_RESCALED)),
+        Mistake(NOT_DIVIDED, 7, "Divide the accumulator by the running sum at the end.", _mistake_output(NOT_DIVIDED)),
         Mistake(FULL_GRID, 7, "Its values are right but its memory grows with n²; "
                 "the memory-measured hidden case names it.", None),
     )),

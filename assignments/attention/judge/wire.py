@@ -1,10 +1,14 @@
-"""The codec: cases and messages as JSON structure plus npz arrays, never pickles.
+"""The codec: cases and messages as JSON structure plus arrays' bytes, never pickles.
 
-`save_cases`/`load_cases` write and read ``worked_example.npz``; `to_line`/
-`from_line` carry one message between the grader and its grading child (the
-same form in base64, one line). `plain` turns whatever a student's code
-returned into plain data before it crosses; `outcome_to_wire`/
-`outcome_from_wire` are the one place an `Outcome` becomes plain data and back.
+`save_cases`/`load_cases` write and read ``worked_example.npz`` (JSON
+structure plus npz arrays; a release ships it, so its form stays). `to_line`/
+`from_line` carry one message between the grader and its grading child: the
+same JSON structure, each array's dtype and shape, and the arrays' raw bytes,
+in base64 on one line; a line is untrusted when it comes from the child, so
+`from_line` reads only arrays of numbers or booleans whose bytes are all
+there. `plain` turns whatever a student's code returned into plain data before
+it crosses; `outcome_to_wire`/`outcome_from_wire` are the one place an
+`Outcome` becomes plain data and back.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import math
 import zipfile
 
 import numpy as np
@@ -58,6 +63,8 @@ def decode(data, arrays, live: bool = False):
         if "tuple" in data:
             return tuple(decode(x, arrays, live) for x in data["tuple"])
         if "foreign" in data:
+            if type(data["foreign"]) is not str:
+                raise TypeError("a foreign object's description is not text")
             return Foreign(data["foreign"])
         if "rng" in data:
             return np.random.default_rng(data["rng"]) if live else Seed(data["rng"])
@@ -65,16 +72,64 @@ def decode(data, arrays, live: bool = False):
     return data
 
 
+# The arrays a line may carry, by `dtype.str`: booleans and numbers, in either byte order; never objects.
+LINE_DTYPES = {dtype.str: dtype for code in "?" + np.typecodes["AllInteger"] + np.typecodes["AllFloat"]
+               for dtype in (np.dtype(code).newbyteorder("<"), np.dtype(code).newbyteorder(">"))}
+MAX_LINE_DIMENSIONS = 32  # NumPy's own limit is 64
+
+
 def to_line(message: dict) -> str:
-    """One message between the grader and its child: the `save_cases` form of it, in base64 (no newline)."""
-    buffer = io.BytesIO()
-    save_cases(buffer, [message])
-    return base64.b64encode(buffer.getvalue()).decode()
+    """One message between the grader and its child, as one line (no newline): in base64, a JSON header
+    ``{"message": its structure (`encode`), "arrays": [[dtype.str, shape], ...]}``, a newline, then each
+    array's bytes (C order), in order. TypeError for what `encode` refuses or an array not in LINE_DTYPES."""
+    arrays: dict = {}
+    structure = encode(message, arrays)
+    shapes = []
+    for array in arrays.values():
+        if array.dtype.str not in LINE_DTYPES:
+            raise TypeError(f"only arrays of numbers or booleans can cross, not of {array.dtype}")
+        shapes.append([array.dtype.str, list(array.shape)])
+    header = json.dumps({"message": structure, "arrays": shapes}, sort_keys=True).encode()
+    return base64.b64encode(b"".join([header, b"\n", *(a.tobytes() for a in arrays.values())])).decode()
 
 
 def from_line(line: str | bytes) -> dict:
-    """The message of a `to_line` line; read with allow_pickle=False."""
-    return load_cases(io.BytesIO(base64.b64decode(line)))[0]
+    """The message of a `to_line` line (each array a new, writable one). ValueError, and nothing else, for a
+    line that is not one: any dtype outside LINE_DTYPES, a shape its bytes do not fill exactly, bytes left
+    over, a structure `decode` cannot read."""
+    try:
+        return _message_of(base64.b64decode(line))
+    except ValueError:
+        raise
+    except Exception as e:  # a forged line's surprises (a list where a dict goes, ...) are refusals all the same
+        raise ValueError(f"not a message line ({type(e).__name__})") from None
+
+
+def _message_of(payload: bytes) -> dict:
+    start = payload.index(b"\n") + 1  # ValueError without one
+    header = json.loads(payload[:start])
+    if type(header) is not dict or sorted(header) != ["arrays", "message"] or type(header["arrays"]) is not list:
+        raise ValueError("not a message header")
+    arrays = {}
+    for spec in header["arrays"]:
+        dtype = LINE_DTYPES.get(spec[0]) if type(spec) is list and len(spec) == 2 and type(spec[0]) is str else None
+        shape = spec[1] if dtype is not None else None
+        if type(shape) is not list or len(shape) > MAX_LINE_DIMENSIONS or \
+                any(type(n) is not int or n < 0 for n in shape):
+            raise ValueError("not an array of numbers or booleans")
+        count = math.prod(shape)
+        end = start + count * dtype.itemsize
+        if end > len(payload):
+            raise ValueError("an array's bytes are missing")
+        # Under the keys `encode` gave them, in order.
+        arrays[f"a{len(arrays)}"] = np.frombuffer(payload, dtype, count, start).reshape(shape).copy()
+        start = end
+    if start != len(payload):
+        raise ValueError("bytes left over after the arrays")
+    message = decode(header["message"], arrays)
+    if type(message) is not dict:
+        raise ValueError("not a message")
+    return message
 
 
 def save_cases(path, cases: list[Case]) -> None:
