@@ -73,7 +73,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 
 if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
     from autograder.nbgrader_plugin import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource  # noqa: E402
-    from autograder.parallel import AssignLatePenaltiesInTurn, SaveAutoGradesInTurn, install  # noqa: E402
+    from autograder.parallel import AssignLatePenaltiesInTurn, SaveAutoGradesInTurn  # noqa: E402
 
     c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
                                           OverwriteCells, CheckCellMetadataOnce]
@@ -84,8 +84,13 @@ if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
     c.ParallelAutograde.workers = COURSE.workers
     c.ParallelAutograde.scheduler = COURSE.scheduler
     c.GradeOutOfProcess.workers = COURSE.workers or len(os.sched_getaffinity(0))
-    install()
     c.GradeOutOfProcess.unconfined = COURSE.unconfined
+
+# Feedback pages for several students at once, on either path (autograder/parallel.py).
+from autograder.parallel import install  # noqa: E402
+
+c.ParallelGenerateFeedback.workers = COURSE.workers
+install(autograde=os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process")
 
 # Late policy from course.toml: a proportional penalty per started hour late.
 from kit.late import ProportionalLatePenalty  # noqa: E402

@@ -9,7 +9,7 @@ loop autogrades that one student: sanitizing, the kit's confined grading
 penalties, the autograded notebooks. With a Dask scheduler configured
 (`scheduler`), the grading proper runs on the cluster's workers instead
 (autograder.cluster): each student's report comes back as data, and a worker
-process here runs nbgrader's loop with it (`_autograde_one`; GradeOutOfProcess
+process here runs nbgrader's loop with it (`_convert_one`; GradeOutOfProcess
 then uses the report instead of grading). This machine alone writes the
 gradebook, and runs no student's code.
 
@@ -30,9 +30,13 @@ gradebook, and runs no student's code.
   never a parent's in a forked worker), and the hidden cases are built once
   here before the workers fork (each would otherwise build them again).
 
-nbgrader's AutogradeApp names its converter class in code, not in
-configuration: `install()` (called by nbgrader_config.py) puts
-ParallelAutograde in its place, so the plain `nbgrader autograde` gets it.
+`nbgrader generate_feedback` writes several students' pages at once the same
+way (`ParallelGenerateFeedback`: an HTML export per notebook, the gradebook
+only read), on either grading path.
+
+nbgrader's apps name their converter classes in code, not in configuration:
+`install()` (called by nbgrader_config.py) puts the kit's in their place, so
+the plain `nbgrader autograde` and `nbgrader generate_feedback` get them.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from pathlib import Path
 
-from nbgrader.converters import Autograde, NbGraderException
+from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException
 from nbgrader.preprocessors import AssignLatePenalties, SaveAutoGrades
 from nbgrader.utils import rmtree
 from sqlalchemy.engine import make_url
@@ -92,7 +96,62 @@ class AssignLatePenaltiesInTurn(AssignLatePenalties):
             return super().preprocess(nb, resources)
 
 
-class ParallelAutograde(Autograde):
+class OneStudentPerWorker:
+    """What the kit's two parallel converters share: students' folders handed to worker processes
+    forked from nbgrader's, one student at a time each (`convert_here`: nbgrader's own loop)."""
+
+    def convert_here(self) -> None:
+        raise NotImplementedError
+
+    def student_of(self, folder: str) -> tuple[str, str]:
+        """(student, assignment) of a submitted folder."""
+        regexp = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
+        found = re.match(regexp, folder)
+        return found["student_id"], found["assignment_id"]
+
+    def _in_workers(self, workers: int, pending: list[str], reports: dict[str, dict], failed: list[str],
+                    tries: dict[str, int]) -> None:
+        """Convert every folder of `pending` in pools of `workers` processes, a pool again for those
+        whose process died; adds those that could not be converted to `failed`."""
+        global _converter
+        _converter = self
+        while pending:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                pending = self._convert_in(pool, ((f, reports.get(f)) for f in pending), failed, tries)
+            if pending:
+                self.log.warning("A worker process ended; converting again: %s", ", ".join(pending))
+
+    def _convert_in(self, pool, ready, failed: list[str], tries: dict[str, int]) -> list[str]:
+        """Convert every (folder, report or None) of `ready` in the pool as it comes; adds the folders
+        that could not be converted to `failed`; returns those to try again (their worker process died)."""
+        futures, again = {}, []
+        for folder, report in ready:
+            try:
+                futures[pool.submit(_convert_one, folder, self.assignments[folder], report)] = folder
+            except BrokenProcessPool:  # a worker process died while reports were still coming in
+                again.append(folder)
+        for future in as_completed(futures):
+            folder = futures[future]
+            try:
+                if not future.result():
+                    failed.append(folder)
+            except BrokenProcessPool:
+                tries[folder] = tries.get(folder, 1) + 1
+                (again if tries[folder] <= MAX_TRIES else failed).append(folder)
+        return sorted(again)
+
+    def _fail_for(self, failed: list[str]) -> None:
+        """End as nbgrader's serial loop ends when students could not be converted."""
+        if not failed:
+            return
+        for folder in sorted(failed):
+            student, assignment = self.student_of(folder)
+            self.log.error("There was an error processing assignment '%s' for student '%s'", assignment, student)
+        self.log.error("Please see the errors logged above for each of them.")
+        raise NbGraderException("some students could not be converted")
+
+
+class ParallelAutograde(OneStudentPerWorker, Autograde):
     workers = Integer(0, help="Students autograded at once, each in a worker process of its own; "
                               "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
     scheduler = Unicode("", help="Address of a Dask scheduler (tcp://host:8786) whose workers do the grading "
@@ -102,11 +161,8 @@ class ParallelAutograde(Autograde):
         with gradebook_writes(self.coursedir.db_url):
             super().init_assignment(assignment_id, student_id)
 
-    def student_of(self, folder: str) -> tuple[str, str]:
-        """(student, assignment) of a submitted folder."""
-        regexp = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
-        found = re.match(regexp, folder)
-        return found["student_id"], found["assignment_id"]
+    def convert_here(self) -> None:
+        Autograde.convert_notebooks(self)
 
     def convert_notebooks(self) -> None:
         with shared_engines():  # one gradebook engine per process for the whole run (autograder/gradebook_engines.py)
@@ -123,11 +179,7 @@ class ParallelAutograde(Autograde):
         pending, failed, tries, reports = sorted(self.assignments), [], {}, {}
         if self.scheduler:
             pending = self._autograde_on_cluster(workers, reports, failed, tries)
-        while pending:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                pending = self._autograde_in(pool, ((f, reports.get(f)) for f in pending), failed, tries)
-            if pending:
-                self.log.warning("A worker process ended; autograding again: %s", ", ".join(pending))
+        self._in_workers(workers, pending, reports, failed, tries)
         self._fail_for(failed)
 
     def _build_hidden_cases(self) -> None:
@@ -172,46 +224,18 @@ class ParallelAutograde(Autograde):
                         else:
                             reports[folder] = report
                             yield folder, report
-                return self._autograde_in(pool, ready(), failed, tries)
-
-    def _autograde_in(self, pool, ready, failed: list[str], tries: dict[str, int]) -> list[str]:
-        """Autograde every (folder, report or None) of `ready` in the pool as it comes; adds the folders
-        that could not be graded to `failed`; returns those to try again (their worker process died)."""
-        futures, again = {}, []
-        for folder, report in ready:
-            try:
-                futures[pool.submit(_autograde_one, folder, self.assignments[folder], report)] = folder
-            except BrokenProcessPool:  # a worker process died while reports were still coming in
-                again.append(folder)
-        for future in as_completed(futures):
-            folder = futures[future]
-            try:
-                if not future.result():
-                    failed.append(folder)
-            except BrokenProcessPool:
-                tries[folder] = tries.get(folder, 1) + 1
-                (again if tries[folder] <= MAX_TRIES else failed).append(folder)
-        return sorted(again)
-
-    def _fail_for(self, failed: list[str]) -> None:
-        """End as nbgrader's serial loop ends when students could not be graded."""
-        if not failed:
-            return
-        for folder in sorted(failed):
-            student, assignment = self.student_of(folder)
-            self.log.error("There was an error processing assignment '%s' for student '%s'", assignment, student)
-        self.log.error("Please see the errors logged above for each of them.")
-        raise NbGraderException("some students could not be autograded")
+                return self._convert_in(pool, ready(), failed, tries)
 
 
-def _autograde_one(folder: str, notebooks: list[str], report: dict | None) -> bool:
-    """In a worker process: nbgrader's own loop on one student's folder; True if it was graded."""
+def _convert_one(folder: str, notebooks: list[str], report: dict | None) -> bool:
+    """In a worker process: nbgrader's own loop on one student's folder (with the cluster's grading
+    `report`, if any); True if it was converted."""
     converter = _converter  # this process's own copy, forked from nbgrader's
     converter.assignments = {folder: notebooks}
     if report is not None:
         graded_elsewhere(*converter.student_of(folder), Report.from_plain(report))
     try:
-        Autograde.convert_notebooks(converter)
+        converter.convert_here()
     except NbGraderException:
         return False  # nbgrader has logged why
     except (Exception, SystemExit):  # nbgrader's loop lets these out (a bad timestamp exits): this student only
@@ -223,8 +247,31 @@ def _autograde_one(folder: str, notebooks: list[str], report: dict | None) -> bo
     return True
 
 
-def install() -> None:
-    """Make `nbgrader autograde` use ParallelAutograde."""
-    import nbgrader.apps.autogradeapp as app
+class ParallelGenerateFeedback(OneStudentPerWorker, GenerateFeedback):
+    """nbgrader's GenerateFeedback, several students' pages at once (each page is an HTML export of a
+    notebook, seconds of single-threaded work; the gradebook is only read)."""
+    workers = Integer(0, help="Students whose feedback is written at once, each in a worker process of its own; "
+                              "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
 
-    app.Autograde = ParallelAutograde
+    def convert_here(self) -> None:
+        GenerateFeedback.convert_notebooks(self)
+
+    def convert_notebooks(self) -> None:
+        workers = self.workers or len(os.sched_getaffinity(0))
+        with shared_engines():
+            if workers <= 1 or len(self.assignments) <= 1:
+                return super().convert_notebooks()
+            failed: list[str] = []
+            self._in_workers(workers, sorted(self.assignments), {}, failed, {})
+            self._fail_for(failed)
+
+
+def install(autograde: bool = True) -> None:
+    """Make `nbgrader generate_feedback` use ParallelGenerateFeedback, and `nbgrader autograde`
+    ParallelAutograde (not with `autograde=False`: nbgrader's stock grading path)."""
+    import nbgrader.apps.autogradeapp as autograde_app
+    import nbgrader.apps.generatefeedbackapp as feedback_app
+
+    if autograde:
+        autograde_app.Autograde = ParallelAutograde
+    feedback_app.GenerateFeedback = ParallelGenerateFeedback

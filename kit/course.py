@@ -50,7 +50,7 @@ class Course:
     late_per_hour: float       # fraction of the points lost per started hour late
     late_max_fraction: float   # ... at most this fraction
     unconfined: bool           # grade where the machine allows no confinement (and say so)
-    workers: int               # students autograded at once (0: one per core); KIT_GRADING_WORKERS overrides
+    workers: int               # students graded (and given feedback) at once (0: a core each); KIT_GRADING_WORKERS wins
     scheduler: str             # a Dask scheduler's address ("": grade on this machine); KIT_GRADING_SCHEDULER overrides
     canvas_assignment_id: str  # the Canvas assignment's id ("" : matched by title)
 

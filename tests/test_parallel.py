@@ -1,5 +1,6 @@
-"""`nbgrader autograde` on every core (autograder/parallel.py): several students at once
-give the gradebook one at a time gives, and a student nbgrader cannot grade stops no one else."""
+"""`nbgrader autograde` and `nbgrader generate_feedback` on every core (autograder/parallel.py): several
+students at once give the gradebook and the feedback one at a time gives, and a student nbgrader cannot
+grade stops no one else."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import shutil
 
 import pytest
 
+from kit import nbgrader_cli
+from kit.course import ASSIGNMENT
 from tests.course_copy import EXAMPLE, autograde, class_course, gradebook_snapshot
 
 pytestmark = pytest.mark.xdist_group("parallel")
@@ -43,3 +46,20 @@ def test_students_nbgrader_cannot_grade_are_named_and_stop_no_one_else(graded_on
         assert (course / "autograded" / student / "attention" / "01_worked_example.ipynb").exists()
     started = {line.split("'")[1] for line in result.stderr.splitlines() if "Creating/updating student" in line}
     assert started == {*students, "unreadable", "bad_clock"}  # what kit/demo.py's progress bar counts
+
+
+def test_two_workers_write_the_feedback_one_worker_writes(graded_one_at_a_time, two_at_a_time, tmp_path):
+    students, _ = graded_one_at_a_time
+    course, _ = two_at_a_time
+    pages = {}
+    for workers in ("1", "2"):
+        copy = shutil.copytree(course, tmp_path / workers, symlinks=True)
+        for student in students[3:]:  # three students are enough for two workers, and cheaper
+            shutil.rmtree(copy / "autograded" / student)
+        result = nbgrader_cli.run("generate_feedback", ASSIGNMENT, cwd=copy, env={"KIT_GRADING_WORKERS": workers},
+                                  capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+        pages[workers] = {str(p.relative_to(copy / "feedback")): p.read_bytes()
+                          for p in (copy / "feedback").rglob("*.html")}
+    assert {page.split("/")[0] for page in pages["2"]} == set(students[:3])
+    assert pages["2"] == pages["1"]
