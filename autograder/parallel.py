@@ -103,6 +103,10 @@ class OneStudentPerWorker:
     def convert_here(self) -> None:
         raise NotImplementedError
 
+    def worker_count(self) -> int:
+        """The `workers` setting, 0 meaning one per core this process may use."""
+        return self.workers or len(os.sched_getaffinity(0))
+
     def student_of(self, folder: str) -> tuple[str, str]:
         """(student, assignment) of a submitted folder."""
         regexp = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
@@ -170,7 +174,7 @@ class ParallelAutograde(OneStudentPerWorker, Autograde):
 
     def _convert_notebooks(self) -> None:
         global _converter
-        workers = self.workers or len(os.sched_getaffinity(0))
+        workers = self.worker_count()
         if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
             return super().convert_notebooks()
         _converter = self
@@ -257,7 +261,7 @@ class ParallelGenerateFeedback(OneStudentPerWorker, GenerateFeedback):
         GenerateFeedback.convert_notebooks(self)
 
     def convert_notebooks(self) -> None:
-        workers = self.workers or len(os.sched_getaffinity(0))
+        workers = self.worker_count()
         with shared_engines():
             if workers <= 1 or len(self.assignments) <= 1:
                 return super().convert_notebooks()

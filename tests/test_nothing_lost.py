@@ -32,7 +32,7 @@ def finish(process: subprocess.Popen, log: Path | None = None) -> tuple[int, str
     return process.returncode, log.read_text() if log else piped
 
 
-pytestmark = pytest.mark.xdist_group("nothing_lost")  # its module fixture is built once, on one worker
+pytestmark = pytest.mark.xdist_group("nothing_lost")  # one unit of work (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
