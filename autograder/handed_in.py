@@ -10,12 +10,10 @@ answers (and code cells of their own) in it. Nothing here runs student code.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
-
-import nbformat
-from nbgrader.utils import compute_checksum
 
 HIDDEN_TESTS = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
 
@@ -161,13 +159,26 @@ def _metadata_changed(theirs: dict, meta: dict) -> bool:
     return any(their_meta.get(k) != meta.get(k) for k in ("grade", "solution", "locked", "points"))
 
 
+def nbgrader_checksum(cell: dict) -> str:
+    """The checksum nbgrader's generate_assignment stores in a cell's metadata (nbgrader.utils.compute_checksum,
+    0.9.6): written out here because importing nbgrader costs seconds in every process that grades, and a
+    Dask worker starts one per student. tests/test_handed_in.py checks it against nbgrader's on every cell."""
+    meta = cell["metadata"]["nbgrader"]
+    grade, solution = meta.get("grade", False), meta.get("solution", False)
+    locked = False if solution else True if grade else meta.get("locked", False)
+    parts = [cell["source"], cell["cell_type"], str(grade), str(solution), str(locked), meta["grade_id"]]
+    if grade:
+        parts.append(str(float(meta["points"])))
+    return hashlib.md5("".join(parts).encode("utf-8")).hexdigest()
+
+
 def _checksum_holds(cell: dict) -> bool:
     """Does a cell's nbgrader checksum (if it carries one, as released cells do) match the cell?"""
     stored = cell.get("metadata", {}).get("nbgrader", {}).get("checksum")
     if stored is None:
         return True
     try:
-        return compute_checksum(nbformat.from_dict({**cell, "source": _text(cell)})) == stored
+        return nbgrader_checksum({**cell, "source": _text(cell)}) == stored
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
 
