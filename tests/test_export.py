@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -34,9 +33,18 @@ CLASS = {
 SCORE = re.compile(r"^\d+(\.\d{1,2})?$")  # a plain decimal with a point: what both importers read
 
 
-def nbgrader(course: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(nbgrader_cli.command(*args), cwd=course, capture_output=True, text=True,
-                          env={**nbgrader_cli.environment(), **env})
+def nbgrader(course: Path, env: dict, *args: str) -> tuple[int, str]:
+    """An nbgrader command in `course`, run in this process (kit.nbgrader_cli.run_here: no new Python and
+    no `import nbgrader.apps` per command) with the variables `env` set: (exit code, its log)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        try:
+            return 0, "\n".join(nbgrader_cli.run_here(*args, cwd=course))
+        except nbgrader_cli.NbgraderFailed as failed:
+            return 1, str(failed)
+        except Exception as error:  # what a new process would end with, its traceback's last line
+            return 1, f"{type(error).__name__}: {error}"
 
 
 def new_course(folder: Path, env: dict) -> str:
@@ -44,7 +52,8 @@ def new_course(folder: Path, env: dict) -> str:
     One assignment of 10 points: ada full marks, fay late, zoe submitted nothing."""
     for name in ("nbgrader_config.py", "course.toml"):
         shutil.copy(ROOT / name, folder / name)
-    assert nbgrader(folder, env, "db", "assignment", "add", "attention", "--duedate=2026-12-14 23:59:00").returncode == 0
+    code, log = nbgrader(folder, env, "db", "assignment", "add", "attention", "--duedate=2026-12-14 23:59:00")
+    assert code == 0, log[-2000:]
     url = env.get(DB_URL_VARIABLE) or db_url(folder)
     with Gradebook(url, COURSE_ID) as gb:
         gb.add_notebook("01_worked_example", "attention")
@@ -79,8 +88,8 @@ def course(request, tmp_path_factory):
                  ["--exporter=kit.export.CanvasExport", "--to=canvas-by-title.csv",
                   "--CanvasExport.student_id_column=SIS User ID"],
                  ["--exporter=kit.export.MoodleExport", "--to=moodle.csv"]):
-        result = nbgrader(course, env, "export", *args)
-        assert result.returncode == 0, result.stderr[-2000:]
+        code, log = nbgrader(course, env, "export", *args)
+        assert code == 0, log[-2000:]
     return course
 
 
@@ -138,7 +147,7 @@ def test_an_export_of_several_assignments_asks_which_one(tmp_path):
     with Gradebook(new_course(tmp_path, {}), COURSE_ID) as gb:
         gb.add_assignment("second")
     moodle = ["export", "--exporter=kit.export.MoodleExport", "--to=moodle.csv"]
-    result = nbgrader(tmp_path, {}, *moodle)
-    assert result.returncode != 0 and "name one with --assignment" in result.stderr
-    assert nbgrader(tmp_path, {}, *moodle, "--assignment=attention").returncode == 0
+    code, log = nbgrader(tmp_path, {}, *moodle)
+    assert code != 0 and "name one with --assignment" in log
+    assert nbgrader(tmp_path, {}, *moodle, "--assignment=attention")[0] == 0
     assert rows(tmp_path / "moodle.csv")[0][-1] == "attention"
