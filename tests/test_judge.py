@@ -150,8 +150,10 @@ def test_a_non_number_where_a_count_was_due_is_named_once():
     assert message == "score_flops: expected an integer, got object."
 
 
-def test_a_time_limit_counts_cpu_time_and_stops_a_spinning_loop():
+def test_a_time_limit_counts_cpu_time_and_stops_a_spinning_loop(monkeypatch):
     from autograder.judge import time_limit
+    # The clock's bound far off: on a busy machine 0.2 s of CPU can take longer than WALL_FACTOR x 0.2 s.
+    monkeypatch.setattr("autograder.judge.calling.WALL_FACTOR", 1000)
     with pytest.raises(TimeoutError, match="of CPU time"):
         with time_limit(0.2):
             while True:
