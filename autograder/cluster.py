@@ -5,9 +5,10 @@ environment variable KIT_GRADING_SCHEDULER), `nbgrader autograde` sends each
 submission to the cluster as data: a zip archive of the student's notebooks
 and one of the assignment's source folder, with the task itself (nothing is
 scattered ahead, so a worker that dies takes no shared data with it). On the
-worker, `grade_on_worker` grades it in a process of its own
-(`python -m autograder.cluster_task`: `grade_submission`, the same confined
-child per student as on one machine) and returns the plain report
+worker, `grade_on_worker` grades it in a process forked for that student from
+a grading process the worker keeps (`python -m autograder.cluster_task`, which
+loads the grader and builds the hidden cases once; `grade_submission`, the
+same confined child per student as on one machine) and returns the plain report
 (`Report.plain`). Workers need no shared filesystem and no database: the
 machine that runs `nbgrader autograde` alone writes the gradebook, from the
 reports, as they come back (autograder.parallel).
@@ -35,8 +36,8 @@ confinement hides that clone from the student's child.
 from __future__ import annotations
 
 import json
-import os
 import pickle
+import queue
 import socket
 import subprocess
 import sys
@@ -84,22 +85,47 @@ def folder_archive(folder: Path, pattern: str = "*", subfolders: bool = False) -
     return archive.getvalue()
 
 
+_idle_graders: queue.SimpleQueue[subprocess.Popen] = queue.SimpleQueue()  # this worker's grading processes at rest
+
+
+def _a_grading_process() -> subprocess.Popen:
+    """An idle grading process of this worker (autograder.cluster_task), or a new one."""
+    while True:
+        try:
+            process = _idle_graders.get_nowait()
+        except queue.Empty:
+            return subprocess.Popen([sys.executable, "-m", "autograder.cluster_task"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # stderr: the worker's log
+        if process.poll() is None:
+            return process
+
+
 def grade_on_worker(submission: bytes, source: bytes, confine: str) -> dict:
-    """On a Dask worker: the plain report of one submission (archives from folder_archive), graded in a
-    process of its own so that this worker's event loop and heartbeats never wait for a student."""
+    """On a Dask worker: the plain report of one submission (archives from folder_archive), graded by
+    one of this worker's grading processes (autograder.cluster_task: a fresh process forked for each
+    student), so that this worker's event loop and heartbeats never wait for a student."""
+    from autograder.cluster_task import receive, send
+
+    process = _a_grading_process()
+    try:
+        send(process.stdin, pickle.dumps((submission, source, confine)))
+        reply = receive(process.stdout)
+    except OSError:  # its pipe broke: it died
+        reply = None
+    if reply is None:
+        process.kill()
+        raise GradingFailed(f"{_here()}: the grading process ended (exit code {process.wait()})")
+    _idle_graders.put(process)
+    kind, value = json.loads(reply)
+    if kind == "graded":
+        return value
+    raise GradingFailed(f"{_here()}: {value}" if kind == "refused" else f"{_here()}: grading failed: {value}")
+
+
+def _here() -> str:
     from distributed import get_worker
 
-    from autograder.cluster_task import REFUSED
-
-    done = subprocess.run([sys.executable, "-m", "autograder.cluster_task", str(os.getpid())],
-                          input=pickle.dumps((submission, source, confine)), capture_output=True)
-    if done.returncode == 0:
-        return json.loads(done.stdout)
-    where = f"on the Dask worker {get_worker().address} ({socket.gethostname()})"
-    stderr = done.stderr.decode(errors="replace").strip()
-    if done.returncode == REFUSED:
-        raise GradingFailed(f"{where}: {stderr}")
-    raise GradingFailed(f"{where}: grading exited with code {done.returncode}: {stderr[-2000:]}")
+    return f"on the Dask worker {get_worker().address} ({socket.gethostname()})"
 
 
 def connect(address: str):
