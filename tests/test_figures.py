@@ -1,0 +1,63 @@
+"""The release's figures.py: a placeholder says what to write, a drawing is cropped as savefig's tight crop."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from kit.notebooks import ROOT
+
+
+@pytest.fixture(scope="module")
+def figures():
+    """The released figures module, as a student's kernel imports it (its folder first on the path)."""
+    sys.path.insert(0, str(ROOT / "assignments" / "attention"))
+    try:
+        import figures
+        yield figures
+    finally:
+        sys.path.remove(str(ROOT / "assignments" / "attention"))
+        for name in ("figures", "workbook", "judge"):
+            sys.modules.pop(name, None)
+
+
+def test_a_figure_of_a_function_not_started_says_what_to_write_in_text_and_in_its_description(figures, monkeypatch):
+    from judge import NotStarted
+
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda data, raw=False: shown.append(data))
+
+    def stub(*args, **kwargs):
+        raise NotStarted()
+
+    figures.score_grid(stub)
+    [data] = shown
+    assert set(data) == {"text/html", "text/plain"}
+    for text in (data["text/html"], data["text/plain"]):
+        assert "Still to write: raw_scores (notebook 02)" in text, text
+    assert data["text/plain"].startswith("Placeholder for the figure 'Your raw_scores")
+
+
+def test_a_drawn_figure_is_cropped_to_what_is_drawn_like_savefigs_tight_crop(figures):
+    from matplotlib.figure import Figure
+
+    def figure():
+        fig = Figure(figsize=(9, 4), layout="constrained")
+        ax = fig.add_subplot()
+        ax.imshow(np.arange(12).reshape(3, 4))  # a grid narrower than its figure: white on both sides
+        ax.set_title("a grid")
+        return fig
+
+    ours = Image.open(io.BytesIO(figures._png(figure())))
+    buffer = io.BytesIO()
+    figure().savefig(buffer, format="png", dpi=figures.STYLE["savefig.dpi"], bbox_inches="tight", pad_inches=0.1)
+    theirs = Image.open(buffer)
+    assert abs(ours.width - theirs.width) <= 4 and abs(ours.height - theirs.height) <= 4, (ours.size, theirs.size)
+    pixels = np.asarray(ours.convert("RGB"))
+    margin = round(0.1 * figures.STYLE["savefig.dpi"])
+    for edge in (pixels[:margin], pixels[-margin:], pixels[:, :margin], pixels[:, -margin:]):
+        assert (edge == 255).all()  # the margin is background only
