@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 import warnings
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +25,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from sqlalchemy.exc import SAWarning
 
-from autograder.grade import grade_submission, graded_cells, save_report
+from autograder.grade import Report, grade_submission, graded_cells, save_report
 from kit import nbgrader_cli
 from kit.course import policy as course_policy
 from kit.late import late_penalty
@@ -108,6 +109,58 @@ def _add_cells(gb: Gradebook) -> None:
                                        max_score=points, cell_type="code")
 
 
+def _notebooks(folder: Path, source: Path) -> dict[str, bytes]:
+    """Notebook name → its bytes, for every notebook of `source`; the folder must hold exactly those."""
+    names = sorted(p.name for p in source.glob("*.ipynb"))
+    held = sorted(p.name for p in folder.glob("*.ipynb"))
+    if held != names:
+        raise ValueError(f"{folder}: notebooks {held}, not those of {source}: {names}")
+    return {name: (folder / name).read_bytes() for name in names}
+
+
+def grade_distinct_notebooks(folders: dict[str, Path], source: Path = SOURCE) -> dict[str, Report]:
+    """Each student's report from grading every distinct notebook once (student → folder → Report).
+
+    A notebook's verdicts depend on its bytes alone: the grader loads each notebook in a fresh namespace
+    of its own, answers an exercise's calls to the exercises it is built on with the reference
+    (stand-ins), restores read-only cells from `source`, and reports problems and tampering per
+    notebook. So the distinct versions of every notebook are packed into as few folders as the
+    commonest notebook has versions (a folder holds at most one version of each notebook; the
+    notebooks it lacks are "missing" and cost nothing), each graded by `grade_submission`, and a
+    student's report takes each notebook's cells, problem and tampering from the folder that graded
+    its version. tests/test_report.py checks sampled students against grading their folders directly.
+    """
+    held = {student: _notebooks(folder, source) for student, folder in folders.items()}
+    versions: dict[str, dict[bytes, int]] = defaultdict(dict)  # notebook → its bytes → the pack that grades it
+    for notebooks in held.values():
+        for name, data in notebooks.items():
+            versions[name].setdefault(data, len(versions[name]))
+    with tempfile.TemporaryDirectory(prefix="distinct-notebooks-") as scratch:
+        packs = [Path(scratch) / str(i) for i in range(max(len(v) for v in versions.values()))]
+        for pack in packs:
+            pack.mkdir()
+        for name, by_bytes in versions.items():
+            for data, i in by_bytes.items():
+                (packs[i] / name).write_bytes(data)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            graded = list(pool.map(lambda pack: grade_submission(pack, source), packs))
+    cells_of_notebook = defaultdict(list)
+    for notebook, grade_id, _ in graded_cells(source):
+        cells_of_notebook[notebook].append(grade_id)
+
+    def compose(notebooks: dict[str, bytes]) -> Report:
+        cells, problems, tampering = {}, {}, []
+        for name, data in notebooks.items():
+            report = graded[versions[name][data]]
+            cells.update((grade_id, report.cells[grade_id]) for grade_id in cells_of_notebook[name])
+            if name in report.problems:
+                problems[name] = report.problems[name]
+            tampering += [t for t in report.tampering if t.startswith(f"{name}: ")]
+        order = [grade_id for _, grade_id, _ in graded_cells(source)]
+        return Report({g: cells[g] for g in order}, problems, tampering, graded[0].confinement)
+    return {student: compose(notebooks) for student, notebooks in held.items()}
+
+
 def build_class(course: Path, db_url: str, n_students: int = 100, seed: int = 13) -> Injected:
     """Write, grade and record a synthetic class in `course` (see the module's docstring)."""
     injected, answers = plan(n_students, seed)
@@ -115,14 +168,12 @@ def build_class(course: Path, db_url: str, n_students: int = 100, seed: int = 13
     policy = course_policy(ROOT)
     duedate = datetime.fromisoformat(policy["assignment"]["duedate"])
 
-    def grade(student: str):
-        folder = course / "submitted" / student / "attention"
+    folders = {student: course / "submitted" / student / "attention" for student in injected.students}
+    for student, folder in folders.items():
         splice(answers[student], folder, SOURCE)
-        report = grade_submission(folder, SOURCE)
+    reports = grade_distinct_notebooks(folders, SOURCE)
+    for student, report in reports.items():
         save_report(report, course / "autograded" / student / "attention")
-        return student, report
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        reports = dict(pool.map(grade, injected.students))
     _register(course, db_url, policy["assignment"]["duedate"])
     with Gradebook(db_url, COURSE_ID) as gb, warnings.catch_warnings():
         # nbgrader's add_submission autoflushes half-built objects, which SQLAlchemy warns of, harmlessly
