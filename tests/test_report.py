@@ -5,7 +5,9 @@ known mistakes, stubs and late submissions, graded by the kit's grader, scores
 in a gradebook that only nbgrader's configuration names): the report must give
 the injected count and the students of every known mistake, every stub as
 "not started", every late student's penalty, and its anonymous version must
-name no one. The example class's report is checked in tests/test_main_command.py.
+name no one. The class's reports are composed from each distinct notebook graded
+once; sampled students graded directly must get the very same report. The
+example class's report is checked in tests/test_main_command.py.
 """
 
 from __future__ import annotations
