@@ -10,7 +10,8 @@ AssignLatePenalties do. The grader sees each distinct notebook once
 (`grade_distinct_notebooks`: the hundred students hand in 330 distinct notebooks,
 not 900, packed in 74 folders) and each student's report is composed of its
 notebooks' verdicts; tests/test_report.py re-grades sampled students directly
-and checks their reports are the same. A hundred students cost about 70 CPU
+and checks their reports are the same (but for a measured peak memory, which
+varies by a tenth of a MiB between any two gradings). A hundred students cost about 70 CPU
 seconds this way (190 grading every student, two at a time, four minutes of
 wall time through `nbgrader autograde`).
 """
@@ -137,6 +138,9 @@ def grade_distinct_notebooks(folders: dict[str, Path], source: Path = SOURCE) ->
     notebooks it lacks are "missing" and cost nothing), each graded by `grade_submission`, and a
     student's report takes each notebook's cells, problem and tampering from the folder that graded
     its version. tests/test_report.py checks sampled students against grading their folders directly.
+    (All of a folder's notebooks run in one child process, so code that changed process-wide state,
+    a patched module, could reach another notebook: this is for the corpus's honest mistakes, never
+    a grading path.)
     """
     held = {student: _notebooks(folder, source) for student, folder in folders.items()}
     versions: dict[str, dict[bytes, int]] = defaultdict(dict)  # notebook → its bytes → the pack that grades it
@@ -152,6 +156,7 @@ def grade_distinct_notebooks(folders: dict[str, Path], source: Path = SOURCE) ->
                 (packs[i] / name).write_bytes(data)
         with ThreadPoolExecutor(max_workers=2) as pool:
             graded = list(pool.map(lambda pack: grade_submission(pack, source), packs))
+    order = [grade_id for _, grade_id, _ in graded_cells(source)]
     cells_of_notebook = defaultdict(list)
     for notebook, grade_id, _ in graded_cells(source):
         cells_of_notebook[notebook].append(grade_id)
@@ -164,7 +169,6 @@ def grade_distinct_notebooks(folders: dict[str, Path], source: Path = SOURCE) ->
             if name in report.problems:
                 problems[name] = report.problems[name]
             tampering += [t for t in report.tampering if t.startswith(f"{name}: ")]
-        order = [grade_id for _, grade_id, _ in graded_cells(source)]
         return Report({g: cells[g] for g in order}, problems, tampering, graded[0].confinement)
     return {student: compose(notebooks) for student, notebooks in held.items()}
 

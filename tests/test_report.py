@@ -6,7 +6,8 @@ in a gradebook that only nbgrader's configuration names): the report must give
 the injected count and the students of every known mistake, every stub as
 "not started", every late student's penalty, and its anonymous version must
 name no one. The class's reports are composed from each distinct notebook graded
-once; sampled students graded directly must get the very same report. The
+once; sampled students graded directly must get the same report (but for a
+measured peak memory, which varies between any two gradings). The
 example class's report is checked in tests/test_main_command.py.
 """
 
@@ -89,8 +90,17 @@ def test_each_composed_report_is_what_grading_that_student_directly_gives(synthe
                min(injected.hours_late), min(injected.students, key=lambda s: wrong[s])}
     for student in sorted(sampled):
         direct = grade_submission(course / "submitted" / student / "attention", ROOT / "source" / "attention")
-        saved = json.loads((course / "autograded" / student / "attention" / REPORT_FILE).read_text())
-        assert saved == json.loads(json.dumps(direct.plain())), student
+        saved = (course / "autograded" / student / "attention" / REPORT_FILE).read_text()
+        assert _unmeasured(json.loads(saved)) == _unmeasured(json.loads(json.dumps(direct.plain()))), student
+
+
+def _unmeasured(report: dict) -> dict:
+    """A report with the peak memory a too-greedy call was measured at left out of its messages: it varies
+    by a tenth of a MiB from one grading of the same notebook to the next (autograder/judge/verdicts.py)."""
+    for cell in report["cells"].values():
+        cell["message"] = re.sub(r"allocated [\d.]+ MiB at its peak", "allocated (measured) MiB at its peak",
+                                 cell["message"])
+    return report
 
 
 def _run_report(course, *args) -> str:
