@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -44,17 +44,20 @@ def request(student: str) -> bytes:
                          folder_archive(SOURCE, subfolders=True), IF_AVAILABLE))
 
 
-def children(pid: int) -> list[int]:
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+def grading_child(server: subprocess.Popen) -> int:
+    """The process the server forked for the submission just sent (while it grades: about a second)."""
+    while True:
+        found = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        if found:
+            return int(found[0])
+        assert not select.select([server.stdout], [], [], 0.01)[0], "the reply came before a grading process was seen"
 
 
 def test_each_student_is_graded_as_on_one_machine_in_a_process_of_their_own(server):
     pids = []
     for student in ("ada", "bo"):
         send(server.stdin, request(student))
-        while not (found := children(server.pid)):  # the student's process, forked for this one
-            time.sleep(0.01)
-        pids += found
+        pids.append(grading_child(server))  # the student's process, forked for this one
         kind, plain = json.loads(receive(server.stdout))
         assert kind == "graded"
         expected = grade_submission(SUBMITTED / student / "attention", SOURCE, IF_AVAILABLE).plain()
@@ -64,9 +67,7 @@ def test_each_student_is_graded_as_on_one_machine_in_a_process_of_their_own(serv
 
 def test_a_grading_process_that_dies_fails_its_student_alone(server):
     send(server.stdin, request("ada"))
-    while not (found := children(server.pid)):
-        time.sleep(0.01)
-    os.kill(found[0], signal.SIGKILL)
+    os.kill(grading_child(server), signal.SIGKILL)
     kind, why = json.loads(receive(server.stdout))
     assert kind == "failed" and "exited with code -9" in why
     send(server.stdin, request("ada"))  # the next student is graded
@@ -76,8 +77,7 @@ def test_a_grading_process_that_dies_fails_its_student_alone(server):
 def test_the_worker_going_away_ends_the_grading_under_way():
     server = started()
     send(server.stdin, request("ada"))
-    while not (found := children(server.pid)):
-        time.sleep(0.01)
+    grading = grading_child(server)
     server.stdin.close()  # what the worker's death does to the pipe
     assert server.wait(timeout=60) == 0
-    assert not Path(f"/proc/{found[0]}").exists() or "Z" in Path(f"/proc/{found[0]}/stat").read_text().split()[2]
+    assert not Path(f"/proc/{grading}").exists()  # killed, and reaped by the server
