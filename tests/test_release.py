@@ -67,6 +67,45 @@ def test_regenerating_the_source_and_the_release_changes_nothing(tmp_path):
         assert not stale, f"run `make release`: {folder} is out of date in {stale}"
 
 
+def scaled(data, factor: float):
+    """`data` (cases as load_cases reads them) with every float multiplied by `factor`."""
+    if isinstance(data, dict):
+        return {key: scaled(value, factor) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return type(data)(scaled(part, factor) for part in data)
+    if isinstance(data, float) or isinstance(data, np.ndarray) and data.dtype.kind == "f":
+        return (data * factor).astype(data.dtype) if isinstance(data, np.ndarray) else data * factor
+    return data
+
+
+def test_regenerated_cases_that_differ_only_by_another_cpus_rounding_leave_the_committed_file_alone(tmp_path):
+    from kit.release import write_cases
+
+    shipped = SOURCE / "worked_example.npz"
+    cases = load_cases(shipped)
+    path = tmp_path / "worked_example.npz"
+    shutil.copyfile(shipped, path)
+    write_cases(path, scaled(cases, 1 + 3e-7))  # the explorer's float32 products rounded by another BLAS
+    assert path.read_bytes() == shipped.read_bytes()
+
+    write_cases(path, scaled(cases, 1 + 1e-2))  # a value that changed
+    assert path.read_bytes() != shipped.read_bytes()
+    assert not np.array_equal(load_cases(path)[0]["expected"], cases[0]["expected"])
+
+    shutil.copyfile(shipped, path)
+    relabelled = [dict(case) for case in cases]
+    relabelled[-1]["label"] += " (renamed)"
+    write_cases(path, relabelled)
+    assert load_cases(path)[-1]["label"].endswith(" (renamed)")
+
+    shutil.copyfile(shipped, path)
+    reshaped = [dict(case) for case in cases]
+    array_case = next(i for i, case in enumerate(cases) if isinstance(case["args"][0], np.ndarray))
+    reshaped[array_case]["args"] = [cases[array_case]["args"][0][:1], *cases[array_case]["args"][1:]]
+    write_cases(path, reshaped)
+    assert load_cases(path)[array_case]["args"][0].shape[0] == 1
+
+
 def test_the_release_holds_no_solution_code_and_no_hidden_tests():
     released = {p.name for p in RELEASE.iterdir()}
     assert released == set(NOTEBOOKS) | {"judge", "notebook_of.json", "workbook.py", "figures.py", "worked_example.npz",
