@@ -114,12 +114,9 @@ def same_but_rounding(a, b) -> bool:
     if isinstance(a, np.ndarray) and (a.shape != b.shape or a.dtype != b.dtype):
         return False
     if isinstance(a, float) or isinstance(a, np.ndarray) and a.dtype.kind == "f":
-        from autograder.judge.policy import tolerance
+        from autograder.judge.policy import relative_error, tolerance
 
-        a, b = np.asarray(a), np.asarray(b)
-        with np.errstate(invalid="ignore"):
-            close = np.abs(a - b) <= tolerance(np.float32) * np.maximum(1, np.abs(b))
-        return bool(np.all(close | (a == b) | np.isnan(a) & np.isnan(b)))
+        return bool(np.all(relative_error(np.asarray(a), np.asarray(b)) <= tolerance(np.float32)))
     if isinstance(a, np.ndarray):
         return bool(np.array_equal(a, b))
     return a == b
