@@ -157,9 +157,10 @@ def grade_distinct_notebooks(folders: dict[str, Path], source: Path = SOURCE) ->
                 (packs[i] / name).write_bytes(data)
         with ThreadPoolExecutor(max_workers=2) as pool:
             graded = list(pool.map(lambda pack: grade_submission(pack, source), packs))
-    order = [grade_id for _, grade_id, _ in graded_cells(source)]
+    graded_in_order = graded_cells(source)
+    order = [grade_id for _, grade_id, _ in graded_in_order]
     cells_of_notebook = defaultdict(list)
-    for notebook, grade_id, _ in graded_cells(source):
+    for notebook, grade_id, _ in graded_in_order:
         cells_of_notebook[notebook].append(grade_id)
 
     def compose(notebooks: dict[str, bytes]) -> Report:
