@@ -99,3 +99,11 @@ def hidden_cases(func: str) -> tuple[dict, ...]:
         raise KeyError(f"no exercise called {func!r}")
     exercise = REGISTRY[func]
     return tuple(build(exercise, spec) for spec in exercise.hidden(exercise.hidden_rng()))
+
+
+def build_every_hidden_case() -> None:
+    """Build (and cache in this process) every exercise's hidden cases, once: before forking grading
+    processes that share them, or before threads that grade (which would otherwise each build them,
+    at the same time)."""
+    for name in EXERCISES:
+        hidden_cases(name)

@@ -42,7 +42,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import BinaryIO
 
-from autograder.cases import EXERCISES, hidden_cases
+from autograder.cases import build_every_hidden_case
 from autograder.grade import grade_submission
 from autograder.sandbox import PR_SET_PDEATHSIG, NoConfinement
 
@@ -134,8 +134,7 @@ def graded_in_a_fork(request: bytes, requests: BinaryIO) -> bytes | None:
 
 
 def main() -> int:
-    for name in EXERCISES:  # built once here, shared by every forked grading process
-        hidden_cases(name)
+    build_every_hidden_case()  # shared by every forked grading process
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # stdout carries the replies alone
     while (request := receive(requests)) is not None:

@@ -33,6 +33,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, GradeCell
 from sqlalchemy.exc import SAWarning
 
+from autograder.cases import build_every_hidden_case
 from autograder.grade import Report, grade_submission, graded_cells, save_report
 from kit import nbgrader_cli
 from kit.course import policy as course_policy
@@ -155,6 +156,9 @@ def grade_distinct_notebooks(folders: dict[str, Path], source: Path = SOURCE) ->
         for name, by_bytes in versions.items():
             for data, i in by_bytes.items():
                 (packs[i] / name).write_bytes(data)
+        # Built before the threads, once: two threads building them at once did the work twice, and their
+        # first matrix products at the same time once left OpenBLAS waiting forever (in exec_blas).
+        build_every_hidden_case()
         with ThreadPoolExecutor(max_workers=2) as pool:
             graded = list(pool.map(lambda pack: grade_submission(pack, source), packs))
     graded_in_order = graded_cells(source)
