@@ -2,7 +2,7 @@
 
 `course(root)` holds what the kit needs to know about a course: the
 assignment's name and due date, the course id, the late policy, the grading
-settings and the Canvas id. The file is read once per process (again only if
+settings, the exchange and its hand-in limits, and the Canvas id. The file is read once per process (again only if
 it changes on disk, as a test's scratch copy may). `policy(root)` is the whole
 file as a dict (the points: kit.notebooks.course_points).
 
@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DB_URL_VARIABLE = "KIT_DB_URL"
+MIB = 1 << 20
 
 
 @cache
@@ -53,18 +54,31 @@ class Course:
     workers: int               # students graded (and given feedback) at once (0: a core each); KIT_GRADING_WORKERS wins
     scheduler: str             # a Dask scheduler's address ("": grade on this machine); KIT_GRADING_SCHEDULER overrides
     canvas_assignment_id: str  # the Canvas assignment's id ("" : matched by title)
+    exchange_root: str         # nbgrader's exchange ("": exchange/ in the course folder, one machine and one account)
+    accounts: str              # CSV of id → account for a shared exchange's hand-ins ("": the account named as the id)
+    max_file_bytes: int        # a hand-in holding a larger file is refused (apparent or allocated size)
+    max_submission_bytes: int  # ... and one larger than this in all
+
+    @property
+    def shared_exchange(self) -> bool:
+        """Do students hand in from accounts of their own (a hub), rather than the instructor's alone?"""
+        return bool(self.exchange_root)
 
 
 def course(root: Path = ROOT) -> Course:
     """The facts of the course in folder `root`."""
     toml = policy(root)
     grading = toml.get("grading", {})
+    exchange = toml.get("exchange", {})
     return Course(assignment=toml["assignment"]["name"], course_id=toml["course"]["id"],
                   duedate=toml["assignment"]["duedate"], late_per_hour=toml["late"]["per_hour"],
                   late_max_fraction=toml["late"]["max_fraction"], unconfined=grading.get("unconfined", False),
                   workers=int(os.environ.get("KIT_GRADING_WORKERS") or grading.get("workers", 0)),
                   scheduler=os.environ.get("KIT_GRADING_SCHEDULER", grading.get("scheduler", "")),
-                  canvas_assignment_id=str(toml.get("export", {}).get("canvas_assignment_id", "")))
+                  canvas_assignment_id=str(toml.get("export", {}).get("canvas_assignment_id", "")),
+                  exchange_root=exchange.get("root", ""), accounts=exchange.get("accounts", ""),
+                  max_file_bytes=int(exchange.get("max_file_mib", 20) * MIB),
+                  max_submission_bytes=int(exchange.get("max_submission_mib", 100) * MIB))
 
 
 def db_url(root: Path = ROOT) -> str:
