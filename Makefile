@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 ASSIGNMENT = $(shell $(PY) -m kit.course assignment)
 COURSE_ID = $(shell $(PY) -m kit.course course_id)
 
-.PHONY: demo report test release setup setup-test setup-bench browser bubblewrap postgres lab bench clean
+.PHONY: demo report test release setup setup-test setup-bench browser bubblewrap postgres hub lab bench clean
 
 $(VENV)/.base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,18 @@ postgres:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "postgresql not found: PostgreSQL gradebook tests will skip (install Debian's postgresql to run them)"; fi
 
+# configurable-http-proxy (npm) for the JupyterHub test (tests/test_hub.py), beside the environment every
+# account can run (tests/adversarial/unprivileged.py). Root only, like the hub test; otherwise it skips.
+CHP_PREFIX := /var/cache/attention-kit/configurable-http-proxy
+hub:
+	@if [ -x $(CHP_PREFIX)/node_modules/.bin/configurable-http-proxy ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v npm >/dev/null 2>&1; then \
+		mkdir -p $(CHP_PREFIX) && npm install --silent --no-fund --no-audit --prefix $(CHP_PREFIX) configurable-http-proxy >/dev/null; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null && \
+		mkdir -p $(CHP_PREFIX) && npm install --silent --no-fund --no-audit --prefix $(CHP_PREFIX) configurable-http-proxy >/dev/null; \
+	else echo "configurable-http-proxy not installed: the JupyterHub test will skip (run make test as root)"; fi
+
 # Regenerate source/, the student release and the example class from notebooks/ and the reference.
 release: setup
 	$(PY) -m kit.release
@@ -69,7 +81,7 @@ demo: setup bubblewrap
 report: setup
 	$(PY) -m kit.report $(ARGS)
 
-test: setup-test browser bubblewrap postgres
+test: setup-test browser bubblewrap postgres hub
 	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your

@@ -36,10 +36,10 @@ from kit.sqlite_gradebook import use_write_ahead_log  # noqa: E402
 
 use_write_ahead_log()
 
-# The exchange students fetch from and submit to. A folder in the course keeps a
-# single-machine course self-contained; on a shared server point it at a folder
-# every student can write to (nbgrader's default is /srv/nbgrader/exchange).
-c.Exchange.root = str(ROOT / "exchange")
+# The exchange students fetch from and submit to: course.toml's [exchange] root. Empty: a folder in
+# the course, which keeps a single-machine course self-contained; on a shared hub the folder
+# `python -m kit.hub setup` made (nbgrader's default is /srv/nbgrader/exchange).
+c.Exchange.root = COURSE.exchange_root or str(ROOT / "exchange")
 
 # Stubs raise NotStarted, which names the function still to write (see autograder/judge/exceptions.py).
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotStarted()"}

@@ -5,8 +5,11 @@ a Python environment it can run, and a copy of the course in its home, then
 runs the given tests there as that account. The Python in use may
 live where other accounts cannot read (pyenv under /root): the environment is
 Debian's python3.11 (world-readable, under /usr) with this environment's
-packages hard-linked in (no copy, no download), kept in /var/cache between
-runs under a key made of the interpreter's version and the packages' names and versions.
+packages hard-linked in (no copy, no download), and its Jupyter data and
+configuration (share/jupyter: JupyterLab's pages and extensions; etc/jupyter:
+the server extensions enabled; for a JupyterHub's servers, tests/hub.py), kept
+in /var/cache between runs under a key made of the interpreter's version and
+the packages' names and versions.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ CACHE = Path("/var/cache/attention-kit")
 SYSTEM_PYTHON = Path("/usr/bin/python3.11")
 # Packages the suite does not use: left out of the environment (a quarter of the files).
 UNUSED = ("torch", "nvidia", "triton", "playwright", "sympy", "__editable__", "attention_kit", "__pycache__")
+JUPYTER = ("share/jupyter", "etc/jupyter")  # beside site-packages: what JupyterLab and its server read
 NOT_COURSE = (".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "gradebook.db", "submitted",
               "autograded", "feedback", "exchange", ".run", "student", "grades.csv")
 
@@ -39,7 +43,7 @@ def environment() -> Path:
         subprocess.run(["apt-get", "install", "-y", "-qq", "python3.11"], check=True, capture_output=True)
     version = subprocess.run([SYSTEM_PYTHON, "-VV"], capture_output=True, text=True, check=True).stdout
     packages = sorted(p.name for p in _site_packages().glob("*.dist-info") if not p.name.startswith(UNUSED))
-    key = hashlib.sha256("\n".join([version, *packages]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\n".join([version, *packages, *JUPYTER]).encode()).hexdigest()[:16]
     venv = CACHE / f"python-{key}"
     python = venv / "bin" / "python"
     if python.exists():
@@ -50,6 +54,9 @@ def environment() -> Path:
     target = building / "lib" / "python3.11" / "site-packages"
     shutil.copytree(_site_packages(), target, dirs_exist_ok=True, symlinks=True, copy_function=_link,
                     ignore=lambda folder, names: [n for n in names if n.startswith(UNUSED)])
+    for folder in JUPYTER:
+        if (Path(sys.prefix) / folder).is_dir():
+            shutil.copytree(Path(sys.prefix) / folder, building / folder, symlinks=True, copy_function=_link)
     for folder in (CACHE, building):
         folder.chmod(0o755)
     building.rename(venv)
