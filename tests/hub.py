@@ -28,6 +28,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -161,7 +162,10 @@ class Hub(NamedTuple):
         and websocket API); its exit status and what the terminal showed."""
         name = self.api("POST", f"/user/{user}/api/terminals")["name"]
         try:
-            return asyncio.run(_type_and_read(self, f"/user/{user}/terminals/websocket/{name}", command))
+            # In a thread of its own: the caller may be inside an event loop (Playwright's sync API).
+            with ThreadPoolExecutor(1) as thread:
+                return thread.submit(asyncio.run, _type_and_read(
+                    self, f"/user/{user}/terminals/websocket/{name}", command)).result()
         finally:
             with contextlib.suppress(urllib.error.HTTPError):
                 self.api("DELETE", f"/user/{user}/api/terminals/{name}")
@@ -174,7 +178,7 @@ async def _type_and_read(hub: Hub, path: str, command: str) -> tuple[int, str]:
     socket_ = await websocket_connect(HTTPRequest(hub.url.replace("http", "ws", 1) + path,
                                                   headers={"Authorization": f"token {hub.token}"}))
     # The marker is printed, never typed whole, so the echoed command does not end the wait.
-    socket_.write_message(json.dumps(["stdin", f"{command}; printf '%s %s\\n' KIT-TERMINAL-DONE $?\r"]))
+    socket_.write_message(json.dumps(["stdin", f"{command}; printf '%s-%s %s\\n' KIT TERMINAL-DONE $?\r"]))
     shown, deadline = "", time.monotonic() + WAIT
     while "KIT-TERMINAL-DONE " not in shown.replace("\r", ""):
         left = deadline - time.monotonic()
