@@ -33,7 +33,7 @@ from kit.course import ASSIGNMENT, COURSE_ID
 from kit.notebooks import ROOT
 from tests import hub as jupyterhub
 from tests.adversarial.unprivileged import environment
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, DOCS, _require_browser
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, _require_browser
 
 ANN, BO = jupyterhub.STUDENTS
 INSTRUCTOR = jupyterhub.INSTRUCTOR
@@ -78,6 +78,8 @@ def course(released_course):
                                cwd=ROOT, capture_output=True, text=True, timeout=jupyterhub.WAIT)
         assert setup.returncode == 0, setup.stderr
         made.setup_output = setup.stdout
+        for student in jupyterhub.STUDENTS:  # a quiet page: no news pop-up over the Assignment List
+            _write_lab_settings(Path(f"~{student}").expanduser(), student)
         # The instructor's own copy of the course, mode 700, its exchange the hub's.
         shutil.copytree(released_course, made.course, symlinks=True)
         toml = made.course / "course.toml"
@@ -93,6 +95,14 @@ def course(released_course):
         yield made
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _write_lab_settings(home: Path, account: str) -> None:
+    settings = home / ".jupyter" / "lab" / "user-settings"
+    for name, values in LAB_SETTINGS.items():
+        (settings / name).parent.mkdir(parents=True, exist_ok=True)
+        (settings / name).write_text(json.dumps(values))
+    subprocess.run(["chown", "-R", f"{account}:{account}", home / ".jupyter"], check=True)
 
 
 @pytest.fixture(scope="module")
@@ -285,8 +295,10 @@ def _bo_cannot_read_anns_feedback(course: Course) -> None:
     [held] = (ann_home / cache).glob(f"{ANN}+{ASSIGNMENT}+*")
     shutil.copytree(held, bo_home / cache / held.name)
     subprocess.run(["chown", "-R", f"{BO}:{BO}", bo_home / ".local"], check=True)
+    # Outside the hub's mount namespace /etc/jupyter is not the test's: the course and exchange given here.
     asked = jupyterhub.as_account(BO, course.python, "-m", "nbgrader", "fetch_feedback", ASSIGNMENT,
-                                  f"--student={ANN}", cwd=bo_home)
+                                  f"--student={ANN}", f"--course={COURSE_ID}", f"--Exchange.root={course.exchange}",
+                                  cwd=bo_home)
     [anns] = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
               if path.read_bytes() == next(ann_home.glob(f"{ASSIGNMENT}/feedback/*/{NOTEBOOK}.html")).read_bytes()]
     read = subprocess.run(["runuser", "-u", BO, "--", "cat", str(anns)], capture_output=True, text=True)
