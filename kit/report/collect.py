@@ -18,8 +18,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 
 from autograder.grade import REPORT_FILE
+from autograder.handed_in import set_aside
 from autograder.mistakes import MISTAKES
-from kit.classroom import set_aside
 from kit.report.sections import exercise_sections
 
 UNRECORDED = "not recorded"      # a failed cell whose report says nothing of how it failed
