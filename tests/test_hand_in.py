@@ -167,13 +167,32 @@ def test_a_forged_later_hand_in_never_replaces_a_genuine_earlier_one(hub, attack
     assert f"belongs to {MAL}" in refusals(course)[name]
 
 
-def test_feedback_reaches_only_its_owner(hub, attacked):
+@pytest.fixture(scope="module")
+def graded(hub, attacked):
+    """The collected class autograded (confined, as the instructor's ordinary account), its feedback
+    generated and released."""
+    exchange, course, homes = hub
+    for command in ("autograde", "generate_feedback", "release_feedback"):
+        run_as(INSTRUCTOR, "python", "-m", "nbgrader", command, ASSIGNMENT, cwd=course)
+    return hub
+
+
+def test_the_class_report_lists_the_refused_hand_ins(graded):
+    _, course, _ = graded
+    run_as(INSTRUCTOR, "python", "-m", "kit.report", ASSIGNMENT, cwd=course)
+    run_as(INSTRUCTOR, "python", "-m", "kit.report", ASSIGNMENT, "--anonymous", cwd=course)
+    page = (course / "reports" / ASSIGNMENT / "index.html").read_text()
+    assert "Hand-ins refused at collect" in page and page.count(f"<td>{MAL}</td>") == len(ATTACKS) - 2
+    assert "is a named pipe" in page and "not on the course&#39;s roster" in page
+    anonymous = (course / "reports" / ASSIGNMENT / "anonymous.html").read_text()
+    assert f"{len(refusals(course))} hand-ins were refused" in anonymous and MAL not in anonymous
+
+
+def test_feedback_reaches_only_its_owner(graded):
     """ann's page is readable by ann alone: bob, given its name (as if he held ann's submission and
     its secret), is refused by the file system."""
-    exchange, course, homes = hub
+    exchange, course, homes = graded
     nbgrader = ("python", "-m", "nbgrader")
-    for command in ("autograde", "generate_feedback", "release_feedback"):
-        run_as(INSTRUCTOR, *nbgrader, command, ASSIGNMENT, cwd=course)
     pages = sorted((exchange / COURSE_ID / "feedback").glob("*.html"))
     assert pages
     owners = {acl.readers(page).pop() for page in pages}
