@@ -77,7 +77,8 @@ def hub(tmp_path_factory, copy_released):
     shared = Path(tempfile.mkdtemp(prefix="attention-kit-hand-in-", dir="/tmp"))
     shared.chmod(0o755)
     homes = {name: make_account(name) for name in (INSTRUCTOR, ANN, BOB, MAL)}
-    exchange = make_exchange(shared / "exchange", COURSE_ID, INSTRUCTOR)
+    exchange = shared / "exchange"
+    make_exchange(exchange, COURSE_ID, INSTRUCTOR)
     course = copy_released(homes[INSTRUCTOR] / "course")
     toml = (course / "course.toml").read_text()
     (course / "course.toml").write_text(toml.replace('[exchange]\n', f'[exchange]\nroot = "{exchange}"\n', 1)

@@ -1,0 +1,74 @@
+"""`python -m kit.hub setup --instructor ACCOUNT [--exchange DIR] [--config-dir DIR]`, as root: the
+shared exchange (exchange.py) and every account's nbgrader configuration (students.py), then what was
+made and what a student can and cannot reach."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pwd
+import sys
+from pathlib import Path
+
+from kit.course import course
+from kit.hub import students
+from kit.hub.exchange import ExchangeRefused, make_exchange, require_access_lists
+
+REACH = """\
+A student can:
+  - fetch the released assignment (outbound/ is readable by all);
+  - hand in: write a new entry into inbound/ (write and search, no listing);
+  - fetch their own feedback, by its secret name; each feedback file is readable by their account alone.
+A student cannot:
+  - list, read, replace or remove anyone else's hand-in (inbound/: no read bit; sticky: only its owner or the instructor removes an entry);
+  - list feedback/ or read another student's feedback, even knowing its name (mode 0600 and an access list naming its student only);
+  - release, or take the course's name in the exchange ({course} is the instructor's; the root is sticky);
+  - reach the instructor's course folder (keep it mode 700: source/, the gradebook, submitted/);
+  - see the formgrader, Create Assignment or the Course List in JupyterLab (disabled in {config_dir})."""
+
+
+def setup(instructor: str, exchange: Path, config_dir: Path, course_id: str) -> None:
+    course_folder = make_exchange(exchange, course_id, instructor)
+    require_access_lists(course_folder / "feedback")
+    made = [*students.for_everyone(config_dir, course_id, exchange), *students.for_instructor(instructor)]
+    print(f"Exchange for {course_id} at {exchange}:")
+    print(f"  {exchange}  root 1777 (sticky, writable by all)")
+    print(f"  {course_folder}  {instructor} 0755")
+    for name, mode in {"inbound": "3733", "outbound": "0755", "feedback": "0711"}.items():
+        print(f"  {course_folder / name}  {instructor} {mode}")
+    print("Configuration written:")
+    for path in made:
+        print(f"  {path}")
+    print(f"In the course folder's course.toml, set [exchange] root = \"{exchange}\".")
+    print(REACH.format(course=course_folder, config_dir=config_dir))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kit.hub", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    command = commands.add_parser("setup", help="make the exchange and the students' configuration (as root)")
+    command.add_argument("--instructor", required=True, help="the account that releases, collects and grades")
+    command.add_argument("--exchange", type=Path, default=Path("/srv/nbgrader/exchange"))
+    command.add_argument("--config-dir", type=Path, default=Path("/etc/jupyter"),
+                         help="the system's Jupyter configuration (elsewhere for a test)")
+    command.add_argument("--course-id", default=course().course_id)
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        print("python -m kit.hub setup must run as root (it makes folders owned by root and by the instructor)",
+              file=sys.stderr)
+        return 1
+    try:
+        pwd.getpwnam(args.instructor)
+    except KeyError:
+        print(f"no account {args.instructor!r} on this machine: make it first (useradd)", file=sys.stderr)
+        return 1
+    try:
+        setup(args.instructor, args.exchange.resolve(), args.config_dir, args.course_id)
+    except ExchangeRefused as refused:
+        print(f"Refused: {refused}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
