@@ -28,7 +28,7 @@ UNUSED = ("torch", "nvidia", "triton", "playwright", "sympy", "__editable__", "a
 LAYOUT = "3: Jupyter's data and configuration, packages suited to the system's Python"  # a new layout, a new key
 SHARED = ("share/jupyter", "etc/jupyter")  # beside site-packages, under the environment's prefix
 NOT_COURSE = (".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "gradebook.db", "submitted",
-              "autograded", "feedback", "exchange", ".run", "student", "grades.csv")
+              "autograded", "feedback", "exchange", ".run", "student", "grades.csv", "refused")
 
 
 def _site_packages() -> Path:
