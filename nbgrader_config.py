@@ -36,10 +36,18 @@ from kit.sqlite_gradebook import use_write_ahead_log  # noqa: E402
 
 use_write_ahead_log()
 
-# The exchange students fetch from and submit to: course.toml's [exchange] root. Empty: a folder in
-# the course, which keeps a single-machine course self-contained; on a shared hub the folder
-# `python -m kit.hub setup` made (nbgrader's default is /srv/nbgrader/exchange).
+# nbgrader starts `alembic` from PATH to make a gradebook: this environment's, also when a command runs
+# as .venv/bin/nbgrader without the environment activated.
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+# The exchange students fetch from and submit to (course.toml [exchange]): a folder in the course keeps a
+# one-machine course self-contained; on a JupyterHub, the shared folder `python -m kit.hub setup` made.
 c.Exchange.root = COURSE.exchange_root or str(ROOT / "exchange")
+
+# Collect takes only hand-ins it can trust (kit/hand_in/): the command and the formgrader's Collect
+# button both. Released feedback is readable by its student's account alone.
+c.ExchangeFactory.collect = "kit.hand_in.collect.TrustedCollect"
+c.ExchangeFactory.release_feedback = "kit.hand_in.feedback.OwnerOnlyReleaseFeedback"
 
 # Stubs raise NotStarted, which names the function still to write (see autograder/judge/exceptions.py).
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotStarted()"}

@@ -31,6 +31,44 @@ def read_notebook(path: Path) -> dict:
     return nb
 
 
+UNREADABLE = ".unreadable"  # a notebook set aside: <name>.ipynb.unreadable, beside where it was
+
+
+def _read_as_nbgrader_would(path: Path) -> None:
+    """ValueError, in plain words, if nbgrader could not read `path` as a notebook."""
+    read_notebook(path)
+    import nbformat  # only here: grading itself reads notebooks without it
+
+    try:
+        nbformat.read(str(path), as_version=4)
+    except Exception as e:  # nbformat's own errors take many types
+        raise ValueError(f"notebook unreadable: {type(e).__name__}: {e}") from None
+
+
+def set_aside_unreadable(folder: Path) -> dict[str, str]:
+    """Move each notebook of the handed-in `folder` that cannot be read beside itself
+    (``<name>.ipynb.unreadable``): nbgrader then scores it as missing and grades the rest of the
+    student's work. Returns notebook → why, for those set aside now or by an earlier run."""
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        try:
+            _read_as_nbgrader_would(path)
+        except ValueError:
+            path.replace(path.with_name(path.name + UNREADABLE))
+    return set_aside(folder)
+
+
+def set_aside(folder: Path) -> dict[str, str]:
+    """Notebook → why it is unreadable, for the notebooks set aside in a handed-in `folder` (read only)."""
+    problems = {}
+    for path in sorted(Path(folder).glob(f"*.ipynb{UNREADABLE}")):
+        try:
+            _read_as_nbgrader_would(path)
+            problems[path.name.removesuffix(UNREADABLE)] = "notebook set aside as unreadable"
+        except ValueError as e:
+            problems[path.name.removesuffix(UNREADABLE)] = str(e)
+    return problems
+
+
 def grade_id(cell) -> str | None:
     """The nbgrader grade_id of a cell, or None (a cell of the student's own, or not a cell at all)."""
     meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}

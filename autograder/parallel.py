@@ -42,6 +42,7 @@ the plain `nbgrader autograde` and `nbgrader generate_feedback` get them.
 from __future__ import annotations
 
 import fcntl
+import glob
 import multiprocessing
 import os
 import re
@@ -59,6 +60,7 @@ from traitlets import Integer, Unicode
 
 from autograder.cases import hidden_cases
 from autograder.grade import Report, graded_cells
+from autograder.handed_in import set_aside_unreadable
 from autograder.gradebook_engines import shared_engines
 from autograder.nbgrader_plugin import GradeOutOfProcess, graded_elsewhere
 from autograder.sandbox import IF_AVAILABLE, REQUIRED
@@ -160,6 +162,16 @@ class ParallelAutograde(OneStudentPerWorker, Autograde):
                               "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
     scheduler = Unicode("", help="Address of a Dask scheduler (tcp://host:8786) whose workers do the grading "
                                  "proper (autograder.cluster); empty: this machine grades.").tag(config=True)
+
+    def init_notebooks(self) -> None:
+        """nbgrader's, once each handed-in notebook it could not read is set aside beside itself: such a
+        notebook scores as missing, and the student's other notebooks are graded (nbgrader's own loop would
+        fail the student and delete their autograded folder, grading report included)."""
+        for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
+            for notebook, why in set_aside_unreadable(Path(folder)).items():
+                self.log.warning("%s/%s set aside (%s.unreadable, kept) and scored as missing: %s",
+                                 folder, notebook, notebook, why)
+        super().init_notebooks()
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         with gradebook_writes(self.coursedir.db_url):

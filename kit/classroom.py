@@ -3,7 +3,7 @@
 
 Every step is idempotent: run twice, it leaves the same gradebook and the same
 files. Nothing here deletes a student's file: an unreadable notebook is set
-aside beside itself, never removed.
+aside beside itself, never removed (autograder.handed_in.set_aside_unreadable).
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from autograder.nbgrader_plugin import check_confinement
-from autograder.handed_in import read_notebook
+from autograder import handed_in
 from kit.nbgrader_cli import NbgraderFailed, run_here
 from kit.course import ASSIGNMENT, COURSE_ID, ROOT, course, db_url
 from kit.lock import grading_lock
 
 RUN = ROOT / ".run"              # owned by the main command: the exchange and students' working copies
 EXCHANGE = RUN / "exchange"
-UNREADABLE = ".unreadable"
 
 
 def roster(path: Path) -> list[dict]:
@@ -32,10 +31,8 @@ def roster(path: Path) -> list[dict]:
 
 
 def enrol(students: list[dict], root: Path = ROOT) -> None:
-    """The assignment with its due date, and every student of the roster, in the gradebook."""
-    duedate = course(root).duedate
+    """Every student of the roster in the gradebook (the release recorded the assignment and its due date)."""
     with Gradebook(db_url(root), COURSE_ID) as gb:
-        gb.update_or_create_assignment(ASSIGNMENT, duedate=duedate)
         for s in students:
             gb.update_or_create_student(s["id"], first_name=s["first_name"], last_name=s["last_name"],
                                         email=s["email"])
@@ -73,27 +70,9 @@ def replay_timestamp(student: str, timestamp: str, root: Path = ROOT) -> None:
 
 
 def set_aside_unreadable(student: str, root: Path = ROOT) -> dict[str, str]:
-    """Move each notebook nbgrader cannot read beside itself (``.ipynb.unreadable``);
-    returns notebook → why, for those set aside now or by an earlier run. nbgrader
-    then scores such a notebook as missing and grades the rest."""
-    folder = submitted_folder(student, root)
-    for path in sorted(folder.glob("*.ipynb")):
-        try:
-            read_notebook(path)
-        except ValueError:
-            path.replace(path.with_name(path.name + UNREADABLE))
-    return set_aside(folder)
-
-
-def set_aside(folder: Path) -> dict[str, str]:
-    """Notebook → why it is unreadable, for the notebooks set aside in a submission `folder` (read only)."""
-    problems = {}
-    for path in sorted(folder.glob(f"*.ipynb{UNREADABLE}")):
-        try:
-            read_notebook(path)
-        except ValueError as e:
-            problems[path.name.removesuffix(UNREADABLE)] = str(e)
-    return problems
+    """Set aside each of the student's notebooks nbgrader cannot read (autograder.handed_in: `nbgrader
+    autograde` does it too); returns notebook → why."""
+    return handed_in.set_aside_unreadable(submitted_folder(student, root))
 
 
 def autograde(on_student) -> dict[str, str]:

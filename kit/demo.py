@@ -3,7 +3,7 @@
 1. check that the gradebook (course.toml's, or KIT_DB_URL's) answers, and
    generate the student release from the instructor notebooks (only when its
    inputs changed since the last build): kit.release.release_if_changed;
-2. put the assignment (with its due date) and the roster into the gradebook;
+2. put the roster into the gradebook (the release recorded the due date);
 3. release it through nbgrader's local exchange (in .run/, owned by this
    command), submit every example student's work through it, collect;
 4. autograde (the kit's out-of-process path, see nbgrader_config.py), with a
@@ -40,7 +40,7 @@ GRADES_CSV = ROOT / "grades.csv"
 def run_loop(students: list[dict]) -> dict[str, list[str]]:
     """Steps 1-5; returns student → notes on what happened to their submission."""
     release_if_changed()
-    classroom.enrol(students)  # after: nbgrader's registration would reset the due date
+    classroom.enrol(students)
     classroom.release()
     notes: dict[str, list[str]] = {s["id"]: [] for s in students}
     for s in students:

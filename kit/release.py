@@ -16,7 +16,8 @@
    (files only: the gradebook is never touched, so a gradebook that already
    holds submissions can never make nbgrader delete the release);
 4. record the notebooks, their cells and points in the gradebook (the same
-   command into a scratch folder, so a refusal there leaves the release alone).
+   command into a scratch folder, so a refusal there leaves the release alone),
+   and course.toml's due date (the late penalty needs it).
 
 The gradebook is checked first: when it does not answer, nothing is written.
 `make demo` calls `release_if_changed`, which does 1-3 only when the content
@@ -36,9 +37,10 @@ from pathlib import Path
 
 import numpy as np
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.utils import parse_utc
 
 from kit import nbgrader_cli
-from kit.course import ASSIGNMENT, COURSE_ID, ROOT, db_url
+from kit.course import ASSIGNMENT, COURSE_ID, ROOT, course, db_url
 from kit.gradebook import require_gradebook
 from kit.notebooks import build_all
 
@@ -132,7 +134,7 @@ def generate_release(root: Path = ROOT) -> Path:
 
 
 def register_in_gradebook(root: Path = ROOT) -> None:
-    """Record the assignment's notebooks, cells and points in the gradebook.
+    """Record the assignment's notebooks, cells and points, and course.toml's due date, in the gradebook.
 
     nbgrader refuses when the set of notebooks changed after students submitted;
     its message is raised as a RuntimeError and the release is untouched.
@@ -144,6 +146,8 @@ def register_in_gradebook(root: Path = ROOT) -> None:
         except nbgrader_cli.NbgraderFailed as failed:
             errors = [line for line in str(failed).splitlines() if "ERROR" in line]
             raise RuntimeError("gradebook not updated: " + (errors[0] if errors else str(failed)[-500:])) from None
+    with Gradebook(db_url(root), COURSE_ID) as gb:  # after: nbgrader's registration leaves no due date
+        gb.update_or_create_assignment(ASSIGNMENT, duedate=course(root).duedate)
 
 
 def content_hash(root: Path, paths: tuple[str, ...]) -> str:
@@ -166,7 +170,7 @@ def build_hash(root: Path) -> str:
 
 
 def _gradebook_holds(root: Path) -> bool:
-    """Does the gradebook hold this release's notebooks and graded cells with their points?"""
+    """Does the gradebook hold this release's notebooks, graded cells with their points, and due date?"""
     from autograder.grade import graded_cells
 
     expected = {(nb.removesuffix(".ipynb"), cell, points) for nb, cell, points in graded_cells(root / "source" / ASSIGNMENT)}
@@ -176,7 +180,8 @@ def _gradebook_holds(root: Path) -> bool:
         except MissingEntry:
             return False
         recorded = {(nb.name, cell.name, cell.max_score) for nb in assignment.notebooks for cell in nb.grade_cells}
-    return recorded == expected
+        due = assignment.duedate
+    return recorded == expected and due == parse_utc(course(root).duedate)
 
 
 def release_if_changed(root: Path = ROOT) -> bool:
@@ -201,7 +206,7 @@ def main() -> None:
     register_in_gradebook()
     (ROOT / STAMP).parent.mkdir(exist_ok=True)
     (ROOT / STAMP).write_text(build_hash(ROOT))
-    print("gradebook: notebooks, cells and points recorded")
+    print(f"gradebook: notebooks, cells and points recorded, due {course().duedate}")
 
 
 if __name__ == "__main__":

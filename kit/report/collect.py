@@ -18,8 +18,9 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 
 from autograder.grade import REPORT_FILE
+from autograder.handed_in import set_aside
 from autograder.mistakes import MISTAKES
-from kit.classroom import set_aside
+from kit.hand_in.collect import read_refused
 from kit.report.sections import exercise_sections
 
 UNRECORDED = "not recorded"      # a failed cell whose report says nothing of how it failed
@@ -61,6 +62,7 @@ class ClassResults:
     exercises: list[Exercise]
     students: list[Student]       # those who submitted
     not_submitted: list[str]      # in the gradebook's roster, nothing submitted
+    refused: list[dict] = field(default_factory=list)  # hand-ins the last collect refused (kit.hand_in.collect)
 
 
 def read_report(path: Path) -> dict | None:
@@ -112,7 +114,8 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
                 sid, float(sub.score) - penalty, float(sub.max_score), penalty, float(sub.total_seconds_late),
                 _unreadable(submitted_folder, report), list((report or {}).get("tampering", [])), report is not None))
         roster = sorted(s.id for s in gb.students)
-    return ClassResults(assignment, list(exercises.values()), students, [s for s in roster if s not in submitted])
+    return ClassResults(assignment, list(exercises.values()), students, [s for s in roster if s not in submitted],
+                        read_refused(Path(coursedir.root), assignment))
 
 
 def count_answer(exercise: Exercise, student: str, passed: dict[str, bool], report: dict | None) -> None:

@@ -34,4 +34,7 @@ def summary(results: ClassResults, anonymous: bool = False, top: int = 5) -> str
                        ("Not graded by the kit", [s for s in results.students if not s.graded])):
         if who:
             lines.append(f"{label}: {len(who)}" + ("" if anonymous else " (" + ", ".join(s.id for s in who) + ")"))
+    if results.refused:
+        lines.append(f"Hand-ins refused at collect: {len(results.refused)}" + ("" if anonymous else " (" + ", ".join(
+            f"{h['hand_in']}: {h['why']}" for h in results.refused) + ")"))
     return "\n".join(lines)
