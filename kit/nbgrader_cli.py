@@ -16,8 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "nbgrader", *args]
+def command(*args: str, python: str | Path = sys.executable) -> list[str]:
+    """nbgrader's command line with `args`, run by `python` (another account's, for a test on a hub)."""
+    return [str(python), "-m", "nbgrader", *args]
 
 
 def environment(grading: str | None = None, **extra: str) -> dict[str, str]:

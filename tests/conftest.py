@@ -58,7 +58,7 @@ SPLIT = [
 # worker (xdist queues ahead).
 SLOWEST_FIRST = ["tests/test_main_command.py", "tests/test_report.py", "tests/test_cluster.py",
                  "main command on PostgreSQL", "nbgrader's stock path", "tests/test_adversarial.py",
-                 "adversarial as an account", "tests/test_readme.py", "tests/test_self_learner.py",
+                 "adversarial as an account", "tests/test_readme.py", "tests/test_hub.py", "tests/test_self_learner.py",
                  "tests/test_parallel.py", "tests/test_nothing_lost.py", "tests/test_export.py",
                  "tests/test_nbgrader.py", "tests/test_two_graders.py", "tests/test_gradebook_check.py",
                  "tests/test_refusal.py", "tests/test_hand_in.py", "two graders on PostgreSQL", "tests/test_release.py",

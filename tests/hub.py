@@ -110,12 +110,13 @@ def _stop_processes_of(account: str) -> None:
 
 
 def as_account(account: str, python: Path, *args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    """Run `python args...` as `account` in `cwd`, with a clean environment."""
+    """Run the command line `args` as `account` in `cwd`, with a clean environment whose PATH starts
+    with `python`'s folder."""
     home = Path(f"~{account}").expanduser()
     variables = {"HOME": str(home), "PATH": f"{python.parent}:/usr/bin:/bin", "LANG": "C.UTF-8", "USER": account,
                  **env}
     return subprocess.run(["runuser", "-u", account, "--", "env", "-i", *(f"{k}={v}" for k, v in variables.items()),
-                           str(python), *args], cwd=cwd, capture_output=True, text=True, timeout=WAIT)
+                           *args], cwd=cwd, capture_output=True, text=True, timeout=WAIT)
 
 
 def free_port() -> int:

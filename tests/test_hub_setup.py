@@ -1,0 +1,89 @@
+"""Does `python -m kit.hub setup` make the exchange and the configuration it promises, and refuse what
+it must? (Its use on a real JupyterHub: tests/test_hub.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import subprocess
+import sys
+
+import pytest
+
+from kit.hub import __main__ as command
+from kit.hub import students
+from kit.hub.exchange import ExchangeRefused, make_exchange
+from kit.notebooks import ROOT
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="makes folders owned by root and by another account")
+
+
+def test_an_ordinary_account_is_refused_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert command.main(["setup", "--instructor=nobody"]) == 1
+    assert capsys.readouterr().err.strip() == ("python -m kit.hub setup must run as root "
+                                               "(it makes folders owned by root and by the instructor)")
+
+
+def test_an_account_that_does_not_exist_is_refused(monkeypatch, capsys):
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert command.main(["setup", "--instructor=no-such-account-here"]) == 1
+    assert "no account 'no-such-account-here'" in capsys.readouterr().err
+
+
+@as_root
+def test_the_exchange_has_the_tightest_modes_stock_nbgrader_works_with(tmp_path):
+    course = make_exchange(tmp_path / "exchange", "a-course", "nobody")
+    nobody = pwd.getpwnam("nobody").pw_uid
+    found = {path.name: (path.stat().st_uid, oct(path.stat().st_mode & 0o7777))
+             for path in [tmp_path / "exchange", course, *(course / name for name in ("inbound", "outbound", "feedback"))]}
+    assert found == {"exchange": (0, "0o1777"), "a-course": (nobody, "0o755"), "inbound": (nobody, "0o3733"),
+                     "outbound": (nobody, "0o755"), "feedback": (nobody, "0o711")}
+
+
+@as_root
+def test_a_course_name_taken_first_by_someone_else_is_refused(tmp_path):
+    (tmp_path / "exchange" / "a-course").mkdir(parents=True)
+    os.chown(tmp_path / "exchange" / "a-course", 12345, 12345)
+    with pytest.raises(ExchangeRefused, match="someone took the course's name first"):
+        make_exchange(tmp_path / "exchange", "a-course", "nobody")
+
+
+@as_root
+def test_a_symlink_in_place_of_a_folder_is_refused(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "exchange" / "a-course").mkdir(parents=True)
+    (tmp_path / "exchange" / "a-course" / "inbound").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ExchangeRefused, match="is not a folder"):
+        make_exchange(tmp_path / "exchange", "a-course", "nobody")
+
+
+def test_the_students_configuration_is_written_once_however_often_setup_runs(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.Exchange.timezone = 'UTC'\n")
+    for _ in range(2):
+        students.for_everyone(tmp_path, "a-course", tmp_path / "exchange")
+    config = (tmp_path / "nbgrader_config.py").read_text()
+    assert config.count(students.BEGIN) == 1 and "c.Exchange.timezone = 'UTC'" in config  # the admin's line kept
+    assert f"c.Exchange.root = {str(tmp_path / 'exchange')!r}" in config
+    server = (tmp_path / "jupyter_server_config.py").read_text()
+    assert server.count(students.BEGIN) == 1 and "'nbgrader.server_extensions.formgrader': False" in server
+    disabled = json.loads((tmp_path / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    assert disabled == {name: True for name in students.INSTRUCTOR_ONLY_LAB}
+
+
+@as_root
+def test_setup_prints_what_it_made_and_what_a_student_can_and_cannot_reach(tmp_path):
+    home = tmp_path / "home"
+    subprocess.run(["useradd", "--home-dir", home, "--create-home", "attention-hub-setup"], check=True)
+    try:
+        made = subprocess.run([sys.executable, "-m", "kit.hub", "setup", "--instructor=attention-hub-setup",
+                               f"--exchange={tmp_path / 'exchange'}", f"--config-dir={tmp_path / 'etc'}"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert made.returncode == 0, made.stderr
+        assert "A student can:" in made.stdout and "A student cannot:" in made.stdout
+        enabled = home / ".jupyter" / "jupyter_server_config.py"
+        assert "'nbgrader.server_extensions.formgrader': True" in enabled.read_text()
+        assert enabled.stat().st_uid == pwd.getpwnam("attention-hub-setup").pw_uid
+    finally:
+        subprocess.run(["userdel", "--force", "attention-hub-setup"], capture_output=True)
