@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID
 from kit.hand_in import acl
 from kit.hub.exchange import make_exchange
@@ -35,6 +36,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="makes system accounts
 INSTRUCTOR, ANN, BOB, MAL = "handin-teach", "handin-ann", "handin-bob", "handin-mal"
 WORK = ROOT / "examples" / "class" / "submitted"  # ann hands in ada's work, bob hands in bo's
 COURSE_FILES = ("source", "solutions", "autograder", "kit", "assignments", "course.toml", "nbgrader_config.py")
+NBGRADER = ("python", *nbgrader_cli.command()[1:])  # python -m nbgrader, in the accounts' shared environment
 SOLVED = "source/attention"  # the instructor's solved notebooks, what an attacker wants collected as theirs
 
 
@@ -85,7 +87,7 @@ def hub(tmp_path_factory, copy_released):
                                         .replace('\nroot = ""\n', "\n", 1))
     give(INSTRUCTOR, course)
     course.chmod(0o700)
-    nbgrader = ("python", "-m", "nbgrader")
+    nbgrader = NBGRADER
     for student in (ANN, BOB, MAL):
         run_as(INSTRUCTOR, *nbgrader, "db", "student", "add", student, cwd=course)
     run_as(INSTRUCTOR, *nbgrader, "release_assignment", ASSIGNMENT, cwd=course)
@@ -118,7 +120,7 @@ def attacked(hub):
                   f"mine = {str(mine)!r}\n{make}\n")
         run_as(MAL, "python", "-c", script, cwd=homes[MAL])
     before = digest(course)
-    result = run_as(INSTRUCTOR, "python", "-m", "nbgrader", "collect", ASSIGNMENT, "--update", cwd=course)
+    result = run_as(INSTRUCTOR, *NBGRADER, "collect", ASSIGNMENT, "--update", cwd=course)
     return result.stdout + result.stderr, before, digest(course)
 
 
@@ -163,7 +165,7 @@ def test_a_forged_later_hand_in_never_replaces_a_genuine_earlier_one(hub, attack
     folder = exchange / COURSE_ID / "inbound" / name
     run_as(MAL, "python", "-c", f"import os\nos.mkdir({str(folder)!r})\n"
            f"open({str(folder / '01_worked_example.ipynb')!r}, 'w').write('{{}}')", cwd=homes[MAL])
-    run_as(INSTRUCTOR, "python", "-m", "nbgrader", "collect", ASSIGNMENT, "--update", cwd=course)
+    run_as(INSTRUCTOR, *NBGRADER, "collect", ASSIGNMENT, "--update", cwd=course)
     assert {p.name: p.read_bytes() for p in (course / "submitted" / ANN / ASSIGNMENT).glob("*.ipynb")} == kept
     assert f"belongs to {MAL}" in refusals(course)[name]
 
@@ -174,7 +176,7 @@ def graded(hub, attacked):
     generated and released."""
     exchange, course, homes = hub
     for command in ("autograde", "generate_feedback", "release_feedback"):
-        run_as(INSTRUCTOR, "python", "-m", "nbgrader", command, ASSIGNMENT, cwd=course)
+        run_as(INSTRUCTOR, *NBGRADER, command, ASSIGNMENT, cwd=course)
     return hub
 
 
@@ -193,7 +195,7 @@ def test_feedback_reaches_only_its_owner(graded):
     """ann's page is readable by ann alone: bob, given its name (as if he held ann's submission and
     its secret), is refused by the file system."""
     exchange, course, homes = graded
-    nbgrader = ("python", "-m", "nbgrader")
+    nbgrader = NBGRADER
     pages = sorted((exchange / COURSE_ID / "feedback").glob("*.html"))
     assert pages
     owners = {acl.readers(page).pop() for page in pages}
