@@ -55,17 +55,15 @@ postgres:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "postgresql not found: PostgreSQL gradebook tests will skip (install Debian's postgresql to run them)"; fi
 
-# configurable-http-proxy (npm) for the JupyterHub test (tests/test_hub.py), beside the environment every
-# account can run (tests/adversarial/unprivileged.py). Root only, like the hub test; otherwise it skips.
-CHP_PREFIX := /var/cache/attention-kit/configurable-http-proxy
-hub:
-	@if [ -x $(CHP_PREFIX)/node_modules/.bin/configurable-http-proxy ]; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v npm >/dev/null 2>&1; then \
-		mkdir -p $(CHP_PREFIX) && npm install --silent --no-fund --no-audit --prefix $(CHP_PREFIX) configurable-http-proxy >/dev/null; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null && \
-		mkdir -p $(CHP_PREFIX) && npm install --silent --no-fund --no-audit --prefix $(CHP_PREFIX) configurable-http-proxy >/dev/null; \
-	else echo "configurable-http-proxy not installed: the JupyterHub test will skip (run make test as root)"; fi
+# configurable-http-proxy (npm) for the JupyterHub test (tests/test_hub.py), in the cache beside the environment
+# every account can run (tests/hub.py CHP). Root only, like the hub test; otherwise that test skips.
+CHP_PREFIX = $(shell $(PY) -c 'from tests.hub import CHP_PREFIX; print(CHP_PREFIX)')
+hub: setup
+	@if [ "$$(id -u)" != 0 ]; then echo "not root: the JupyterHub test will skip (run make test as root)"; \
+	elif [ -x $(CHP_PREFIX)/node_modules/.bin/configurable-http-proxy ]; then :; \
+	else { command -v npm >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }; } && \
+		mkdir -p $(CHP_PREFIX) && npm install --silent --no-fund --no-audit --prefix $(CHP_PREFIX) configurable-http-proxy >/dev/null; fi
 
 # Regenerate source/, the student release and the example class from notebooks/ and the reference.
 release: setup

@@ -34,7 +34,8 @@ from typing import NamedTuple
 
 from tests.adversarial.unprivileged import CACHE
 
-CHP = CACHE / "configurable-http-proxy" / "node_modules" / ".bin" / "configurable-http-proxy"  # `make hub`
+CHP_PREFIX = CACHE / "configurable-http-proxy"  # `make hub`: npm install --prefix
+CHP = CHP_PREFIX / "node_modules" / ".bin" / "configurable-http-proxy"
 INSTRUCTOR = "attention-hub-teach"
 STUDENTS = ("attention-hub-ann", "attention-hub-bo")
 SERVICE = "kit-test"  # the test's own token: starts the instructor's server and calls its APIs
