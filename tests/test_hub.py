@@ -28,9 +28,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from nbgrader.api import Gradebook
 
 from kit import nbgrader_cli
-from kit.course import ASSIGNMENT, COURSE_ID
+from kit.course import ASSIGNMENT, COURSE_ID, db_url
 from kit.hand_in.acl import readers
 from kit.notebooks import ROOT
 from tests import hub as jupyterhub
@@ -159,6 +160,11 @@ def _open_assignment_list(page):
     return page.locator("#nbgrader-assignment-list, .nbgrader-AssignmentList, .jp-AssignmentList").first
 
 
+def _points(notebook: str) -> float:
+    cells = json.loads((ROOT / "source" / ASSIGNMENT / f"{notebook}.ipynb").read_text())["cells"]
+    return sum(c["metadata"]["nbgrader"].get("points", 0) for c in cells if c["metadata"].get("nbgrader", {}).get("grade"))
+
+
 def _solution(notebook: str, grade_id: str) -> str:
     """The source notebook's answer cell `grade_id`, as a student would write it (markers removed)."""
     cells = json.loads((ROOT / "source" / ASSIGNMENT / f"{notebook}.ipynb").read_text())["cells"]
@@ -274,6 +280,9 @@ def _the_instructor_collects_grades_and_releases_feedback(hub, course: Course) -
         report = course.course / "autograded" / student / ASSIGNMENT / "grading_report.json"
         assert json.loads(report.read_text())["confinement"] != "unconfined", shown[-3000:]
         assert report.stat().st_uid == pwd.getpwnam(INSTRUCTOR).pw_uid
+    with Gradebook(db_url(course.course), COURSE_ID) as gradebook:  # ann solved one notebook whole, bo none
+        scores = {student: gradebook.find_submission(ASSIGNMENT, student).score for student in (ANN, BO)}
+    assert scores == {ANN: _points(NOTEBOOK), BO: 0}, (scores, collected["log"][-3000:])
 
 
 def _ann_reads_her_score_and_her_checks_message(page, hub) -> None:
@@ -290,11 +299,12 @@ def _ann_reads_her_score_and_her_checks_message(page, hub) -> None:
     view.goto(f"{hub.url}/user/{ANN}/files/{relative}")
     text = view.locator("body").inner_text()
     view.close()
-    points = sum(c["metadata"]["nbgrader"].get("points", 0) for c in json.loads(
-        (ROOT / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text())["cells"]
-        if c["metadata"].get("nbgrader", {}).get("grade"))
+    points = _points(NOTEBOOK)
     assert re.search(rf"Score: {points}(\.0)? / {points}(\.0)?", text), text[:3000]
-    assert "✓" in text and EXERCISE in text, text[:3000]
+    text = " ".join(text.split())
+    # Each check's verdict and message; the hidden checks' code never (kit/feedback.py).
+    assert f"✓ check_{EXERCISE}" in text and f"✓ hidden_{EXERCISE}" in text, text[:3000]
+    assert "hidden_check(" not in text, text[:3000]
 
 
 def _bo_cannot_read_anns_feedback(course: Course) -> None:
