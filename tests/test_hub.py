@@ -92,7 +92,8 @@ def course(released_course):
         shutil.copytree(released_course, made.course, symlinks=True)
         toml = made.course / "course.toml"
         policy = toml.read_text()
-        assert '\n[exchange]\nroot = ""\n' in re.sub(r"\n(#[^\n]*\n)+", "\n", policy), "course.toml has no [exchange] root"
+        uncommented = re.sub(r"\n(#[^\n]*\n)+", "\n", policy)
+        assert '\n[exchange]\nroot = ""\n' in uncommented, "course.toml has no [exchange] root"
         toml.write_text(policy.replace('\nroot = ""\n', f'\nroot = "{made.exchange}"\n', 1))
         subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", made.course], check=True)
         made.course.chmod(0o700)
@@ -162,7 +163,8 @@ def _open_assignment_list(page):
 
 def _points(notebook: str) -> float:
     cells = json.loads((ROOT / "source" / ASSIGNMENT / f"{notebook}.ipynb").read_text())["cells"]
-    return sum(c["metadata"]["nbgrader"].get("points", 0) for c in cells if c["metadata"].get("nbgrader", {}).get("grade"))
+    graded = [c["metadata"]["nbgrader"] for c in cells if c["metadata"].get("nbgrader", {}).get("grade")]
+    return sum(cell.get("points", 0) for cell in graded)
 
 
 def _solution(notebook: str, grade_id: str) -> str:
@@ -319,7 +321,8 @@ def _bo_cannot_read_anns_feedback(course: Course) -> None:
     subprocess.run(["chown", "-R", f"{BO}:{BO}", bo_home / ".local"], check=True)
     # Outside the hub's mount namespace /etc/jupyter is not the test's: the course and exchange given here.
     asked = jupyterhub.as_account(BO, course.python, *course.nbgrader(
-        "fetch_feedback", ASSIGNMENT, f"--student={ANN}", f"--course={COURSE_ID}", f"--Exchange.root={course.exchange}"),
+        "fetch_feedback", ASSIGNMENT, f"--student={ANN}", f"--course={COURSE_ID}",
+        f"--Exchange.root={course.exchange}"),
         cwd=bo_home)
     [anns] = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
               if path.read_bytes() == next(ann_home.glob(f"{ASSIGNMENT}/feedback/*/{NOTEBOOK}.html")).read_bytes()]

@@ -37,7 +37,7 @@ def test_the_exchange_has_the_tightest_modes_stock_nbgrader_works_with(tmp_path)
     course = make_exchange(tmp_path / "exchange", "a-course", "nobody")
     nobody = pwd.getpwnam("nobody").pw_uid
     found = {path.name: (path.stat().st_uid, oct(path.stat().st_mode & 0o7777))
-             for path in [tmp_path / "exchange", course, *(course / name for name in ("inbound", "outbound", "feedback"))]}
+             for path in [tmp_path / "exchange", course, *(course / n for n in ("inbound", "outbound", "feedback"))]}
     assert found == {"exchange": (0, "0o1777"), "a-course": (nobody, "0o755"), "inbound": (nobody, "0o3733"),
                      "outbound": (nobody, "0o755"), "feedback": (nobody, "0o711")}
 

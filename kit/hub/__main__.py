@@ -20,10 +20,13 @@ A student can:
   - hand in: write a new entry into inbound/ (write and search, no listing);
   - fetch their own feedback, by its secret name; each feedback file is readable by their account alone.
 A student cannot:
-  - list, read, replace or remove anyone else's hand-in (inbound/: no read bit; sticky: only its owner or the instructor removes an entry);
-  - list feedback/ or read another student's feedback, even knowing its name (mode 0600 and an access list naming its student only);
+  - list, read, replace or remove anyone else's hand-in (inbound/: no read bit; sticky: only an entry's
+    owner or the instructor removes it);
+  - list feedback/ or read another student's feedback, even knowing its name (mode 0600 and an access
+    list naming its student only);
   - release, or take the course's name in the exchange ({course} is the instructor's; the root is sticky);
-  - reach the instructor's course folder (keep it mode 700: source/, the gradebook, submitted/);
+  - reach the instructor's course folder (keep it mode 700: source/, the gradebook, submitted/), or
+    another student's home (keep homes mode 700: HOME_MODE 0700 in /etc/login.defs);
   - see the formgrader, Create Assignment or the Course List in JupyterLab (disabled in {config_dir})."""
 
 
