@@ -11,6 +11,7 @@ processes are ended; every other student is graded as usual.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -26,19 +27,21 @@ class GraderBudget:
 
 
 class Spending:
-    """One student's grading so far: the clock from its start, the grader's CPU time as `charged`."""
+    """One student's grading so far: the clock from its start, and the CPU time of the thread that grades it."""
 
     def __init__(self, budget: GraderBudget):
         self.budget = budget
         self.cpu_seconds = 0.0
         self.wall_end = time.monotonic() + budget.wall_seconds
+        self._thread, self._cpu_mark = threading.get_ident(), time.thread_time()
 
-    def charged(self, cpu_seconds: float) -> None:
-        self.cpu_seconds += cpu_seconds
-
-    def spent(self, cpu_now: float = 0.0) -> bool:
-        """Past either budget (with `cpu_now`, CPU time used since the last `charged`)."""
-        return self.cpu_seconds + cpu_now > self.budget.cpu_seconds or time.monotonic() >= self.wall_end
+    def spent(self) -> bool:
+        """Past either budget (the CPU time counted up to now)."""
+        now = time.thread_time()
+        if threading.get_ident() == self._thread:  # another thread's CPU clock is another clock: counted from now
+            self.cpu_seconds += now - self._cpu_mark
+        self._thread, self._cpu_mark = threading.get_ident(), now
+        return self.cpu_seconds > self.budget.cpu_seconds or time.monotonic() >= self.wall_end
 
     def deadline(self, case_deadline: float) -> float:
         """The earlier of a case's deadline and the end of the budget's time on the clock."""

@@ -127,7 +127,7 @@ class Submission:
             raise FileNotFoundError(f"no submission folder {self.folder}")
         # Known before anything is copied: a machine without confinement raises NoConfinement here.
         self.confinement = sandbox.confinement(confine)
-        self.spending = Spending(budget)  # on the clock from here: copying and restoring the notebooks count
+        self.spending = Spending(budget)  # counted from here: copying and restoring the notebooks cost too
         self.source = Path(source)
         self.seconds_per_call = seconds_per_call
         self.limits = limits
@@ -192,13 +192,6 @@ class Submission:
 
     def outcome(self, name: str, case: Case) -> Outcome:
         """What the student's answer `name` gives on `case` (see judge.call)."""
-        started = time.thread_time()
-        try:
-            return self._outcome(name, case, started)
-        finally:
-            self.spending.charged(time.thread_time() - started)
-
-    def _outcome(self, name: str, case: Case, started: float) -> Outcome:
         notebook = self.notebook_of.get(name)
         if notebook is None:
             return Outcome.raising("LookupError", f"this assignment has no answer called {name!r}")
@@ -253,7 +246,7 @@ class Submission:
             except Exception as e:
                 self._stop()  # what it sends next cannot be trusted to be an answer to what it is asked
                 return Outcome.raising("UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})")
-            if self.spending.spent(time.thread_time() - started):
+            if self.spending.spent():
                 self._stop()
                 return self._over_budget()
             request = to_line(stand_in_reply(message, stand_ins)).encode()
