@@ -7,6 +7,7 @@ small lines, or never reads what it is sent.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -16,16 +17,20 @@ import pytest
 from autograder.bounded_pipe import BoundedReader, Interrupted, PastDeadline, TooLong, write_all
 
 
+WRITERS: list[threading.Thread] = []
+
+
 @pytest.fixture
 def pipe():
-    """(read end, write end); both closed afterwards (a writer thread then stops on a broken pipe)."""
-    ends = os.pipe()
-    yield ends
-    for fd in ends:
-        try:
+    """(read end, write end). Afterwards the read end closes first, so every writer thread stops on a
+    broken pipe before the write end closes: none may write into a later test's pipe under a reused fd."""
+    read_end, write_end = os.pipe()
+    yield read_end, write_end
+    for fd in (read_end, write_end):
+        while fd == write_end and WRITERS:
+            WRITERS.pop().join(timeout=60)
+        with contextlib.suppress(OSError):  # the test may have closed it
             os.close(fd)
-        except OSError:
-            pass
 
 
 def writing(fd: int, chunk: bytes, pause: float = 0.0, times: int | None = None) -> threading.Thread:
@@ -41,6 +46,7 @@ def writing(fd: int, chunk: bytes, pause: float = 0.0, times: int | None = None)
             time.sleep(pause)
     thread = threading.Thread(target=write, daemon=True)
     thread.start()
+    WRITERS.append(thread)
     return thread
 
 
