@@ -217,8 +217,17 @@ class Submission:
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
         deadline = self.spending.deadline(time.monotonic() + seconds * WALL_FACTOR + self.seconds_per_call * 3)
-        timed_out = ("TimeoutError", f"did not finish within {seconds * WALL_FACTOR:g} s "
-                                     "(an endless loop that outlasts its time limit?)")
+        outcome = self._exchange(name, request, stand_ins, deadline, seconds)
+        if measured and outcome.has_value:
+            # Measured here, from outside: the child could lie about its own memory.
+            outcome = Outcome.returned(outcome.value, max(0, _peak_resident(self._measured_pid()) - resident_before))
+        if outcome.timed_out:
+            self._stopped[name] = ("TimeoutError", outcome.message)
+        return outcome
+
+    def _exchange(self, name: str, request: bytes, stand_ins, deadline: float, seconds: float) -> Outcome:
+        """Send `request`, answer the child's stand-in calls, and return the outcome it sends back (or
+        what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end)."""
         while True:
             try:
                 self._send(request, deadline)
@@ -226,36 +235,31 @@ class Submission:
             except BrokenPipeError:
                 return self._lost(name, deadline)
             except PastDeadline:
-                self._stop()
                 if self.spending.spent():
                     return self._over_budget()
-                self._stopped[name] = timed_out
-                return Outcome.raising(*timed_out)
+                return self._stopped_for(name, "TimeoutError", f"did not finish within {seconds * WALL_FACTOR:g} s "
+                                                               "(an endless loop that outlasts its time limit?)")
             except TooLong:  # read again, it would cost as much again
-                self._stop()
-                self._stopped[name] = ("UnreadableAnswer", f"the answer's reply passed {MAX_REPLY_BYTES >> 20} MiB "
-                                                           "before it ended")
-                return Outcome.raising(*self._stopped[name])
+                return self._stopped_for(name, "UnreadableAnswer",
+                                         f"the answer's reply passed {MAX_REPLY_BYTES >> 20} MiB before it ended")
             if line is None:
                 return self._lost(name, deadline)
             try:
                 message = from_line(line)
                 if "call" not in message:
-                    outcome = outcome_from_wire(message["outcome"])
-                    break
+                    return outcome_from_wire(message["outcome"])
             except Exception as e:
-                self._stop()  # what it sends next cannot be trusted to be an answer to what it is asked
+                self._stop()  # what it sends next cannot be trusted to answer what it is asked
                 return Outcome.raising("UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})")
             if self.spending.spent():
-                self._stop()
                 return self._over_budget()
             request = to_line(stand_in_reply(message, stand_ins)).encode()
-        if measured and outcome.has_value:
-            # Measured here, from outside: the child could lie about its own memory.
-            outcome = Outcome.returned(outcome.value, max(0, _peak_resident(self._measured_pid()) - resident_before))
-        if outcome.timed_out:
-            self._stopped[name] = ("TimeoutError", outcome.message)
-        return outcome
+
+    def _stopped_for(self, name: str, kind: str, why: str) -> Outcome:
+        """End the child, and fail this case and every later one of answer `name` with `why`."""
+        self._stop()
+        self._stopped[name] = (kind, why)
+        return Outcome.raising(kind, why)
 
     def _over_budget(self) -> Outcome:
         self._stop()  # its processes end now, not with the last case
@@ -269,15 +273,11 @@ class Submission:
         try:  # it closed its end: it is ending, or has ended; it gets until the case's deadline to end
             status = self._child.wait(timeout=max(0.0, deadline - time.monotonic()) + 1)
         except subprocess.TimeoutExpired:
-            self._stop()
-            self._stopped[name] = ("ProcessEnded", "your code closed the grader's pipes")
-            return Outcome.raising(*self._stopped[name])
+            return self._stopped_for(name, "ProcessEnded", "your code closed the grader's pipes")
         code = sandbox.exit_code(status, self.confinement)
-        self._stop()
         why = {-9: "killed (it used more memory or CPU time than allowed?)",
                -25: "stopped for writing a file over the size limit"}.get(code, f"exit code {code}")
-        self._stopped[name] = ("ProcessEnded", f"your code ended the grading process ({why})")
-        return Outcome.raising(*self._stopped[name])
+        return self._stopped_for(name, "ProcessEnded", f"your code ended the grading process ({why})")
 
     def _stop(self) -> None:
         if self._child is not None:
