@@ -400,10 +400,12 @@ GRADE_BESIDE_AN_HONEST_STUDENT = """
 import json, sys, threading, time
 from functools import partial
 from autograder.budget import GraderBudget
+from autograder.cases import build_every_hidden_case
 from autograder.grade import grade_submission
 import autograder.grade
 from autograder.submission import Submission
 honest, attackers, budget = sys.argv[1], sys.argv[2:], GraderBudget(*json.loads(sys.stdin.read()))
+build_every_hidden_case()  # before the threads: six building them at once can hang in OpenBLAS
 autograder.grade.Submission = lambda folder, *args, **kw: Submission(
     folder, *args, **kw, **({} if folder == honest else {"seconds_per_call": 2}))
 found = {}
