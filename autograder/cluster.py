@@ -45,6 +45,7 @@ import time
 import uuid
 import zipfile
 from collections.abc import Iterator
+from dataclasses import astuple
 from io import BytesIO
 from itertools import islice
 from pathlib import Path
@@ -105,13 +106,17 @@ def _a_grading_process() -> subprocess.Popen:
             return process
 
 
-def grade_on_worker(submission: bytes, source: bytes, confine: str, budget: GraderBudget = GraderBudget()) -> dict:
+def grade_on_worker(submission: bytes, source: bytes, confine: str,
+                    budget: tuple[float, float] = astuple(GraderBudget())) -> dict:
     """On a Dask worker: the plain report of one submission (archives from folder_archive), graded by
     one of this worker's grading processes (autograder.cluster_task: a fresh process forked for each
     student), so that this worker's event loop and heartbeats never wait for a student. A grading
-    process that has not replied within the student's budget on the clock (and time to start) is ended."""
+    process that has not replied within the student's budget on the clock (and time to start) is ended.
+    budget: GraderBudget's fields, as plain numbers (the scheduler unpickles a task's arguments, and
+    need not have the kit)."""
     from autograder.cluster_task import MAX_REPORT_BYTES, SLACK_SECONDS, receive, send
 
+    budget = GraderBudget(*budget)
     process = _a_grading_process()
     waited = budget.wall_seconds + SLACK_SECONDS + START_SECONDS
     deadline = time.monotonic() + waited
@@ -199,7 +204,7 @@ class ClusterGrading:
         def send_more() -> None:
             for folder, (student, source) in islice(waiting, max(0, self._room(running))):
                 future = self.client.submit(grade_on_worker, folder_archive(Path(folder), "*.ipynb"), sources[source],
-                                            confine, budget, key=f"grade-{student}-{uuid.uuid4().hex[:8]}")
+                                            confine, astuple(budget), key=f"grade-{student}-{uuid.uuid4().hex[:8]}")
                 folder_of[future] = folder
                 running.add(future)
 
