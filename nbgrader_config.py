@@ -93,6 +93,8 @@ if os.environ.get("KIT_GRADING", "out-of-process") == "out-of-process":
     c.ParallelAutograde.scheduler = COURSE.scheduler
     c.GradeOutOfProcess.workers = COURSE.workers or len(os.sched_getaffinity(0))
     c.GradeOutOfProcess.unconfined = COURSE.unconfined
+    c.GradeOutOfProcess.grader_cpu_seconds = COURSE.grader_budget.cpu_seconds
+    c.GradeOutOfProcess.grader_wall_seconds = COURSE.grader_budget.wall_seconds
 
 # Feedback pages for several students at once, on either path (autograder/parallel.py).
 from autograder.parallel import install  # noqa: E402

@@ -41,15 +41,21 @@ import queue
 import socket
 import subprocess
 import sys
+import time
 import uuid
 import zipfile
 from collections.abc import Iterator
+from dataclasses import astuple
 from io import BytesIO
 from itertools import islice
 from pathlib import Path
 
+from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong
+from autograder.budget import GraderBudget
+
 IN_FLIGHT_PER_THREAD = 2
 CONNECT_SECONDS = 60
+START_SECONDS = 600  # a grading process's start (imports, the hidden cases) on a loaded machine
 # Dask's defaults (30 s to connect, 30 s of TCP silence, 5 minutes without a worker's heartbeat) assume
 # idle machines. Grading machines are loaded by design, and a process starved of CPU for tens of
 # seconds on a shared node must not be taken for dead: a dropped client ends the run, a dropped worker
@@ -100,18 +106,29 @@ def _a_grading_process() -> subprocess.Popen:
             return process
 
 
-def grade_on_worker(submission: bytes, source: bytes, confine: str) -> dict:
+def grade_on_worker(submission: bytes, source: bytes, confine: str,
+                    budget: tuple[float, float] = astuple(GraderBudget())) -> dict:
     """On a Dask worker: the plain report of one submission (archives from folder_archive), graded by
     one of this worker's grading processes (autograder.cluster_task: a fresh process forked for each
-    student), so that this worker's event loop and heartbeats never wait for a student."""
-    from autograder.cluster_task import receive, send
+    student), so that this worker's event loop and heartbeats never wait for a student. A grading
+    process that has not replied within the student's budget on the clock (and time to start) is ended.
+    budget: GraderBudget's fields, as plain numbers (the scheduler unpickles a task's arguments, and
+    need not have the kit)."""
+    from autograder.cluster_task import MAX_REPORT_BYTES, SLACK_SECONDS, receive, send
 
+    budget = GraderBudget(*budget)
     process = _a_grading_process()
+    waited = budget.wall_seconds + SLACK_SECONDS + START_SECONDS
+    deadline = time.monotonic() + waited
     try:
-        send(process.stdin, pickle.dumps((submission, source, confine)))
-        reply = receive(process.stdout)
+        send(process.stdin.fileno(), pickle.dumps((submission, source, confine, budget)), deadline)
+        reply = receive(BoundedReader(process.stdout.fileno(), MAX_REPORT_BYTES), deadline)
     except OSError:  # its pipe broke: it died
         reply = None
+    except (PastDeadline, TooLong):
+        process.kill()
+        process.wait()
+        raise GradingFailed(f"{_here()}: the grading process sent no report within {waited:g} s") from None
     if reply is None:
         process.kill()
         raise GradingFailed(f"{_here()}: the grading process ended (exit code {process.wait()})")
@@ -167,9 +184,11 @@ class ClusterGrading:
         threads = sum(self.client.nthreads().values())
         return IN_FLIGHT_PER_THREAD * max(1, threads) - running.count()
 
-    def graded(self, submissions: dict[str, tuple[str, Path]], confine: str) -> Iterator[tuple[str, dict | str]]:
+    def graded(self, submissions: dict[str, tuple[str, Path]], confine: str,
+               budget: GraderBudget = GraderBudget()) -> Iterator[tuple[str, dict | str]]:
         """(folder, plain report), or (folder, why it could not be graded), for every submitted folder of
-        `submissions` (folder → (student id, the assignment's source folder)), as the workers finish them."""
+        `submissions` (folder → (student id, the assignment's source folder)), as the workers finish them,
+        each graded within `budget`."""
         from distributed import as_completed
 
         threads = self.client.nthreads()
@@ -185,7 +204,7 @@ class ClusterGrading:
         def send_more() -> None:
             for folder, (student, source) in islice(waiting, max(0, self._room(running))):
                 future = self.client.submit(grade_on_worker, folder_archive(Path(folder), "*.ipynb"), sources[source],
-                                            confine, key=f"grade-{student}-{uuid.uuid4().hex[:8]}")
+                                            confine, astuple(budget), key=f"grade-{student}-{uuid.uuid4().hex[:8]}")
                 folder_of[future] = folder
                 running.add(future)
 

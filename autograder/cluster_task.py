@@ -12,17 +12,20 @@ takes.
 
 The worker and this process talk in frames (an 8-byte length, then the bytes)
 on this process's stdin and stdout, one submission at a time:
-  request: a pickle of (submission, source, confine), written by the worker
-           (never by a student): zip archives of the student's notebooks and of
-           the assignment's source folder (autograder.cluster.folder_archive),
-           and confine as grade_submission takes it;
+  request: a pickle of (submission, source, confine, budget), written by the
+           worker (never by a student): zip archives of the student's notebooks
+           and of the assignment's source folder (autograder.cluster.folder_archive),
+           and confine and budget as grade_submission takes them;
   reply:   JSON ["graded", plain report (Report.plain)], ["refused", why: the
            machine allows no confinement and the course did not opt out], or
            ["failed", why]. JSON, not a pickle: a reply is made in a process
            that handles a student's work, so it must not be able to run code
            in the worker.
 The worker's end of stdin closing (it ended, or was killed) ends this process
-and the grading under way.
+and the grading under way. The student's process is read as any process that
+ran student code is (autograder/bounded_pipe.py): a report over
+MAX_REPORT_BYTES, or one not there SLACK_SECONDS after its budget's time on
+the clock, fails that student alone.
 """
 
 from __future__ import annotations
@@ -31,37 +34,41 @@ import ctypes
 import json
 import os
 import pickle
-import select
 import signal
 import struct
 import sys
 import tempfile
+import time
 import traceback
 import zipfile
 from io import BytesIO
 from pathlib import Path
-from typing import BinaryIO
 
+from autograder.bounded_pipe import BoundedReader, Interrupted, PastDeadline, TooLong, write_all
+from autograder.budget import GraderBudget
 from autograder.cases import build_every_hidden_case
 from autograder.grade import grade_submission
 from autograder.sandbox import PR_SET_PDEATHSIG, NoConfinement
 
 LENGTH = struct.Struct("!Q")
+MAX_REQUEST_BYTES = 1 << 30  # a student's notebooks and the assignment's source, zipped (about 1 MB)
+MAX_REPORT_BYTES = 64 << 20  # a student's plain report (some kB)
+# Unpacking, the confinement's probe, the fork: what a student's grading takes besides its budget's clock.
+SLACK_SECONDS = 120
 
 
-def send(stream: BinaryIO, data: bytes) -> None:
-    stream.write(LENGTH.pack(len(data)) + data)
-    stream.flush()
+def send(fd: int, data: bytes, deadline: float | None = None) -> None:
+    write_all(fd, LENGTH.pack(len(data)) + data, deadline)
 
 
-def receive(stream: BinaryIO) -> bytes | None:
-    """The next frame's bytes; None when the stream ends (before or inside a frame)."""
-    head = stream.read(LENGTH.size)
-    if len(head) < LENGTH.size:
+def receive(reader: BoundedReader, deadline: float | None = None) -> bytearray | None:
+    """The next frame's bytes; None when the stream ends (before or inside a frame). A frame longer
+    than the reader's limit is refused (TooLong) from its length alone; PastDeadline as the reader raises it."""
+    head = reader.exactly(LENGTH.size, deadline)
+    if head is None:
         return None
     (size,) = LENGTH.unpack(head)
-    data = stream.read(size)
-    return data if len(data) == size else None
+    return reader.exactly(size, deadline)
 
 
 def unpack(archive: bytes, folder: Path) -> Path:
@@ -72,19 +79,19 @@ def unpack(archive: bytes, folder: Path) -> Path:
     return folder
 
 
-def grade(submission: bytes, source: bytes, confine: str) -> list:
+def grade(submission: bytes, source: bytes, confine: str, budget: GraderBudget) -> list:
     """The reply for one submission (see the module's docstring)."""
     with tempfile.TemporaryDirectory(prefix="attention-cluster-") as scratch:
         folder = unpack(submission, Path(scratch) / "submission")
         # A course's layout (course/source/<assignment>): the grader hides the course folder from the child.
         assignment = unpack(source, Path(scratch) / "course" / "source" / "assignment")
         try:
-            return ["graded", grade_submission(folder, assignment, confine).plain()]
+            return ["graded", grade_submission(folder, assignment, confine, budget).plain()]
         except NoConfinement as refusal:
             return ["refused", str(refusal)]
 
 
-def _grade_here(request: bytes, server: int, out: int) -> None:
+def _grade_here(request: tuple, server: int, out: int) -> None:
     """In the forked process: grade, write the reply to the pipe `out`, and exit (never return)."""
     code = 1
     try:
@@ -94,7 +101,7 @@ def _grade_here(request: bytes, server: int, out: int) -> None:
             os.dup2(devnull, 0)  # the worker's requests and replies are the server's alone
             os.dup2(2, 1)
             try:
-                reply = grade(*pickle.loads(request))
+                reply = grade(*request)
             except Exception:
                 reply = ["failed", traceback.format_exc()[-2000:]]
             with os.fdopen(out, "wb") as pipe:
@@ -104,41 +111,52 @@ def _grade_here(request: bytes, server: int, out: int) -> None:
         os._exit(code)
 
 
-def graded_in_a_fork(request: bytes, requests: BinaryIO) -> bytes | None:
-    """The reply to `request`, graded in a process forked for it; None if the worker's end of
-    `requests` closed meanwhile (the grading is then killed)."""
+def graded_in_a_fork(request: tuple, requests: int) -> bytes | None:
+    """The reply to `request` (grade's arguments), graded in a process forked for it; None if the worker's
+    end of the pipe `requests` closed meanwhile (the grading is then killed). The process is killed, and
+    its student failed, once it has taken its budget's time on the clock and SLACK_SECONDS more."""
     read_end, write_end = os.pipe()
     server = os.getpid()
+    took = request[-1].wall_seconds + SLACK_SECONDS
+    deadline = time.monotonic() + took
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
         _grade_here(request, server, write_end)
     os.close(write_end)
-    reply = b""
-    with os.fdopen(read_end, "rb", buffering=0) as pipe:
-        while True:
-            ready, _, _ = select.select([pipe, requests], [], [])
-            if requests in ready:  # the worker never writes before it has its reply: its end closed
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return None
-            chunk = pipe.read(1 << 20)
-            if not chunk:
-                break
-            reply += chunk
-    _, status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(status)
+    try:
+        # The worker never writes before it has its reply: `requests` readable means its end closed.
+        reply = BoundedReader(read_end, MAX_REPORT_BYTES).to_end(deadline, watch=(requests,))
+    except Interrupted:
+        return _killed(pid, None)
+    except PastDeadline:
+        return _killed(pid, _failed(f"the student's grading process was still running after {took:g} s"))
+    except TooLong:
+        return _killed(pid, _failed(f"the student's grading process sent a report over {MAX_REPORT_BYTES >> 20} MiB"))
+    finally:
+        os.close(read_end)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     if code == 0 and reply:
-        return reply
-    return json.dumps(["failed", f"the student's grading process exited with code {code}"]).encode()
+        return bytes(reply)
+    return _failed(f"the student's grading process exited with code {code}")
+
+
+def _failed(why: str) -> bytes:
+    return json.dumps(["failed", why]).encode()
+
+
+def _killed(pid: int, reply: bytes | None) -> bytes | None:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return reply
 
 
 def main() -> int:
     build_every_hidden_case()  # shared by every forked grading process
-    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    requests, replies = BoundedReader(sys.stdin.fileno(), MAX_REQUEST_BYTES), sys.stdout.fileno()
     sys.stdout = sys.stderr  # stdout carries the replies alone
     while (request := receive(requests)) is not None:
-        reply = graded_in_a_fork(request, requests)
+        reply = graded_in_a_fork(pickle.loads(request), requests.fd)  # a pickle from the worker, never a student
         if reply is None:
             break
         send(replies, reply)

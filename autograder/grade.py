@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
+from autograder.budget import GraderBudget
 from autograder.cases import hidden_cases, shipped_visible_cases
 from autograder.judge import Case, Verdict, diagnose
 from autograder.sandbox import REQUIRED, UNCONFINED
@@ -71,11 +72,13 @@ def _first_problem(submission: Submission, name: str, cases: list[Case], reveal:
     return None
 
 
-def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRED) -> Report:
-    """confine: what to accept where the machine allows no confinement (autograder.sandbox.confinement)."""
+def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRED,
+                     budget: GraderBudget = GraderBudget()) -> Report:
+    """confine: what to accept where the machine allows no confinement (autograder.sandbox.confinement);
+    budget: what grading this student may cost the grader (course.toml [grading], kit.course)."""
     visible = shipped_visible_cases(source)
     cells = {}
-    with Submission(folder, source, confine=confine) as submission:
+    with Submission(folder, source, confine=confine, budget=budget) as submission:
         for notebook, grade_id, points in graded_cells(source):
             kind, name = grade_id.split("_", 1)
             cases = hidden_cases(name) if kind == "hidden" else [c for c in visible if c["func"] == name]

@@ -41,9 +41,10 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor
-from traitlets import Bool, Integer
+from traitlets import Bool, Float, Integer
 
 from autograder import sandbox
+from autograder.budget import GraderBudget
 from autograder.grade import REPORT_FILE, Report, grade_submission, save_report
 from autograder.handed_in import restore_locked_cells
 
@@ -79,6 +80,14 @@ class GradeOutOfProcess(NbGraderPreprocessor):
     workers = Integer(os.cpu_count() or 1, help="Students graded at the same time in this process.").tag(config=True)
     unconfined = Bool(False, help="Grade unconfined where the machine allows no confinement "
                                   "(course.toml: [grading] unconfined).").tag(config=True)
+    grader_cpu_seconds = Float(GraderBudget.cpu_seconds, help="The grader's CPU seconds per student "
+                                                              "(course.toml: [grading] grader_cpu_seconds).").tag(config=True)
+    grader_wall_seconds = Float(GraderBudget.wall_seconds, help="The grader's seconds on the clock per student "
+                                                                "(course.toml: [grading] grader_wall_seconds).").tag(config=True)
+
+    @property
+    def budget(self) -> GraderBudget:
+        return GraderBudget(self.grader_cpu_seconds, self.grader_wall_seconds)
 
     def _students_to_grade(self, coursedir: CourseDirectory, student: str, assignment: str) -> list[str]:
         """This student, and the others the converter running this preprocessor will grade
@@ -101,7 +110,8 @@ class GradeOutOfProcess(NbGraderPreprocessor):
                 if (other, assignment) not in _reports:
                     folder = Path(coursedir.format_path(coursedir.submitted_directory, other, assignment))
                     confine = sandbox.IF_AVAILABLE if self.unconfined else sandbox.REQUIRED
-                    _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source, confine)
+                    _reports[(other, assignment)] = _pool.submit(grade_submission, folder, source, confine,
+                                                                 self.budget)
         report = _reports[(student, assignment)].result()
         autograded = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
         if _saved.get((student, assignment)) is not report or not (autograded / REPORT_FILE).exists():

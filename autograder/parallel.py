@@ -217,7 +217,8 @@ class ParallelAutograde(OneStudentPerWorker, Autograde):
         kept in `reports`); adds those that could not be graded to `failed`; returns those to write again."""
         from autograder.cluster import ClusterGrading, SchedulerUnreachable
 
-        confine = IF_AVAILABLE if GradeOutOfProcess(config=self.config).unconfined else REQUIRED
+        grading = GradeOutOfProcess(config=self.config)
+        confine = IF_AVAILABLE if grading.unconfined else REQUIRED
         submissions = {}
         for folder in self.assignments:
             student, assignment = self.student_of(folder)
@@ -232,7 +233,7 @@ class ParallelAutograde(OneStudentPerWorker, Autograde):
                 raise NbGraderException(str(e)) from None
             with cluster:
                 def ready():
-                    for folder, report in cluster.graded(submissions, confine):
+                    for folder, report in cluster.graded(submissions, confine, grading.budget):
                         if isinstance(report, str):
                             self.log.error("There was an error processing assignment: %s (on the Dask cluster: %s)",
                                            folder, report)

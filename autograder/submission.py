@@ -21,14 +21,20 @@ child takes over, and an answer that timed out is not called again. While an
 answer runs, this process answers its calls to the exercises it is built on
 with the reference's values (judge.BUILT_ON; see child.py). What is done to
 the notebooks themselves (reading, restoring, tampering) is autograder/handed_in.py.
+
+The child's replies cost this process no more than their bounds
+(autograder/bounded_pipe.py): every read and write stops at the case's
+deadline, a reply is refused once it passes MAX_REPLY_BYTES, and a child that
+sends what it cannot be trusted to mean (an unreadable reply, bytes nobody
+asked for, from a process its code left behind) is ended, with every process
+it started. All of a student's cases together get the grader's budget
+(autograder/budget.py): once it is spent, the remaining cases fail saying so.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import marshal
-import os
-import select
 import shutil
 import subprocess
 import sys
@@ -43,6 +49,8 @@ from autograder.answer_key import reference_of
 from autograder.handed_in import answer_notebooks, restore_for_grading
 from autograder.judge import BUILT_ON, WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, plain, to_line
 from autograder import sandbox
+from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
+from autograder.budget import BUDGET_SPENT, GraderBudget, Spending
 from autograder.sandbox import Limits
 
 HERE = Path(__file__).resolve().parent
@@ -113,12 +121,13 @@ def stand_in_reply(message: dict, allowed) -> dict:
 
 class Submission:
     def __init__(self, folder, source: Path = SOURCE, seconds_per_call: float = 10.0, limits: Limits = Limits(),
-                 confine: str = sandbox.REQUIRED):
+                 confine: str = sandbox.REQUIRED, budget: GraderBudget = GraderBudget()):
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise FileNotFoundError(f"no submission folder {self.folder}")
         # Known before anything is copied: a machine without confinement raises NoConfinement here.
         self.confinement = sandbox.confinement(confine)
+        self.spending = Spending(budget)  # counted from here: copying and restoring the notebooks cost too
         self.source = Path(source)
         self.seconds_per_call = seconds_per_call
         self.limits = limits
@@ -136,9 +145,9 @@ class Submission:
         for judge in (self._scratch / "grader" / "judge", self.workdir / "judge"):
             with_bytecode(judge)
         self.problems, self.tampering = restore_for_grading(self.folder, self.source, self.workdir)
-        self._child = None
+        self._child: subprocess.Popen | None = None
+        self._reader: BoundedReader | None = None
         self._child_pid: int | None = None
-        self._pending = b""
         self._stopped: dict[str, tuple[str, str]] = {}  # answer → (exception name, why) of its last call
 
     @cached_property
@@ -146,17 +155,19 @@ class Submission:
         """Answer name (answer cell id) → the notebook that asks for it."""
         return answer_notebooks(self.source)
 
-    def _start(self) -> subprocess.Popen:
+    def _start(self) -> None:
+        """A fresh child, and a reader of its replies."""
         grader = self._scratch / "grader"
         env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "MPLBACKEND": "Agg", "HOME": str(self.workdir)}
         self._child_pid = None
         world = sandbox.World(self.hidden_roots, Path(sys.prefix), Path(sys.base_prefix), self._scratch)
-        return sandbox.start(
+        self._child = sandbox.start(
             [sys.executable, "-I", str(grader / "child.py"), str(grader / "judge"), str(self.workdir),
              str(self.seconds_per_call)], world, self.limits, self.confinement,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.workdir,
             env=env, text=False, pass_fds=())
+        self._reader = BoundedReader(self._child.stdout.fileno(), MAX_REPLY_BYTES)
 
     def _measured_pid(self) -> int:
         """The child's own process id, as the grader sees it (under the PID namespace's init)."""
@@ -189,8 +200,12 @@ class Submission:
         if name in self._stopped:  # it timed out or ended the process once: not called again
             kind, why = self._stopped[name]
             return Outcome.raising(kind, f"{why} (on an earlier case; not called again)")
-        if self._child is None or self._child.poll() is not None:
-            self._child, self._pending = self._start(), b""
+        if self.spending.spent():
+            return self._over_budget()
+        if self._child is not None and (self._child.poll() is not None or self._reader.pending()):
+            self._stop()  # it ended, or it wrote unasked (a process its code left behind): a fresh child
+        if self._child is None:
+            self._start()
         measured = "memory_limit_bytes" in case
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
@@ -199,33 +214,10 @@ class Submission:
                            "args": case.get("args"), "kwargs": case.get("kwargs", {})}).encode()
         if measured:
             resident_before = _reset_peak(self._measured_pid())
-        try:
-            self._send(request)
-        except BrokenPipeError:
-            return self._lost(name)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
-        deadline = time.monotonic() + seconds * WALL_FACTOR + self.seconds_per_call * 3
-        while True:
-            line = self._read_line(deadline)
-            if line is None:
-                self._stop()
-                self._stopped[name] = ("TimeoutError", f"did not finish within {seconds * WALL_FACTOR:g} s "
-                                                       "(an endless loop that outlasts its time limit?)")
-                return Outcome.raising(*self._stopped[name])
-            if not line:
-                return self._lost(name)
-            try:
-                message = from_line(line)
-                if "call" not in message:
-                    outcome = outcome_from_wire(message["outcome"])
-                    break
-            except Exception as e:
-                return Outcome.raising("UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})")
-            try:
-                self._send(to_line(stand_in_reply(message, stand_ins)).encode())
-            except BrokenPipeError:
-                return self._lost(name)
+        deadline = self.spending.deadline(time.monotonic() + seconds * WALL_FACTOR + self.seconds_per_call * 3)
+        outcome = self._exchange(name, request, stand_ins, deadline, seconds)
         if measured and outcome.has_value:
             # Measured here, from outside: the child could lie about its own memory.
             outcome = Outcome.returned(outcome.value, max(0, _peak_resident(self._measured_pid()) - resident_before))
@@ -233,40 +225,70 @@ class Submission:
             self._stopped[name] = ("TimeoutError", outcome.message)
         return outcome
 
-    def _send(self, line: bytes) -> None:
-        self._child.stdin.write(line + b"\n")
-        self._child.stdin.flush()
+    def _exchange(self, name: str, request: bytes, stand_ins, deadline: float, seconds: float) -> Outcome:
+        """Send `request`, answer the child's stand-in calls, and return the outcome it sends back (or
+        what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end)."""
+        while True:
+            try:
+                self._send(request, deadline)
+                line = self._reader.line(deadline)
+            except BrokenPipeError:
+                return self._lost(name, deadline)
+            except PastDeadline:
+                if self.spending.spent():
+                    return self._over_budget()
+                return self._stopped_for(name, "TimeoutError", f"did not finish within {seconds * WALL_FACTOR:g} s "
+                                                               "(an endless loop that outlasts its time limit?)")
+            except TooLong:  # read again, it would cost as much again
+                return self._stopped_for(name, "UnreadableAnswer",
+                                         f"the answer's reply passed {MAX_REPLY_BYTES >> 20} MiB before it ended")
+            if line is None:
+                return self._lost(name, deadline)
+            try:
+                message = from_line(line)
+                if "call" not in message:
+                    return outcome_from_wire(message["outcome"])
+            except Exception as e:
+                self._stop()  # what it sends next cannot be trusted to answer what it is asked
+                return Outcome.raising("UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})")
+            if self.spending.spent():
+                return self._over_budget()
+            request = to_line(stand_in_reply(message, stand_ins)).encode()
 
-    def _read_line(self, deadline: float) -> bytes | None:
-        """One reply line: bytes (b"" if the child ended), or None past the deadline.
-        Read in chunks, so a child that writes half a line cannot block the grader."""
-        stream = self._child.stdout
-        while b"\n" not in self._pending:
-            ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                return None
-            chunk = os.read(stream.fileno(), 1 << 20)
-            if not chunk:
-                return b""
-            self._pending += chunk
-            if len(self._pending) > MAX_REPLY_BYTES:
-                return b"unreadable"
-        line, _, self._pending = self._pending.partition(b"\n")
-        return line
+    def _stopped_for(self, name: str, kind: str, why: str) -> Outcome:
+        """End the child, and fail this case and every later one of answer `name` with `why`."""
+        self._stop()
+        self._stopped[name] = (kind, why)
+        return Outcome.raising(kind, why)
 
-    def _lost(self, name: str) -> Outcome:
-        code = sandbox.exit_code(self._child.wait(), self.confinement)
-        self._child = None
+    def _over_budget(self) -> Outcome:
+        self._stop()  # its processes end now, not with the last case
+        return Outcome.raising(BUDGET_SPENT, self.spending.message)
+
+    def _send(self, line: bytes, deadline: float) -> None:
+        """Write a line to the child, never blocking past the deadline (a child that does not read)."""
+        write_all(self._child.stdin.fileno(), line + b"\n", deadline)
+
+    def _lost(self, name: str, deadline: float) -> Outcome:
+        try:  # it closed its end: it is ending, or has ended; it gets until the case's deadline to end
+            status = self._child.wait(timeout=max(0.0, deadline - time.monotonic()) + 1)
+        except subprocess.TimeoutExpired:
+            return self._stopped_for(name, "ProcessEnded", "your code closed the grader's pipes")
+        code = sandbox.exit_code(status, self.confinement)
         why = {-9: "killed (it used more memory or CPU time than allowed?)",
                -25: "stopped for writing a file over the size limit"}.get(code, f"exit code {code}")
-        self._stopped[name] = ("ProcessEnded", f"your code ended the grading process ({why})")
-        return Outcome.raising(*self._stopped[name])
+        return self._stopped_for(name, "ProcessEnded", f"your code ended the grading process ({why})")
 
     def _stop(self) -> None:
         if self._child is not None:
             self._child.kill()
             self._child.wait()
-            self._child = None
+            for pipe in (self._child.stdin, self._child.stdout):
+                try:
+                    pipe.close()
+                except OSError:  # the unwritten rest of a request: dropped
+                    pass
+            self._child = self._reader = None
 
     def close(self) -> None:
         self._stop()

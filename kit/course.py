@@ -2,7 +2,8 @@
 
 `course(root)` holds what the kit needs to know about a course: the
 assignment's name and due date, the course id, the late policy, the grading
-settings, the exchange and its hand-in limits, and the Canvas id. The file is read once per process (again only if
+settings (the grader's budget per student among them), the exchange and its hand-in limits, and the Canvas id.
+The file is read once per process (again only if
 it changes on disk, as a test's scratch copy may). `policy(root)` is the whole
 file as a dict (the points: kit.notebooks.course_points).
 
@@ -24,6 +25,8 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from autograder.budget import GraderBudget
 
 ROOT = Path(__file__).resolve().parent.parent
 DB_URL_VARIABLE = "KIT_DB_URL"
@@ -53,6 +56,7 @@ class Course:
     unconfined: bool           # grade where the machine allows no confinement (and say so)
     workers: int               # students graded (and given feedback) at once (0: a core each); KIT_GRADING_WORKERS wins
     scheduler: str             # a Dask scheduler's address ("": grade on this machine); KIT_GRADING_SCHEDULER overrides
+    grader_budget: GraderBudget  # the grader's CPU and clock time per student (autograder/budget.py)
     canvas_assignment_id: str  # the Canvas assignment's id ("" : matched by title)
     exchange_root: str         # nbgrader's exchange ("": exchange/ in the course folder, one machine and one account)
     accounts: str              # CSV of id → account for a shared exchange's hand-ins ("": the account named as the id)
@@ -75,6 +79,8 @@ def course(root: Path = ROOT) -> Course:
                   late_max_fraction=toml["late"]["max_fraction"], unconfined=grading.get("unconfined", False),
                   workers=int(os.environ.get("KIT_GRADING_WORKERS") or grading.get("workers", 0)),
                   scheduler=os.environ.get("KIT_GRADING_SCHEDULER", grading.get("scheduler", "")),
+                  grader_budget=GraderBudget(float(grading.get("grader_cpu_seconds", GraderBudget.cpu_seconds)),
+                                             float(grading.get("grader_wall_seconds", GraderBudget.wall_seconds))),
                   canvas_assignment_id=str(toml.get("export", {}).get("canvas_assignment_id", "")),
                   exchange_root=exchange.get("root", ""), accounts=exchange.get("accounts", ""),
                   max_file_bytes=int(exchange.get("max_file_mib", 20) * MIB),

@@ -36,6 +36,7 @@ from types import SimpleNamespace
 import pytest
 
 import autograder.grade
+from autograder.budget import BUDGET_SPENT
 from autograder.cases import hidden_cases
 from autograder.grade import graded_cells, grade_submission
 from autograder.sandbox import probe
@@ -59,7 +60,17 @@ COURSE_FILES = ("nbgrader_config.py", "course.toml", "solutions", "autograder", 
 PAUSE = 5  # seconds after grading: a detached process that outlived it would have written by then
 
 SHORT_LIMIT = {"loops_forever", "loops_stubbornly"}  # each waits out several time limits: 2 s a call, not 10
-ON_THEIR_OWN = {"stalls_the_grader_with_a_fifo", "reads_another_students_work"}  # graded by their tests
+# Each attacks the grader's own reading and writing (issue 22): graded beside an honest student, in a process of
+# their own. → what its answer's messages may say: on a loaded machine the child's own time limit, or the case's
+# deadline, may come before the reply passes the grader's limit (the refusal differs, the score does not).
+REFUSED = ("passed 256 MiB before it ended", "could not be read back", "did not finish within")
+BOUNDED = {"floods_the_reply_pipe": REFUSED,
+           "sends_lines_just_under_the_limit": REFUSED,
+           "trickles_a_huge_array": ("did not finish within",),
+           "leaves_a_process_that_replies": ("",),
+           "asks_for_a_large_stand_in_answer_and_never_reads_it": ("did not finish within",)}
+WAIT_OUT_THE_DEADLINE = {"trickles_a_huge_array", "asks_for_a_large_stand_in_answer_and_never_reads_it"}
+ON_THEIR_OWN = {"stalls_the_grader_with_a_fifo", "reads_another_students_work", *BOUNDED}  # graded by their tests
 
 
 class Graded:
@@ -387,6 +398,83 @@ def test_a_reply_that_never_comes_does_not_stall_the_grader(name, tmp_path):
         raise RuntimeError(f"the grading process failed (exit code {grading.returncode})")
     report = {gid: SimpleNamespace(earned=e, possible=p, message=m) for gid, (e, p, m) in json.loads(output).items()}
     assert misgraded(name, SimpleNamespace(cells=report)) == {}
+
+
+GRADE_BESIDE_AN_HONEST_STUDENT = """
+import json, sys, threading, time
+from autograder.budget import GraderBudget
+from autograder.cases import build_every_hidden_case
+from autograder.grade import grade_submission
+import autograder.grade
+from autograder.submission import Submission
+budget = GraderBudget(*json.loads(sys.stdin.read()))
+build_every_hidden_case()  # before the threads: six building them at once can hang in OpenBLAS
+short = set(json.loads(sys.argv[1]))  # those that wait out a case's deadline: 3 s a call, not 10
+honest, attackers = sys.argv[2], sys.argv[3:]
+autograder.grade.Submission = lambda folder, *args, **kw: Submission(
+    folder, *args, **kw, **({"seconds_per_call": 3} if str(folder) in short else {}))
+found = {}
+
+def graded(folder):
+    wall, cpu = time.monotonic(), time.thread_time()
+    report = grade_submission(folder, budget=budget)
+    found[folder] = {"cells": {gid: [c.earned, c.possible, c.message] for gid, c in report.cells.items()},
+                     "cpu_s": time.thread_time() - cpu, "wall_s": time.monotonic() - wall}
+threads = [threading.Thread(target=graded, args=(f,)) for f in [honest, *attackers]]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps(found))
+"""
+BOUNDED_BUDGET = (20.0, 300.0)  # the grader's CPU and clock per student: well under the course's default
+
+
+def grade_beside_an_honest_student(folder: Path, names) -> dict[str, dict]:
+    """name → {"cells", "cpu_s", "wall_s"} of each fixture of `names` and of "honest" (the solved
+    notebooks), graded at once in one process of their own, each with BOUNDED_BUDGET (killed after 10 minutes)."""
+    folders = {"honest": folder / "honest" / "attention"}
+    shutil.copytree(SOLVED, folders["honest"])
+    for name in names:
+        folders[name] = folder / name / "attention"
+        FIXTURES[name].build(folders[name])
+    short = json.dumps([str(f) for name, f in folders.items() if name in WAIT_OUT_THE_DEADLINE])
+    grading = subprocess.Popen([sys.executable, "-c", GRADE_BESIDE_AN_HONEST_STUDENT, short, *map(str, folders.values())],
+                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        output = grading.communicate(json.dumps(BOUNDED_BUDGET), timeout=600)[0]
+    except subprocess.TimeoutExpired:
+        kill_tree(grading.pid)
+        raise AssertionError("grading them did not end within 10 minutes") from None
+    assert grading.returncode == 0, f"the grading process failed (exit code {grading.returncode})"
+    graded = json.loads(output)
+    return {name: graded[str(f)] for name, f in folders.items()}
+
+
+@pytest.fixture(scope="module")
+def bounded(tmp_path_factory):
+    return grade_beside_an_honest_student(tmp_path_factory.mktemp("bounded"), sorted(BOUNDED))
+
+
+def as_report(graded: dict) -> SimpleNamespace:
+    return SimpleNamespace(cells={gid: SimpleNamespace(earned=e, possible=p, message=m)
+                                  for gid, (e, p, m) in graded["cells"].items()})
+
+
+@pytest.mark.parametrize("name", cases(*sorted(BOUNDED)))
+def test_a_child_that_floods_trickles_or_never_reads_costs_the_grader_no_more_than_its_budget(name, bounded):
+    report = as_report(bounded[name])
+    assert misgraded(name, report) == {}
+    (exercise,) = FIXTURES[name].loses
+    assert all(any(words in m for words in BOUNDED[name]) for m in messages_of(report, exercise)), \
+        messages_of(report, exercise)
+    assert bounded[name]["cpu_s"] <= BOUNDED_BUDGET[0]
+    assert not any(BUDGET_SPENT in c.message for c in report.cells.values())  # graded within the budget
+
+
+def test_an_honest_student_graded_beside_them_gets_full_marks(bounded):
+    cells = bounded["honest"]["cells"]
+    assert {gid: earned for gid, (earned, _, _) in cells.items()} == {gid: p for gid, (_, p, _) in cells.items()}
 
 
 @pytest.mark.parametrize("name", cases("hoards_memory"))

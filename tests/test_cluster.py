@@ -1,11 +1,13 @@
 """Grading across machines (autograder/cluster.py): `nbgrader autograde` through a Dask scheduler and
 two workers, separate processes on 127.0.0.1, gives the gradebook local grading gives, even when a
 worker is killed part-way; a worker whose machine cannot confine refuses each student it takes; a
-scheduler nobody answers at is one line and touches no student's work."""
+scheduler nobody answers at is one line and touches no student's work; a student whose code attacks the
+grader's reading and writing (issue 22) loses only their own points, with workers and on the cluster."""
 
 from __future__ import annotations
 
 import hashlib
+import shutil
 import signal
 import socket
 import subprocess
@@ -14,11 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade import REPORT_FILE
+from autograder.grade import REPORT_FILE, graded_cells
 from autograder.sandbox import REFUSAL, UNCONFINED
 from kit import nbgrader_cli
-from tests.course_copy import autograde, class_course, gradebook_snapshot
+from kit.course import ASSIGNMENT, COURSE_ID, db_url
+from tests.adversarial.build import FIXTURES as FIXTURE_FILES, SOLVED, cells_of, fixtures, splice
+from tests.course_copy import EXAMPLE, autograde, class_course, gradebook_snapshot
 from tests import dask_cluster
+
+FIXTURES = fixtures()
+GRADED = {grade_id for _, grade_id, _ in graded_cells(SOLVED)}
 
 pytestmark = pytest.mark.skipif(bool(dask_cluster.why_unavailable()),
                                 reason=f"no Dask cluster for the tests: {dask_cluster.why_unavailable()}")
@@ -112,6 +119,51 @@ def test_a_worker_whose_machine_cannot_confine_refuses_each_student_by_name(rele
     for student in students:
         assert f"for student '{student}'" in result.stderr
         assert not (course / "autograded" / student).exists()  # never graded unconfined
+
+
+# The fixtures of issue 22 that a bounded grader ends at once; those that wait out a case's deadline (70 s each
+# with the kit's limits) are graded with short limits by tests/test_adversarial.py.
+ATTACKS = ("floods_the_reply_pipe", "sends_lines_just_under_the_limit", "leaves_a_process_that_replies")
+
+
+def with_an_attacker(course: Path) -> set[str]:
+    """Add the student "mallory", whose notebooks carry every one of ATTACKS; returns the cells it must lose."""
+    fixtures = {name: FIXTURES[name] for name in ATTACKS}
+    folder = course / "submitted" / "mallory" / ASSIGNMENT
+    splice({cell: source for f in fixtures.values() for cell, source in cells_of(FIXTURE_FILES / f"{f.name}.py").items()},
+           folder)
+    shutil.copy(EXAMPLE / "ada" / ASSIGNMENT / "timestamp.txt", folder)
+    return set.union(*(f.lost_cells(GRADED) for f in fixtures.values()))
+
+
+def scores_of(course: Path, student: str) -> dict[str, tuple[float, float]]:
+    """grade id → (auto score, max score) of one student's code cells in the course's gradebook (none yet: {})."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url(course), COURSE_ID) as gb:
+        try:
+            submission = gb.find_submission(ASSIGNMENT, student)
+        except MissingEntry:
+            return {}
+        return {g.name: (g.auto_score, g.max_score) for nb in submission.notebooks for g in nb.grades
+                if g.cell_type == "code"}
+
+
+@pytest.mark.parametrize("where", ["workers", "cluster"])
+def test_a_student_who_attacks_the_grader_loses_only_their_own_points_with_workers_and_on_the_cluster(
+        where, graded_one_at_a_time, released_course, request, tmp_path):
+    _, local = graded_one_at_a_time
+    course = tmp_path / "course"
+    students = class_course(course, 2, released=released_course)
+    lost = with_an_attacker(course)
+    result = autograde(course, **({"KIT_GRADING_WORKERS": "2"} if where == "workers" else
+                                  {"KIT_GRADING_SCHEDULER": request.getfixturevalue("cluster").address}))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert gradebook_snapshot(course, students) == {key: v for key, v in local.items() if key[0] in students}
+    scores = scores_of(course, "mallory")
+    assert set(scores) == GRADED
+    assert {cell: score for cell, (score, _) in scores.items() if cell in lost} == dict.fromkeys(lost, 0)
+    assert {cell: score for cell, (score, most) in scores.items() if cell not in lost and score != most} == {}
 
 
 def tree_digest(folder: Path) -> str:

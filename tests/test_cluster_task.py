@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from autograder.bounded_pipe import BoundedReader
+from autograder.budget import GraderBudget
 from autograder.cluster import folder_archive
-from autograder.cluster_task import receive, send
+from autograder.cluster_task import MAX_REPORT_BYTES, receive, send
 from autograder.grade import grade_submission
 from autograder.sandbox import IF_AVAILABLE
 from kit.notebooks import ROOT
@@ -41,7 +43,12 @@ def server():
 
 def request(student: str) -> bytes:
     return pickle.dumps((folder_archive(SUBMITTED / student / "attention", "*.ipynb"),
-                         folder_archive(SOURCE, subfolders=True), IF_AVAILABLE))
+                         folder_archive(SOURCE, subfolders=True), IF_AVAILABLE, GraderBudget()))
+
+
+def reply(server: subprocess.Popen):
+    """The server's next reply, read as the worker reads it."""
+    return json.loads(receive(BoundedReader(server.stdout.fileno(), MAX_REPORT_BYTES)))
 
 
 def grading_child(server: subprocess.Popen) -> int:
@@ -56,9 +63,9 @@ def grading_child(server: subprocess.Popen) -> int:
 def test_each_student_is_graded_as_on_one_machine_in_a_process_of_their_own(server):
     pids = []
     for student in ("ada", "bo"):
-        send(server.stdin, request(student))
+        send(server.stdin.fileno(), request(student))
         pids.append(grading_child(server))  # the student's process, forked for this one
-        kind, plain = json.loads(receive(server.stdout))
+        kind, plain = reply(server)
         assert kind == "graded"
         expected = grade_submission(SUBMITTED / student / "attention", SOURCE, IF_AVAILABLE).plain()
         assert plain == json.loads(json.dumps(expected))
@@ -66,17 +73,17 @@ def test_each_student_is_graded_as_on_one_machine_in_a_process_of_their_own(serv
 
 
 def test_a_grading_process_that_dies_fails_its_student_alone(server):
-    send(server.stdin, request("ada"))
+    send(server.stdin.fileno(), request("ada"))
     os.kill(grading_child(server), signal.SIGKILL)
-    kind, why = json.loads(receive(server.stdout))
+    kind, why = reply(server)
     assert kind == "failed" and "exited with code -9" in why
-    send(server.stdin, request("ada"))  # the next student is graded
-    assert json.loads(receive(server.stdout))[0] == "graded"
+    send(server.stdin.fileno(), request("ada"))  # the next student is graded
+    assert reply(server)[0] == "graded"
 
 
 def test_the_worker_going_away_ends_the_grading_under_way():
     server = started()
-    send(server.stdin, request("ada"))
+    send(server.stdin.fileno(), request("ada"))
     grading = grading_child(server)
     server.stdin.close()  # what the worker's death does to the pipe
     assert server.wait(timeout=60) == 0
