@@ -36,6 +36,7 @@ from xdist.scheduler import LoadScopeScheduling
 
 from kit.course import DB_URL_VARIABLE, db_url
 from tests.course_copy import EXAMPLE, autograde, class_course, copy_course, gradebook_snapshot, run_nbgrader
+from tests import one_parse_at_a_time  # noqa: F401  (the suite grades in threads: see the module)
 from tests import postgres as postgres_server
 from tests.gradebooks import dump
 

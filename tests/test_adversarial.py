@@ -112,7 +112,7 @@ class Graded:
         if "reads_what_it_must_not" in names:
             (DECOY / "solutions").mkdir(parents=True, exist_ok=True)
             shutil.copy(Path(autograder.grade.__file__).parents[1] / "solutions" / "attention.py", DECOY / "solutions")
-        for name in names:  # here, not in the threads: ast.parse is not safe in several threads at once (3.11)
+        for name in names:  # here, not in the threads (tests/one_parse_at_a_time.py)
             FIXTURES[name].build(self._folder(name))
             with sqlite3.connect(self.courses[name] / "gradebook.db") as db:
                 db.execute("CREATE TABLE grade (id TEXT, notebook_id TEXT, cell_id TEXT, auto_score REAL)")
@@ -402,6 +402,7 @@ def test_a_reply_that_never_comes_does_not_stall_the_grader(name, tmp_path):
 
 GRADE_BESIDE_AN_HONEST_STUDENT = """
 import json, sys, threading, time
+import tests.one_parse_at_a_time  # six threads parse answer cells: see the module
 from autograder.budget import GraderBudget
 from autograder.cases import build_every_hidden_case
 from autograder.grade import grade_submission
