@@ -4,7 +4,7 @@ Keys are the question names of ``notebooks/attention/08_check_yourself.py``
 (the graded cell of question ``q`` is ``hidden_q``). A choice question maps to
 the right letter among the options printed in that notebook (read in either
 case), a count to its exact int (a float with that value is read as the int), and ``equal_scores`` to the reference function the student's
-``equal_scores_output`` is compared with. Changing an option's wording or
+``equal_scores`` is compared with. Changing an option's wording or
 order in the notebook means changing its letter here.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def equal_scores_output(V) -> np.ndarray:
+def equal_scores(V) -> np.ndarray:
     """What attention outputs for a query whose scores are all equal.
 
     Equal scores give equal weights, 1 / n_k each, so the output is the plain
@@ -31,7 +31,7 @@ def equal_scores_output(V) -> np.ndarray:
 ANSWERS = {
     # Check yourself (questions 1, 3 and 7 are answered by functions graded as exercises:
     # hull_excess, leaked_targets and score_variance in solutions/attention.py)
-    "equal_scores": equal_scores_output,
+    "equal_scores": equal_scores,
     "head_size_4096": 4096 // 32,
     "params_4096": 4 * 4096**2,  # 67,108,864
     # Skip this chapter if ...

@@ -105,13 +105,13 @@ except NotImplementedError as e:
 #
 # Suppose every score in one row of the grid is the same number. What does
 # attention output for that query (chapter section 4)? Answer with a function:
-# `equal_scores_output(V)` takes the value rows the query may see,
+# `equal_scores(V)` takes the value rows the query may see,
 # `V` of shape `(..., n_k, d_v)`, and returns what attention outputs for that
 # query, shape `(..., d_v)`. Keep the dtype of float input (float32 in,
 # float32 out). About 2 lines.
 
 # %% solution id=equal_scores
-def equal_scores_output(V):
+def equal_scores(V):
     """Attention's output for a query whose scores over V's rows are all equal.
 
     V: (..., n_k, d_v) the value rows the query may see.
@@ -125,22 +125,22 @@ def equal_scores_output(V):
 
 # %% tests id=hidden_equal_scores
 # Form only: an array of shape (..., d_v). The values are marked when your work is graded.
-func = globals().get("equal_scores_output")
+func = globals().get("equal_scores")
 if func is None:
-    raise AssertionError("equal_scores is not answered yet: run the cell that defines equal_scores_output.")
+    raise AssertionError("equal_scores is not answered yet: run the cell that defines equal_scores.")
 for shape, wanted in (((5, 3), (3,)), ((2, 5, 3), (2, 3))):
     try:
         result = func(np.random.default_rng(0).standard_normal(shape))
     except NotImplementedError:
-        raise AssertionError("equal_scores is not answered yet: write equal_scores_output above and run it.") from None
+        raise AssertionError("equal_scores is not answered yet: write equal_scores above and run it.") from None
     if type(result) is not np.ndarray or result.shape != wanted:
         got = f"shape {result.shape}" if type(result) is np.ndarray else type(result).__name__
-        raise AssertionError(f"equal_scores_output on V of shape {shape} must return a numpy array of "
+        raise AssertionError(f"equal_scores on V of shape {shape} must return a numpy array of "
                              f"shape {wanted}, got {got}")
-print("✓ equal_scores_output returns one row of width d_v per batch entry")
+print("✓ equal_scores returns one row of width d_v per batch entry")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("equal_scores", equal_scores_output)
+hidden_check("equal_scores", equal_scores)
 ### END HIDDEN TESTS
 
 # %% [markdown]

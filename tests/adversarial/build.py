@@ -3,7 +3,7 @@
 Two kinds of fixture:
 
 - a file in fixtures/: student code. Every top-level statement is kept where
-  it stands: an answer (``def softmax``, ``def equal_scores_output``,
+  it stands: an answer (``def softmax``, ``def equal_scores``,
   ``SKIP_FORMULA = ...``) replaces that answer's cell in the solved notebooks,
   and any other statement (a patch, a loop, a helper) goes into the cell of
   the next answer in the file, or of the last one when none follows. The
