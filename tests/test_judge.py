@@ -404,3 +404,27 @@ def test_does_every_corruption_of_a_line_give_a_message_or_a_value_error_and_not
         except ValueError:
             continue
         assert type(message) is dict
+
+
+def _named(got, expected, variants):
+    found = diagnose("f", Outcome.returned(got), {"expected": expected, "variants": variants})
+    return found and (found.kind, found.mistake)
+
+
+def test_a_case_where_two_mistakes_give_one_output_names_neither():
+    expected = np.array([1.0, 2.0])
+    both = np.array([1.0, 3.0])
+    variants = [("first", 3, "a.", both), ("second", 4, "b.", both.copy()), ("third", 4, "c.", np.array([0.0, 2.0]))]
+    assert _named(both, expected, variants) == ("wrong values", None)
+    assert _named(np.array([0.0, 2.0]), expected, variants) == ("wrong values", "third")
+
+
+def test_an_answer_off_only_in_dtype_is_given_no_name_even_when_a_mistake_is_off_only_in_dtype():
+    expected = np.array([1.0, 2.0], dtype=np.float32)
+    in_float64 = expected.astype(np.float64)
+    assert _named(in_float64, expected, [("upcast", 3, "keep float32.", in_float64.copy())]) == ("wrong dtype", None)
+
+
+def test_an_answer_off_in_type_and_in_value_can_still_be_named():
+    assert _named(0.5, 524_288, [("in MiB", 7, "count bytes.", 0.5)]) == ("wrong type", "in MiB")
+    assert _named(524_288.0, 524_288, [("a float", 7, "x.", 524_288.0)]) == ("wrong type", None)

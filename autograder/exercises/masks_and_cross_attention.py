@@ -150,8 +150,6 @@ EXERCISES = (
                 lambda lengths, n: -ref.padding_mask(lengths, n)),
         Mistake("padding mask off by one", 6, "Position `length` itself is padding: forbid j ≥ length.",
                 lambda lengths, n: ref.padding_mask(np.minimum(np.asarray(lengths) + 1, n), n)),
-        Mistake("missing query axis", 6, "Return shape (b, 1, n) so the mask broadcasts over every query.",
-                lambda lengths, n: ref.padding_mask(lengths, n)[:, 0, :]),
     )),
     Exercise("padding_leak", ref.padding_leak, padding_leak_hidden, padding_leak_visible, stream=26,
              points=Points(1, 2), mistakes=(

@@ -14,7 +14,10 @@ Applied in this order (the release's notebook 01 states it too):
 When an answer fails, the message says what was expected, what came, where
 (the worst element's index) and, only when the answer passes this same policy
 against a known mistake's own output on that case, names the mistake and
-points to the chapter section; otherwise it suggests nothing.
+points to the chapter section; otherwise it suggests nothing. A mistake is
+named only for an answer wrong in its values, and only on a case where that
+mistake's output differs from the expected one and from every other known
+mistake's output (`diagnosis`).
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from typing import NamedTuple
 import numpy as np
 
 # How an answer can fail a case, for class reports: the first step of the policy it breaks.
-KINDS = ("not started", "error raised", "timed out", "bad input accepted", "wrong type", "wrong shape",
-         "wrong dtype", "wrong values", "too much memory")
+KINDS = ("not started", "error raised", "timed out", "bad input accepted", "changed its input", "wrong type",
+         "wrong shape", "wrong dtype", "wrong values", "too much memory")
 
 
 class Verdict(NamedTuple):
@@ -167,23 +170,48 @@ def _where_message(where, got, expected, reveal, tol_note) -> str:
 def diagnosis(got, expected, variants) -> tuple[str, int, str] | None:
     """The one known mistake that fits `got`, as ``(name, section, explanation)``, or None.
 
-    A mistake fits when `got` passes this very policy (type, shape, dtype,
-    finiteness, tolerance) against that mistake's own output on the case, and
-    that output is itself wrong here (a mistake that gives the right answer on
-    a case cannot be what made the answer wrong). An answer wrong only in
-    type, shape or dtype fits no value-based mistake, and when two mistakes
-    give the same output here the case cannot tell them apart: neither is named.
+    A mistake can be named on a case only when it tells itself apart there: its
+    output is wrong (breaks this policy against `expected`) and differs from
+    every other known mistake's output on the case. So a degenerate case, where
+    two misconceptions give one output, names neither. It fits when `got`
+    passes this very policy (type, shape, dtype, finiteness, tolerance) against
+    that output.
     """
-    fitting = {(name, section, explanation) for name, section, explanation, output in variants
-               if _fits(got, output, expected)}
+    wrong = [(name, section, explanation, output) for name, section, explanation, output in variants
+             if _differ(output, expected)]
+    telling = [v for v in wrong if all(v[0] == w[0] or _differ(v[3], w[3]) for w in wrong)]
+    fitting = {(name, section, explanation) for name, section, explanation, output in telling
+               if not _differ(got, output)}
     return fitting.pop() if len(fitting) == 1 else None
 
 
-def _fits(got, output, expected) -> bool:
+def only_in_form(got, expected) -> bool:
+    """Is `got` off from `expected` only in type, shape or dtype: its values, read as
+    `expected`'s type, shape and dtype (same number of values), follow the policy?"""
+    if isinstance(expected, tuple):
+        return type(got) in (tuple, list) and len(got) == len(expected) and \
+            all(only_in_form(g, e) for g, e in zip(got, expected))
     try:
-        return _mismatch(output, expected, True) is not None and _mismatch(got, output, True) is None
-    except TypeError:  # an output the policy cannot compare with: it names nothing
+        values = np.asarray(got if not isinstance(got, Foreign) else None)
+        if isinstance(expected, np.ndarray):
+            if values.size != expected.size or values.dtype.kind not in "biuf":
+                return False
+            return _mismatch(values.reshape(expected.shape).astype(expected.dtype), expected, True) is None
+        if isinstance(expected, (int, float, np.integer, np.floating)) and not isinstance(expected, bool):
+            return values.size == 1 and values.dtype.kind in "biuf" and \
+                _mismatch(np.asarray(float(values.reshape(())), dtype=np.float64),
+                          np.asarray(float(expected), dtype=np.float64), True) is None
+    except (TypeError, ValueError, OverflowError):
         return False
+    return False
+
+
+def _differ(got, output) -> bool:
+    """Does `got` break the policy against `output` (an output it cannot compare with: yes)?"""
+    try:
+        return _mismatch(got, output, True) is not None
+    except TypeError:
+        return True
 
 
 def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | None:
@@ -206,7 +234,8 @@ def value_verdict(label: str, got, expected, variants=(), reveal: bool = True) -
     if problem is None:
         return None
     kind, message = problem[0], f"{label}: {problem[1]}."
-    fits = diagnosis(got, expected, variants)
+    # An answer wrong only in type, shape or dtype fits no value-based mistake, whatever that mistake's output.
+    fits = None if kind != "wrong values" and only_in_form(got, expected) else diagnosis(got, expected, variants)
     if fits:
         name, section, explanation = fits
         return Verdict(kind, f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})", name)

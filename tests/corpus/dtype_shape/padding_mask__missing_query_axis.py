@@ -1,4 +1,4 @@
-"""Mistake: missing query axis."""
+"""Wrong only in: shape (b, n), the query axis missing: the shape message says so, no mistake is named."""
 
 import numpy as np
 
