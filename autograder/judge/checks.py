@@ -16,6 +16,7 @@ from .calling import outcome_of
 from .case import Case
 from .exceptions import CheckFailed
 from .stand_ins import BUILT_ON, standing_in
+from .policy import COUNT_IS_EXACT, is_count, is_number
 from .verdicts import answer_as_given, verdict
 from .wire import load_cases
 
@@ -43,12 +44,13 @@ def check(function_name: str, func) -> None:
         print(f"✓ {label}")
 
 
-def check_answer_form(name: str, namespace: dict, letters: str | None = None, hint: str = "") -> None:
+def check_answer_form(name: str, namespace: dict, letters: str | None = None) -> None:
     """The visible check of a "Check yourself" answer: its form only, never its value.
 
     letters: the answer must be one of them, a string in either case; else it
-    must be a positive whole number, an int or a float such as 128.0 (`hint`
-    says how to write one). Read as the grader reads it (`answer_as_given`)."""
+    must be a positive count, an exact integer (`policy.is_count`: a float such
+    as 128.0 is refused here, as the grader refuses it). Read as the grader
+    reads it (`answer_as_given`)."""
     answer = namespace.get(name)
     if answer is None:
         raise CheckFailed(f"{name.lower()} is not answered yet: set {name} in the cell above and run it.")
@@ -60,8 +62,11 @@ def check_answer_form(name: str, namespace: dict, letters: str | None = None, hi
         print(f"✓ {name} is one of the letters offered")
     else:
         count = answer_as_given(answer, "count")
+        if is_number(answer) and not is_count(answer):
+            raise CheckFailed(f"{name} must be an exact whole number, an integer, got the float {answer!r}: "
+                              f"{COUNT_IS_EXACT}")
         if type(count) is not int or count < 1:
-            raise CheckFailed(f"{name} must be a positive whole number ({hint}), got {answer!r}")
+            raise CheckFailed(f"{name} must be a positive whole number (an integer), got {answer!r}")
         print(f"✓ {name} is a positive whole number")
 
 
