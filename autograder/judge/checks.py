@@ -7,6 +7,8 @@ a "Check yourself" answer (its form only, never its value). The cases are
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib
 import os
 from functools import cache
@@ -37,11 +39,39 @@ def check(function_name: str, func) -> None:
     reference_of = _reference_while_grading()
     for case in cases:
         label = f"{function_name} on {case['label']}"
-        with standing_in(function_name, func, reference_of):
-            problem = verdict(label, outcome_of(func, case), case)
+        with standing_in(function_name, func, reference_of), _recording_calls(function_name, func) as called:
+            outcome = outcome_of(func, case)
+        problem = verdict(label, outcome, case)
         if problem:
-            raise CheckFailed(problem + _failing_foundations(function_name, func))
+            note = "" if outcome.not_started else _failing_foundations(function_name, func, called)
+            raise CheckFailed(problem + note)
         print(f"✓ {label}")
+
+
+@contextlib.contextmanager
+def _recording_calls(function_name: str, func):
+    """Which of the exercises `func` is built on (BUILT_ON) it really calls while it runs: each is
+    wrapped in its namespace for the call, and put back as it was afterwards."""
+    called: set[str] = set()
+    namespace = getattr(func, "__globals__", None)
+    deps = [dep for dep in BUILT_ON.get(function_name, ())
+            if isinstance(namespace, dict) and callable(namespace.get(dep))]
+    own = {dep: namespace[dep] for dep in deps}
+
+    def recorder(dep, inner):
+        @functools.wraps(inner)
+        def recorded(*args, **kwargs):
+            called.add(dep)
+            return inner(*args, **kwargs)
+        return recorded
+    try:
+        namespace_update = {dep: recorder(dep, inner) for dep, inner in own.items()}
+        if namespace_update:
+            namespace.update(namespace_update)
+        yield called
+    finally:
+        for dep, inner in own.items():
+            namespace[dep] = inner
 
 
 def check_answer_form(name: str, namespace: dict, letters: str | None = None) -> None:
@@ -91,10 +121,12 @@ def _reference_while_grading():
         return None
 
 
-def _failing_foundations(function_name: str, func) -> str:
-    """A note naming the student's own functions that `func` calls and that fail their checks."""
+def _failing_foundations(function_name: str, func, called=None) -> str:
+    """A note naming the student's own functions that `func` called in the failing case
+    (`called`; every one it is built on when None) and that fail their own checks."""
     namespace = getattr(func, "__globals__", None) or {}
-    failing = [dep for dep in BUILT_ON.get(function_name, ()) if callable(namespace.get(dep))
+    failing = [dep for dep in BUILT_ON.get(function_name, ()) if (called is None or dep in called)
+               and callable(namespace.get(dep))
                and any(verdict(dep, outcome_of(namespace[dep], case), case) for case in _visible_cases(dep))]
     if not failing:
         return ""
