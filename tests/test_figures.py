@@ -29,6 +29,7 @@ def test_a_figure_of_a_function_not_started_says_what_to_write_in_text_and_in_it
     from judge import NotStarted
 
     shown = []
+    monkeypatch.setattr("IPython.get_ipython", lambda: object())  # as in a notebook's kernel
     monkeypatch.setattr("IPython.display.display", lambda data, raw=False: shown.append(data))
 
     def stub(*args, **kwargs):
@@ -40,6 +41,17 @@ def test_a_figure_of_a_function_not_started_says_what_to_write_in_text_and_in_it
     for text in (data["text/html"], data["text/plain"]):
         assert "Still to write: raw_scores (notebook 02)" in text, text
     assert data["text/plain"].startswith("Placeholder for the figure 'Your raw_scores")
+
+
+def test_outside_a_notebook_a_figure_prints_its_description_as_a_sentence_not_a_dict(figures, capsys):
+    from judge import NotStarted
+
+    def stub(*args, **kwargs):
+        raise NotStarted()
+
+    figures.score_grid(stub)
+    out = capsys.readouterr().out
+    assert out.startswith("Placeholder for the figure 'Your raw_scores") and "text/html" not in out and "{" not in out
 
 
 def test_a_drawn_figure_is_cropped_to_what_is_drawn_like_savefigs_tight_crop(figures):

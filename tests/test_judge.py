@@ -173,18 +173,22 @@ def test_a_time_limit_also_stops_code_that_waits_on_the_clock():
     ({}, "abcd", "skip_heads is not answered yet"),
     ({"SKIP_HEADS": "e"}, "abcd", "must be one of 'a', 'b', 'c', 'd' (a string), got 'e'"),
     ({"SKIP_HEADS": "ab"}, "abcd", "got 'ab'"),
-    ({"SKIP_HEADS": 2.5}, None, "must be a positive whole number (for example 4096 // 32), got 2.5"),
-    ({"SKIP_HEADS": -3.0}, None, "got -3.0"),
+    ({"SKIP_HEADS": 2.5}, None, "must be an exact whole number, an integer, got the float 2.5"),
+    ({"SKIP_HEADS": 128.0}, None, "got the float 128.0: a count is exact: compute it with integer arithmetic"),
+    ({"SKIP_HEADS": 67.1e6}, None, "got the float 67100000.0"),
+    ({"SKIP_HEADS": np.float64(128.0)}, None, "got the float"),
+    ({"SKIP_HEADS": -3}, None, "must be a positive whole number (an integer), got -3"),
     ({"SKIP_HEADS": True}, None, "got True"),
+    ({"SKIP_HEADS": "128"}, None, "got '128'"),
 ])
 def test_a_check_yourself_answer_of_the_wrong_form_is_refused_with_what_is_due(namespace, letters, problem):
     from autograder.judge import CheckFailed, check_answer_form
     with pytest.raises(CheckFailed, match=re.escape(problem)):
-        check_answer_form("SKIP_HEADS", namespace, letters=letters, hint="for example 4096 // 32")
+        check_answer_form("SKIP_HEADS", namespace, letters=letters)
 
 
 @pytest.mark.parametrize("answer, letters", [("b", "abcd"), ("B", "abcd"), (" c ", "abcd"), (128, None),
-                                             (128.0, None), (4096 // 32, None), (np.int64(3), None)])
+                                             (np.int64(3), None), (np.array(128), None)])
 def test_a_check_yourself_answer_of_the_right_form_passes(answer, letters, capsys):
     from autograder.judge import check_answer_form
     check_answer_form("SKIP_HEADS", {"SKIP_HEADS": answer}, letters=letters)
@@ -193,11 +197,12 @@ def test_a_check_yourself_answer_of_the_right_form_passes(answer, letters, capsy
 
 @pytest.mark.parametrize("answer, accepted", [
     ("c", True), ("C", True), (" c", True), ("b", False),
-    (128, True), (128.0, True), (np.float64(128.0), True), (np.int32(128), True),
-    (128.5, False), ("128", False), (True, False),
+    (128, True), (np.int32(128), True), (np.array(128), True), (np.uint16(128), True),
+    (128.0, False), (np.float64(128.0), False), (np.array(128.0), False),
+    (128.5, False), ("128", False), (True, False), (np.array([128]), False),
 ])
 def test_is_a_check_yourself_answer_graded_as_the_chapter_would_accept_it(answer, accepted):
-    """Upper or lower case for a letter; a count as an int or a float without a fraction."""
+    """Upper or lower case for a letter; a count as an exact integer in any form, never a float."""
     from autograder.judge import verdict
     expected, form = ("c", "letter") if isinstance(answer, str) and answer.strip().lower() in "bc" else (128, "count")
     case = {"expected": expected, "form": form, "variants": []}
@@ -207,8 +212,9 @@ def test_is_a_check_yourself_answer_graded_as_the_chapter_would_accept_it(answer
 def test_is_a_rounded_count_refused_where_the_exact_count_is_asked():
     from autograder.judge import verdict
     case = {"expected": 4 * 4096**2, "form": "count", "variants": []}
-    assert verdict("params", Outcome.returned(67.1e6), case)
-    assert verdict("params", Outcome.returned(float(4 * 4096**2)), case) is None
+    assert "a count is exact" in verdict("params", Outcome.returned(67.1e6), case)
+    assert "expected an integer" in verdict("params", Outcome.returned(float(4 * 4096**2)), case)
+    assert verdict("params", Outcome.returned(4 * 4096**2), case) is None
 
 
 @pytest.mark.parametrize("outcome, case, kind", [
@@ -428,3 +434,45 @@ def test_an_answer_off_only_in_dtype_is_given_no_name_even_when_a_mistake_is_off
 def test_an_answer_off_in_type_and_in_value_can_still_be_named():
     assert _named(0.5, 524_288, [("in MiB", 7, "count bytes.", 0.5)]) == ("wrong type", "in MiB")
     assert _named(524_288.0, 524_288, [("a float", 7, "x.", 524_288.0)]) == ("wrong type", None)
+
+
+FORMS_OF_ONE_NUMBER = [2.5, np.float64(2.5), np.array(2.5)]
+
+
+@pytest.mark.parametrize("answer", FORMS_OF_ONE_NUMBER, ids=["float", "numpy scalar", "0-d array"])
+@pytest.mark.parametrize("expected", [2.5, np.array(2.5)], ids=["a number due", "a 0-d array due"])
+def test_one_number_may_be_a_python_number_a_numpy_scalar_or_a_0d_array(answer, expected):
+    assert judge("f", answer, expected) is None
+    assert "worst mismatch" in judge("f", answer + 1, expected)
+
+
+def test_one_number_from_an_array_function_keeps_the_dtype_rule():
+    assert "expected dtype float64, got dtype float32" in judge("f", np.float32(2.5), np.array(2.5))
+    assert "expected dtype float64, got dtype int64" in judge("f", 2, np.array(2.0))
+
+
+@pytest.mark.parametrize("answer", [128, np.int64(128), np.int32(128), np.array(128)],
+                         ids=["int", "numpy integer", "numpy int32", "0-d integer array"])
+def test_a_count_is_an_exact_integer_in_any_of_its_forms(answer):
+    assert judge("n", answer, 128) is None
+    assert "not the right count" in judge("n", answer + 1, 128, reveal=False)
+
+
+@pytest.mark.parametrize("answer", [128.0, np.float64(128.0), np.array(128.0), 67.1e6],
+                         ids=["float", "numpy float", "0-d float array", "rounded"])
+def test_a_count_given_as_a_float_is_refused_with_the_integer_arithmetic_it_needs(answer):
+    message = judge("n", answer, 128)
+    assert message.startswith("n: expected an integer, got") and "integer arithmetic" in message
+
+
+def test_the_form_check_and_the_grader_apply_one_rule_to_a_count():
+    """Whatever the form check passes, the grader reads as that count; whatever it refuses, the grader refuses."""
+    from autograder.judge import CheckFailed, check_answer_form
+    for answer in [128, np.int64(128), np.array(128), 128.0, np.float32(128), 67.1e6, 2.5, "128", True, None]:
+        try:
+            check_answer_form("Q", {"Q": answer})
+            passed = True
+        except CheckFailed:
+            passed = False
+        graded = verdict("q", Outcome.returned(answer), {"expected": 128, "form": "count", "variants": []}) is None
+        assert passed == graded, answer

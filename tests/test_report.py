@@ -157,3 +157,14 @@ def test_each_exercise_points_to_the_chapter_section_its_notebook_names():
         "token_movement": 1, "project_qkv": 2, "scaled_scores": 3, "softmax": 4, "multi_head_attention": 5,
         "causal_mask": 6, "blockwise_attention": 7, "attention_params": 5, "score_variance": 3, "leaked_targets": 6,
         "classify_head": 5}
+
+
+def test_the_visible_and_hidden_counts_of_an_exercise_read_as_two_sentences():
+    from kit.report.collect import ClassResults, Exercise
+    from kit.report.page import render
+
+    exercise = Exercise("softmax", 4, has_check=True, students=3, visible_passed=["a", "b"], hidden_passed=["a"])
+    page = render(ClassResults("attention", [exercise], [], []), charts=[])
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "Passed the visible check: 2 of 3 (67%). Passed the hidden graders: 1 of 3 (33%)." in text
+    assert re.search(r"\)\.Passed", page) is None

@@ -65,6 +65,29 @@ def test_a_visible_check_names_the_failing_function_the_exercise_calls(student):
     assert "attention calls your softmax, which fails its own check: fix softmax first" in str(failed.value)
 
 
+def test_the_note_appears_only_when_the_answer_did_call_the_failing_function(student):
+    """An answer that calls nothing it is built on, or is not started, is never told it calls it."""
+    exec('''
+def attention(Q, K, V, mask=None):
+    return V + 1.0, np.zeros((Q.shape[0], K.shape[0]))  # wrong, and calls no softmax
+''', student)
+    with pytest.raises(CheckFailed) as failed:
+        check("attention", student["attention"])
+    assert "Note:" not in str(failed.value) and "calls your" not in str(failed.value)
+    stub = {**student, "NotStarted": NotImplementedError}
+    exec("def attention(Q, K, V, mask=None):\n    raise NotStarted()\n", stub)
+    with pytest.raises(CheckFailed) as failed:
+        check("attention", stub["attention"])
+    assert "not started" in str(failed.value) and "calls your" not in str(failed.value)
+
+
+def test_the_functions_an_answer_calls_are_its_own_again_after_the_check(student):
+    own = student["softmax"]
+    with pytest.raises(CheckFailed):
+        check("attention", student["attention"])
+    assert student["softmax"] is own
+
+
 def test_while_nbgrader_grades_the_visible_check_counts_the_exercise_alone(student, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     check("attention", student["attention"])  # passes: the reference's softmax stands in

@@ -3,7 +3,12 @@
 Applied in this order (the release's notebook 01 states it too):
 
 1. type: an array answer must be exactly ``numpy.ndarray`` (not a subclass);
-   a number must be a real number; a tuple must have as many parts as expected;
+   a tuple must have as many parts as expected. One number may come in any
+   form (`is_number`): a Python number, a NumPy scalar or a 0-d array, alike
+   to every check; where a count is due it must be an exact integer
+   (`is_count`: an int, a NumPy integer or a 0-d integer array, never a
+   float such as 128.0); where an array function gives one number, that
+   number's dtype counts as an array's would (a Python float is float64);
 2. shape: exactly the expected shape (a student's array is never broadcast);
 3. dtype: exactly the expected dtype (float32 in gives float32 out);
 4. finiteness: NaN or ±inf only where the expected value has them;
@@ -22,6 +27,7 @@ mistake's output (`diagnosis`).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -67,8 +73,22 @@ def describe(x) -> str:
 
 
 def is_number(x) -> bool:
-    """A real number: an int or float, or a NumPy integer or floating scalar (never a bool)."""
-    return type(x) in (int, float) or type(x).__module__ == "numpy" and isinstance(x, (np.integer, np.floating))
+    """One real number, in any of the forms the checks accept alike: a Python int or float, a NumPy
+    integer or floating scalar, or a 0-d array of integers or floats (never a bool)."""
+    if type(x) in (int, float):
+        return True
+    if type(x) is np.ndarray:
+        return x.ndim == 0 and x.dtype.kind in "iuf"
+    return type(x).__module__ == "numpy" and isinstance(x, (np.integer, np.floating))
+
+
+def is_count(x) -> bool:
+    """An exact integer: an int, a NumPy integer or a 0-d integer array (never a bool, never a
+    float such as 128.0 or 67.1e6, whatever its value)."""
+    return is_number(x) and (type(x) is int or np.asarray(x).dtype.kind in "iu")
+
+
+COUNT_IS_EXACT = "a count is exact: compute it with integer arithmetic (//, not /; no rounded figure)"
 
 
 def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
@@ -82,6 +102,8 @@ def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
                 return problem[0], f"part {i} of the tuple: {problem[1]}"
         return None
     if isinstance(expected, np.ndarray):
+        if expected.ndim == 0 and type(got) is not np.ndarray and is_number(got):
+            got = np.asarray(got)  # one number: a NumPy scalar or a Python number is its 0-d array
         return _array_mismatch(got, expected, reveal)
     if isinstance(expected, (bool, str)) or expected is None:
         if type(got) is type(expected) and got == expected:
@@ -89,19 +111,28 @@ def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
         shown = f"{expected!r}" if reveal else "another answer"
         return ("wrong values" if type(got) is type(expected) else "wrong type",
                 f"expected {shown}, got {got!r}"[:300])
-    if isinstance(expected, (int, np.integer)):
-        if not is_number(got) or isinstance(got, (float, np.floating)):
-            shown = f" {str(got)[:60]}" if is_number(got) or isinstance(got, str) else ""
+    if isinstance(expected, (int, np.integer)):  # a count: an exact integer, in any of its forms
+        if not is_count(got):
+            if is_number(got):
+                return "wrong type", f"expected an integer, got {describe(got)} {str(got)[:60]}: {COUNT_IS_EXACT}"
+            shown = f" {str(got)[:60]}" if isinstance(got, str) else ""
             return "wrong type", f"expected an integer, got {describe(got)}{shown}"
         if int(got) != int(expected):
             return "wrong values", (f"expected {int(expected):,}, got {int(got):,}" if reveal
                                     else f"got {int(got):,}, which is not the right count")
         return None
-    if isinstance(expected, (float, np.floating)):
+    if isinstance(expected, (float, np.floating)):  # a real number: any of its forms
         if not is_number(got):
             return "wrong type", f"expected a number, got {describe(got)}"
-        return _array_mismatch(np.asarray(float(got)), np.asarray(float(expected)), reveal)
+        return _array_mismatch(np.asarray(_as_float(got)), np.asarray(float(expected)), reveal)
     raise TypeError(f"the policy cannot compare against {describe(expected)}")
+
+
+def _as_float(x) -> float:
+    try:
+        return float(x)
+    except OverflowError:  # a Python int too large for a float
+        return math.copysign(math.inf, x)
 
 
 def _array_mismatch(got, expected: np.ndarray, reveal: bool) -> tuple[str, str] | None:

@@ -12,25 +12,24 @@ import numpy as np
 from .calling import INPUT_CHANGED
 from .case import Case
 from .outcome import Outcome
-from .policy import Verdict, describe, is_number, value_verdict
+from .policy import Verdict, describe, is_count, value_verdict
 
 FULL_GRID = "builds the full n × n grid"  # the mistake that shows in memory, not in values (mistakes.py)
 
 
 def answer_as_given(answer, form: str):
-    """A "Check yourself" answer as the chapter's wording accepts it.
+    """A "Check yourself" answer as the chapter's wording accepts it, read by the one rule
+    for a number answer (policy.is_count), as the form check reads it too.
 
     form "letter": a string in either case, spaces around it ignored ("C" is "c");
-    form "count": a number with no fractional part is that int (128.0 is 128,
-    4096 // 32 already is), while 67.1e6 stays a float and is not the exact count.
+    form "count": an exact integer in any of its forms (an int, a NumPy integer, a 0-d
+    integer array) is that int; anything else, a float included (128.0 as much as
+    67.1e6), stays as it is and is refused: a count is computed with integer arithmetic.
     """
     if form == "letter" and type(answer) is str:
         return answer.strip().lower()
-    if form == "count" and is_number(answer):
-        if isinstance(answer, (int, np.integer)):
-            return int(answer)
-        if np.isfinite(answer) and float(answer).is_integer():
-            return int(answer)
+    if form == "count" and is_count(answer):
+        return int(answer)
     return answer
 
 

@@ -39,6 +39,13 @@
 # 5. **closeness**: `|yours − expected| ≤ tol · max(1, |expected|)` element by element, with
 #    `tol = √eps` of the dtype: 1.5e-8 for float64, 3.5e-4 for float32. Counts must be exact.
 #
+# **One number** (a measure, a ratio, the weight of one lead) may be a Python number, a NumPy
+# scalar or an array of shape `()`: every check treats the three alike. Where a function of arrays
+# is given one number and answers with one, its dtype counts as an array's would (a Python float
+# is float64). A **count** (a number of steps, bytes, weights, positions) must be an exact
+# integer: a Python `int`, a NumPy integer or an integer array of shape `()`. A float is refused
+# even when nothing follows its point, so compute counts with integer arithmetic (`//`, not `/`).
+#
 # Until you start an exercise its stub raises `NotStarted`, and its check says
 # so; the other exercises are not affected. Warnings your code prints do not
 # cost points. Each exercise is graded alone: when your `attention` calls your

@@ -150,7 +150,7 @@ figures.softmax_lead(softmax)
 # entry the lead of one key over a second key. Return an array of the same
 # shape holding the weight softmax gives the leading key (float32 stays
 # float32; integers and plain numbers are computed in float64, and a plain number gives
-# an array of shape `()`). It must give exactly 1.0 and 0.0 for leads of
+# one number, as notebook 01's rule allows it). It must give exactly 1.0 and 0.0 for leads of
 # ±1000, not NaN. Use your `softmax` on the pair `(lead, 0)`, or write the
 # stable form yourself. About 3 lines.
 

@@ -11,8 +11,9 @@
 #
 # * a **function** whose output demonstrates the answer; the cell under it
 #   checks it on the chapter's example, the grader on other inputs;
-# * a **count**: a whole number, written as you like (`4096 // 32` or
-#   `128.0` are both fine, but a rounded figure is not the exact count);
+# * a **count**: an exact whole number, an integer (notebook 01's rule for a
+#   number answer): compute it with integer arithmetic; a float, even one
+#   with nothing after the point, is refused, and so is a rounded figure;
 # * a **choice**: the letter of one option, in either case (`"b"` or `"B"`).
 #
 # For counts and choices, the cell under the question checks only the form
@@ -207,7 +208,7 @@ HEAD_SIZE_4096 = 4096 // 32
 
 # %% tests id=hidden_head_size_4096
 # Form only: a positive whole number. The value is marked when your work is graded.
-check_answer_form("HEAD_SIZE_4096", globals(), hint="for example 4096 // 32")
+check_answer_form("HEAD_SIZE_4096", globals())
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("head_size_4096", HEAD_SIZE_4096)
@@ -229,7 +230,7 @@ PARAMS_4096 = 4 * 4096**2
 
 # %% tests id=hidden_params_4096
 # Form only: a positive whole number. The value is marked when your work is graded.
-check_answer_form("PARAMS_4096", globals(), hint="the exact count, such as 4 * 4096**2")
+check_answer_form("PARAMS_4096", globals())
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("params_4096", PARAMS_4096)

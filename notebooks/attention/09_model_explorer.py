@@ -109,8 +109,9 @@ draw(untrained_run, untrained, f"random weights: {prompt!r}")
 # Row 0 is left out: the start token can only look at itself, so it would
 # count for every kind of head at once.
 #
-# Each measure returns a Python `float` (a NumPy scalar is fine too). The
-# checks compare with the policy of notebook 01: within `1.5e-8 · max(1, |expected|)`.
+# Each measure returns one number: a Python `float`, a NumPy scalar or an
+# array of shape `()` (notebook 01's rule for a number answer). The checks
+# compare with the policy of notebook 01: within `1.5e-8 · max(1, |expected|)`.
 #
 # ### Exercise 2.1: `self_score`, `previous_score`, `start_score`
 #

@@ -154,9 +154,12 @@ def _show(fig, description: str) -> None:
 def _display(data: dict, description: str) -> None:
     """Display `data` (mimetype: content) with `description` as its text form."""
     try:
+        from IPython import get_ipython
         from IPython.display import display
-    except ImportError:  # plain Python: the text is all there is to show
-        print(description)
+    except ImportError:
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:  # plain Python: the sentence is all there is to show
+        print(description)  # (IPython's display would print the whole dict of mimetypes there)
         return
     display({**data, "text/plain": description}, raw=True)
 

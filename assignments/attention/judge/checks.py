@@ -7,6 +7,8 @@ a "Check yourself" answer (its form only, never its value). The cases are
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib
 import os
 from functools import cache
@@ -16,6 +18,7 @@ from .calling import outcome_of
 from .case import Case
 from .exceptions import CheckFailed
 from .stand_ins import BUILT_ON, standing_in
+from .policy import COUNT_IS_EXACT, is_count, is_number
 from .verdicts import answer_as_given, verdict
 from .wire import load_cases
 
@@ -36,19 +39,48 @@ def check(function_name: str, func) -> None:
     reference_of = _reference_while_grading()
     for case in cases:
         label = f"{function_name} on {case['label']}"
-        with standing_in(function_name, func, reference_of):
-            problem = verdict(label, outcome_of(func, case), case)
+        with standing_in(function_name, func, reference_of), _recording_calls(function_name, func) as called:
+            outcome = outcome_of(func, case)
+        problem = verdict(label, outcome, case)
         if problem:
-            raise CheckFailed(problem + _failing_foundations(function_name, func))
+            note = "" if outcome.not_started else _failing_foundations(function_name, func, called)
+            raise CheckFailed(problem + note)
         print(f"✓ {label}")
 
 
-def check_answer_form(name: str, namespace: dict, letters: str | None = None, hint: str = "") -> None:
+@contextlib.contextmanager
+def _recording_calls(function_name: str, func):
+    """Which of the exercises `func` is built on (BUILT_ON) it really calls while it runs: each is
+    wrapped in its namespace for the call, and put back as it was afterwards."""
+    called: set[str] = set()
+    namespace = getattr(func, "__globals__", None)
+    deps = [dep for dep in BUILT_ON.get(function_name, ())
+            if isinstance(namespace, dict) and callable(namespace.get(dep))]
+    own = {dep: namespace[dep] for dep in deps}
+
+    def recorder(dep, inner):
+        @functools.wraps(inner)
+        def recorded(*args, **kwargs):
+            called.add(dep)
+            return inner(*args, **kwargs)
+        return recorded
+    try:
+        namespace_update = {dep: recorder(dep, inner) for dep, inner in own.items()}
+        if namespace_update:
+            namespace.update(namespace_update)
+        yield called
+    finally:
+        for dep, inner in own.items():
+            namespace[dep] = inner
+
+
+def check_answer_form(name: str, namespace: dict, letters: str | None = None) -> None:
     """The visible check of a "Check yourself" answer: its form only, never its value.
 
     letters: the answer must be one of them, a string in either case; else it
-    must be a positive whole number, an int or a float such as 128.0 (`hint`
-    says how to write one). Read as the grader reads it (`answer_as_given`)."""
+    must be a positive count, an exact integer (`policy.is_count`: a float such
+    as 128.0 is refused here, as the grader refuses it). Read as the grader
+    reads it (`answer_as_given`)."""
     answer = namespace.get(name)
     if answer is None:
         raise CheckFailed(f"{name.lower()} is not answered yet: set {name} in the cell above and run it.")
@@ -60,8 +92,11 @@ def check_answer_form(name: str, namespace: dict, letters: str | None = None, hi
         print(f"✓ {name} is one of the letters offered")
     else:
         count = answer_as_given(answer, "count")
+        if is_number(answer) and not is_count(answer):
+            raise CheckFailed(f"{name} must be an exact whole number, an integer, got the float {answer!r}: "
+                              f"{COUNT_IS_EXACT}")
         if type(count) is not int or count < 1:
-            raise CheckFailed(f"{name} must be a positive whole number ({hint}), got {answer!r}")
+            raise CheckFailed(f"{name} must be a positive whole number (an integer), got {answer!r}")
         print(f"✓ {name} is a positive whole number")
 
 
@@ -86,10 +121,12 @@ def _reference_while_grading():
         return None
 
 
-def _failing_foundations(function_name: str, func) -> str:
-    """A note naming the student's own functions that `func` calls and that fail their checks."""
+def _failing_foundations(function_name: str, func, called=None) -> str:
+    """A note naming the student's own functions that `func` called in the failing case
+    (`called`; every one it is built on when None) and that fail their own checks."""
     namespace = getattr(func, "__globals__", None) or {}
-    failing = [dep for dep in BUILT_ON.get(function_name, ()) if callable(namespace.get(dep))
+    failing = [dep for dep in BUILT_ON.get(function_name, ()) if (called is None or dep in called)
+               and callable(namespace.get(dep))
                and any(verdict(dep, outcome_of(namespace[dep], case), case) for case in _visible_cases(dep))]
     if not failing:
         return ""

@@ -50,14 +50,42 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
         return Outcome.raising(type(e).__name__, f"{e}{where}")
 
 
+INPUT_CHANGED = "InputChanged"  # the error of an outcome whose call wrote into an array it was given
+
+
 def outcome_of(answer, case: Case) -> Outcome:
     """What `answer` gives on a case: a function is called on fresh copies of
-    the inputs; a plain answer (case without "args") is the value itself."""
+    the inputs; a plain answer (case without "args") is the value itself.
+
+    A call that returns but has changed an array it was given (in place) gives
+    an outcome raising INPUT_CHANGED, whatever it returned: every exercise
+    promises never to change the caller's arrays."""
     if case.get("args") is None:
         return Outcome.returned(answer)
     if not callable(answer):
         return Outcome.raising("TypeError", f"expected a function, got {describe(answer)}")
-    return call(answer, *fresh_inputs(case), measure_memory="memory_limit_bytes" in case)
+    args, kwargs = fresh_inputs(case)
+    pristine = fresh_inputs(case)
+    outcome = call(answer, args, kwargs, measure_memory="memory_limit_bytes" in case)
+    changed = _changed_input((args, kwargs), pristine) if outcome.has_value else None
+    if changed:
+        return Outcome.raising(INPUT_CHANGED, f"{getattr(answer, '__name__', 'the function')} changed {changed} "
+                                              "in place: work on a copy (or on new arrays), never write into an input")
+    return outcome
+
+
+def _changed_input(given, pristine) -> str | None:
+    """The first array in `given` (args, kwargs after a call) that differs from its
+    copy in `pristine`, described for a message ("its argument 1"), or None."""
+    (args, kwargs), (args0, kwargs0) = given, pristine
+    places = [(f"its argument {i + 1}", a, b) for i, (a, b) in enumerate(zip(args, args0))]
+    places += [(f"its argument {name}=", kwargs[name], kwargs0[name]) for name in kwargs]
+    for place, now, before in places:
+        if isinstance(before, np.ndarray) and not (
+                type(now) is np.ndarray and now.shape == before.shape and now.dtype == before.dtype
+                and np.array_equal(now, before, equal_nan=before.dtype.kind in "fc")):
+            return f"the array passed as {place}"
+    return None
 
 
 @contextlib.contextmanager

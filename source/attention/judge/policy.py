@@ -3,7 +3,12 @@
 Applied in this order (the release's notebook 01 states it too):
 
 1. type: an array answer must be exactly ``numpy.ndarray`` (not a subclass);
-   a number must be a real number; a tuple must have as many parts as expected;
+   a tuple must have as many parts as expected. One number may come in any
+   form (`is_number`): a Python number, a NumPy scalar or a 0-d array, alike
+   to every check; where a count is due it must be an exact integer
+   (`is_count`: an int, a NumPy integer or a 0-d integer array, never a
+   float such as 128.0); where an array function gives one number, that
+   number's dtype counts as an array's would (a Python float is float64);
 2. shape: exactly the expected shape (a student's array is never broadcast);
 3. dtype: exactly the expected dtype (float32 in gives float32 out);
 4. finiteness: NaN or ±inf only where the expected value has them;
@@ -14,18 +19,22 @@ Applied in this order (the release's notebook 01 states it too):
 When an answer fails, the message says what was expected, what came, where
 (the worst element's index) and, only when the answer passes this same policy
 against a known mistake's own output on that case, names the mistake and
-points to the chapter section; otherwise it suggests nothing.
+points to the chapter section; otherwise it suggests nothing. A mistake is
+named only for an answer wrong in its values, and only on a case where that
+mistake's output differs from the expected one and from every other known
+mistake's output (`diagnosis`).
 """
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
 # How an answer can fail a case, for class reports: the first step of the policy it breaks.
-KINDS = ("not started", "error raised", "timed out", "bad input accepted", "wrong type", "wrong shape",
-         "wrong dtype", "wrong values", "too much memory")
+KINDS = ("not started", "error raised", "timed out", "bad input accepted", "changed its input", "wrong type",
+         "wrong shape", "wrong dtype", "wrong values", "too much memory")
 
 
 class Verdict(NamedTuple):
@@ -64,8 +73,22 @@ def describe(x) -> str:
 
 
 def is_number(x) -> bool:
-    """A real number: an int or float, or a NumPy integer or floating scalar (never a bool)."""
-    return type(x) in (int, float) or type(x).__module__ == "numpy" and isinstance(x, (np.integer, np.floating))
+    """One real number, in any of the forms the checks accept alike: a Python int or float, a NumPy
+    integer or floating scalar, or a 0-d array of integers or floats (never a bool)."""
+    if type(x) in (int, float):
+        return True
+    if type(x) is np.ndarray:
+        return x.ndim == 0 and x.dtype.kind in "iuf"
+    return type(x).__module__ == "numpy" and isinstance(x, (np.integer, np.floating))
+
+
+def is_count(x) -> bool:
+    """An exact integer: an int, a NumPy integer or a 0-d integer array (never a bool, never a
+    float such as 128.0 or 67.1e6, whatever its value)."""
+    return is_number(x) and (type(x) is int or np.asarray(x).dtype.kind in "iu")
+
+
+COUNT_IS_EXACT = "a count is exact: compute it with integer arithmetic (//, not /; no rounded figure)"
 
 
 def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
@@ -79,6 +102,8 @@ def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
                 return problem[0], f"part {i} of the tuple: {problem[1]}"
         return None
     if isinstance(expected, np.ndarray):
+        if expected.ndim == 0 and type(got) is not np.ndarray and is_number(got):
+            got = np.asarray(got)  # one number: a NumPy scalar or a Python number is its 0-d array
         return _array_mismatch(got, expected, reveal)
     if isinstance(expected, (bool, str)) or expected is None:
         if type(got) is type(expected) and got == expected:
@@ -86,19 +111,28 @@ def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
         shown = f"{expected!r}" if reveal else "another answer"
         return ("wrong values" if type(got) is type(expected) else "wrong type",
                 f"expected {shown}, got {got!r}"[:300])
-    if isinstance(expected, (int, np.integer)):
-        if not is_number(got) or isinstance(got, (float, np.floating)):
-            shown = f" {str(got)[:60]}" if is_number(got) or isinstance(got, str) else ""
+    if isinstance(expected, (int, np.integer)):  # a count: an exact integer, in any of its forms
+        if not is_count(got):
+            if is_number(got):
+                return "wrong type", f"expected an integer, got {describe(got)} {str(got)[:60]}: {COUNT_IS_EXACT}"
+            shown = f" {str(got)[:60]}" if isinstance(got, str) else ""
             return "wrong type", f"expected an integer, got {describe(got)}{shown}"
         if int(got) != int(expected):
             return "wrong values", (f"expected {int(expected):,}, got {int(got):,}" if reveal
                                     else f"got {int(got):,}, which is not the right count")
         return None
-    if isinstance(expected, (float, np.floating)):
+    if isinstance(expected, (float, np.floating)):  # a real number: any of its forms
         if not is_number(got):
             return "wrong type", f"expected a number, got {describe(got)}"
-        return _array_mismatch(np.asarray(float(got)), np.asarray(float(expected)), reveal)
+        return _array_mismatch(np.asarray(_as_float(got)), np.asarray(float(expected)), reveal)
     raise TypeError(f"the policy cannot compare against {describe(expected)}")
+
+
+def _as_float(x) -> float:
+    try:
+        return float(x)
+    except OverflowError:  # a Python int too large for a float
+        return math.copysign(math.inf, x)
 
 
 def _array_mismatch(got, expected: np.ndarray, reveal: bool) -> tuple[str, str] | None:
@@ -167,23 +201,48 @@ def _where_message(where, got, expected, reveal, tol_note) -> str:
 def diagnosis(got, expected, variants) -> tuple[str, int, str] | None:
     """The one known mistake that fits `got`, as ``(name, section, explanation)``, or None.
 
-    A mistake fits when `got` passes this very policy (type, shape, dtype,
-    finiteness, tolerance) against that mistake's own output on the case, and
-    that output is itself wrong here (a mistake that gives the right answer on
-    a case cannot be what made the answer wrong). An answer wrong only in
-    type, shape or dtype fits no value-based mistake, and when two mistakes
-    give the same output here the case cannot tell them apart: neither is named.
+    A mistake can be named on a case only when it tells itself apart there: its
+    output is wrong (breaks this policy against `expected`) and differs from
+    every other known mistake's output on the case. So a degenerate case, where
+    two misconceptions give one output, names neither. It fits when `got`
+    passes this very policy (type, shape, dtype, finiteness, tolerance) against
+    that output.
     """
-    fitting = {(name, section, explanation) for name, section, explanation, output in variants
-               if _fits(got, output, expected)}
+    wrong = [(name, section, explanation, output) for name, section, explanation, output in variants
+             if _differ(output, expected)]
+    telling = [v for v in wrong if all(v[0] == w[0] or _differ(v[3], w[3]) for w in wrong)]
+    fitting = {(name, section, explanation) for name, section, explanation, output in telling
+               if not _differ(got, output)}
     return fitting.pop() if len(fitting) == 1 else None
 
 
-def _fits(got, output, expected) -> bool:
+def only_in_form(got, expected) -> bool:
+    """Is `got` off from `expected` only in type, shape or dtype: its values, read as
+    `expected`'s type, shape and dtype (same number of values), follow the policy?"""
+    if isinstance(expected, tuple):
+        return type(got) in (tuple, list) and len(got) == len(expected) and \
+            all(only_in_form(g, e) for g, e in zip(got, expected))
     try:
-        return _mismatch(output, expected, True) is not None and _mismatch(got, output, True) is None
-    except TypeError:  # an output the policy cannot compare with: it names nothing
+        values = np.asarray(got if not isinstance(got, Foreign) else None)
+        if isinstance(expected, np.ndarray):
+            if values.size != expected.size or values.dtype.kind not in "biuf":
+                return False
+            return _mismatch(values.reshape(expected.shape).astype(expected.dtype), expected, True) is None
+        if isinstance(expected, (int, float, np.integer, np.floating)) and not isinstance(expected, bool):
+            return values.size == 1 and values.dtype.kind in "biuf" and \
+                _mismatch(np.asarray(float(values.reshape(())), dtype=np.float64),
+                          np.asarray(float(expected), dtype=np.float64), True) is None
+    except (TypeError, ValueError, OverflowError):
         return False
+    return False
+
+
+def _differ(got, output) -> bool:
+    """Does `got` break the policy against `output` (an output it cannot compare with: yes)?"""
+    try:
+        return _mismatch(got, output, True) is not None
+    except TypeError:
+        return True
 
 
 def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | None:
@@ -206,7 +265,8 @@ def value_verdict(label: str, got, expected, variants=(), reveal: bool = True) -
     if problem is None:
         return None
     kind, message = problem[0], f"{label}: {problem[1]}."
-    fits = diagnosis(got, expected, variants)
+    # An answer wrong only in type, shape or dtype fits no value-based mistake, whatever that mistake's output.
+    fits = None if kind != "wrong values" and only_in_form(got, expected) else diagnosis(got, expected, variants)
     if fits:
         name, section, explanation = fits
         return Verdict(kind, f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})", name)
