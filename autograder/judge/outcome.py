@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["value", "not started", "raised"]
-OUTCOME_KINDS: tuple[Kind, ...] = ("value", "not started", "raised")
+Kind = Literal["value", "not started", "raised", "changed input"]
+OUTCOME_KINDS: tuple[Kind, ...] = ("value", "not started", "raised", "changed input")
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,9 @@ class Outcome:
     allocated at its peak, when its memory was measured); "not started": it
     raised NotImplementedError, `message` says why; "raised": it raised the
     exception named `error` (TimeoutError when stopped, ProcessEnded when its
-    code ended the grading process), with `message`."""
+    code ended the grading process), with `message`; "changed input": it
+    returned `value` but wrote into an array it was given, `message` says
+    which (`calling.outcome_of` compares every input with a pristine copy)."""
     kind: Kind
     value: Any = None
     error: str = ""
@@ -34,6 +36,10 @@ class Outcome:
     @classmethod
     def raising(cls, error: str, message: str) -> Outcome:
         return cls("raised", error=error, message=message)
+
+    @classmethod
+    def changing(cls, value, message: str) -> Outcome:
+        return cls("changed input", value, message=message)
 
     @classmethod
     def unstarted(cls, message: str) -> Outcome:
@@ -50,6 +56,10 @@ class Outcome:
     @property
     def not_started(self) -> bool:
         return self.kind == "not started"
+
+    @property
+    def changed_input(self) -> bool:
+        return self.kind == "changed input"
 
     @property
     def timed_out(self) -> bool:

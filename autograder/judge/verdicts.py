@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .calling import INPUT_CHANGED
 from .case import Case
 from .outcome import Outcome
 from .policy import Verdict, describe, is_count, value_verdict
@@ -52,8 +51,8 @@ def diagnose(label: str, outcome: Outcome, case: Case, reveal: bool = True) -> V
             return None
         came = f"{outcome.error}: {outcome.message}" if outcome.raised else f"it returned {describe(outcome.value)}"
         return Verdict("bad input accepted", f"{label}: expected a {case['raises']} for this bad input, but {came}.")
-    if outcome.raised and outcome.error == INPUT_CHANGED:
-        return Verdict("changed its input", f"{label}: {outcome.message}.")
+    if outcome.changed_input:
+        return Verdict("changed input", f"{label}: {outcome.message}.")
     if outcome.raised:
         return Verdict("timed out" if outcome.timed_out else "error raised",
                        f"{label}: your function raised {outcome.error}: {outcome.message}")

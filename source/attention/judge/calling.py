@@ -7,6 +7,7 @@ caller gets an `Outcome`; a student's exception is reported, never raised throug
 from __future__ import annotations
 
 import contextlib
+import inspect
 import signal
 import traceback
 import tracemalloc
@@ -50,42 +51,64 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
         return Outcome.raising(type(e).__name__, f"{e}{where}")
 
 
-INPUT_CHANGED = "InputChanged"  # the error of an outcome whose call wrote into an array it was given
-
-
 def outcome_of(answer, case: Case) -> Outcome:
     """What `answer` gives on a case: a function is called on fresh copies of
-    the inputs; a plain answer (case without "args") is the value itself.
-
-    A call that returns but has changed an array it was given (in place) gives
-    an outcome raising INPUT_CHANGED, whatever it returned: every exercise
-    promises never to change the caller's arrays."""
+    the inputs; a plain answer (case without "args") is the value itself."""
     if case.get("args") is None:
         return Outcome.returned(answer)
     if not callable(answer):
         return Outcome.raising("TypeError", f"expected a function, got {describe(answer)}")
     args, kwargs = fresh_inputs(case)
-    pristine = fresh_inputs(case)
+    given = [(where, array, array.copy()) for where, array in _arrays_given(args, kwargs)]
     outcome = call(answer, args, kwargs, measure_memory="memory_limit_bytes" in case)
-    changed = _changed_input((args, kwargs), pristine) if outcome.has_value else None
-    if changed:
-        return Outcome.raising(INPUT_CHANGED, f"{getattr(answer, '__name__', 'the function')} changed {changed} "
-                                              "in place: work on a copy (or on new arrays), never write into an input")
-    return outcome
+    if not outcome.has_value:
+        return outcome
+    changed = next((where for where, array, pristine in given if not unchanged(array, pristine)), None)
+    if changed is None:
+        return outcome
+    name = getattr(answer, "__name__", None) or "your function"
+    return Outcome.changing(outcome.value, f"{name} changed the caller's {_input_name(answer, changed)} in place: "
+                                           "work on a copy, never write into an input")
 
 
-def _changed_input(given, pristine) -> str | None:
-    """The first array in `given` (args, kwargs after a call) that differs from its
-    copy in `pristine`, described for a message ("its argument 1"), or None."""
-    (args, kwargs), (args0, kwargs0) = given, pristine
-    places = [(f"its argument {i + 1}", a, b) for i, (a, b) in enumerate(zip(args, args0))]
-    places += [(f"its argument {name}=", kwargs[name], kwargs0[name]) for name in kwargs]
-    for place, now, before in places:
-        if isinstance(before, np.ndarray) and not (
-                type(now) is np.ndarray and now.shape == before.shape and now.dtype == before.dtype
-                and np.array_equal(now, before, equal_nan=before.dtype.kind in "fc")):
-            return f"the array passed as {place}"
-    return None
+def unchanged(array: np.ndarray, pristine: np.ndarray) -> bool:
+    """Is `array` exactly its `pristine` copy: the same type, dtype, shape and bytes (so NaNs in the same places)?"""
+    return type(array) is np.ndarray and array.dtype == pristine.dtype and array.shape == pristine.shape and \
+        array.tobytes() == pristine.tobytes()
+
+
+def _arrays_given(args, kwargs) -> list[tuple[tuple, np.ndarray]]:
+    """Every array among the inputs, with where it is: (argument index or keyword, index inside a tuple...)."""
+    found = []
+
+    def walk(obj, where):
+        if isinstance(obj, np.ndarray):
+            found.append((where, obj))
+        elif isinstance(obj, (tuple, list)):
+            for i, x in enumerate(obj):
+                walk(x, (*where, i))
+        elif isinstance(obj, dict):
+            for k, x in obj.items():
+                walk(x, (*where, k))
+    for i, x in enumerate(args):
+        walk(x, (i,))
+    for k, x in kwargs.items():
+        walk(x, (k,))
+    return found
+
+
+def _input_name(func, where: tuple) -> str:
+    """How a message names the input at `where`: "S (argument 1)", "context (keyword argument)"."""
+    first, inner = where[0], "".join(f"[{i!r}]" for i in where[1:])
+    if isinstance(first, str):
+        return f"{first}{inner} (keyword argument)"
+    try:
+        params = [p for p in inspect.signature(func).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        name = params[first].name if first < len(params) else None
+    except Exception:  # a student's callable without a readable signature
+        name = None
+    return f"{name}{inner} (argument {first + 1})" if name else f"argument {first + 1}{inner}"
 
 
 @contextlib.contextmanager

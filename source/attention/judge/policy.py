@@ -33,8 +33,8 @@ from typing import NamedTuple
 import numpy as np
 
 # How an answer can fail a case, for class reports: the first step of the policy it breaks.
-KINDS = ("not started", "error raised", "timed out", "bad input accepted", "changed its input", "wrong type",
-         "wrong shape", "wrong dtype", "wrong values", "too much memory")
+KINDS = ("not started", "error raised", "timed out", "changed input", "bad input accepted", "wrong type", "wrong shape",
+         "wrong dtype", "wrong values", "too much memory")
 
 
 class Verdict(NamedTuple):
