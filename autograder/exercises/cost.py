@@ -86,7 +86,7 @@ EXERCISES = (
     )),
     Exercise("crossover_length", ref.crossover_length, crossover_length_hidden, crossover_length_visible, stream=18,
              built_on=("projection_flops", "score_flops", "attention_share"), mistakes=(
-        Mistake("factor 2 missing", 7, "Setting 4·n·d² = 2·n²·d gives n = 2d.", lambda d: d),
+        Mistake("factor 2 missing", 7, "Setting 4·n·d² = 2·n²·d gives n = 2d.", lambda d: 4 * d),
     )),
     Exercise("mlp_flops", ref.mlp_flops, mlp_flops_hidden, chapter_layer_visible, stream=27, mistakes=(
         Mistake("inner width d instead of 4d", 7, "The MLP widens each token to 4·d and back: 2 · n · d · 4d.",
