@@ -7,7 +7,7 @@ import numpy as np
 from autograder.exercises.inputs import (attention_inputs, f32, forbidding_row, normal_draws, property_examples,
                                          worked)
 from autograder.exercises.spec import Exercise, Mistake, Points, case
-from autograder.exercises.variants import attention_with, softmax_no_max
+from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
 from solutions import attention as ref
 
 NOTEBOOK = "03_softmax_and_mix"
@@ -95,6 +95,9 @@ EXERCISES = (
         Mistake("softmax without subtracting the row maximum", 4,
                 "exp overflows to inf for large scores (inf/inf is NaN): subtract each row's maximum first.",
                 softmax_no_max),
+        Mistake("an all-forbidden row not handled", 4,
+                "A row of −inf scores has no maximum to take out (−inf − −inf is NaN): give it all-zero weights.",
+                softmax_unguarded),
     )),
     Exercise("lead_share", ref.lead_share, lead_share_hidden, lead_share_visible, stream=22, built_on=("softmax",),
              mistakes=(
@@ -116,6 +119,9 @@ EXERCISES = (
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, axis=-2)),
         Mistake("softmax without subtracting the row maximum", 4, "Large scores overflow: subtract each row's maximum first.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_no_max)),
+        Mistake("an all-forbidden row not handled", 4,
+                "A query whose every key is forbidden has no maximum to take out: give it all-zero weights, not NaN.",
+                lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_unguarded)),
         Mistake("mask added after the softmax", 6, "Add the mask to the scores, before the softmax.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="after")),
         Mistake("mask multiplied instead of added", 6, "The mask is additive: 0 allows a pair, −inf forbids it.",
