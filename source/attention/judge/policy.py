@@ -174,9 +174,19 @@ def diagnosis(got, expected, variants) -> tuple[str, int, str] | None:
     type, shape or dtype fits no value-based mistake, and when two mistakes
     give the same output here the case cannot tell them apart: neither is named.
     """
+    variants = list(variants)
     fitting = {(name, section, explanation) for name, section, explanation, output in variants
-               if _fits(got, output, expected)}
+               if _fits(got, output, expected) and not any(
+                   other != name and _same(output, other_output) for other, _, _, other_output in variants)}
     return fitting.pop() if len(fitting) == 1 else None
+
+
+def _same(output, other_output) -> bool:
+    """Two mistakes' outputs that this policy cannot tell apart on a case: neither may be named there."""
+    try:
+        return _mismatch(output, other_output, True) is None
+    except TypeError:
+        return False
 
 
 def _fits(got, output, expected) -> bool:
@@ -206,7 +216,7 @@ def value_verdict(label: str, got, expected, variants=(), reveal: bool = True) -
     if problem is None:
         return None
     kind, message = problem[0], f"{label}: {problem[1]}."
-    fits = diagnosis(got, expected, variants)
+    fits = diagnosis(got, expected, variants) if kind == "wrong values" else None
     if fits:
         name, section, explanation = fits
         return Verdict(kind, f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})", name)
