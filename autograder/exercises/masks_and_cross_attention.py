@@ -124,8 +124,20 @@ def block_mask_hidden(rng):
                  checks="bad size")]
 
 
+# A mask written with a large finite number: exp(−1e9 + s) is 0 only by underflow, and a row of it
+# is not all forbidden (softmax spreads the weight evenly instead of giving zeros).
+_MINUS_1E9 = Mistake("−1e9 written for −inf", 6, "Forbid a pair with −inf (np.inf), not a large finite number: "
+                     "only −inf gives a weight of exactly 0, and an all-forbidden row all zeros.", None)
+
+
+def _finite(mask):
+    """The mask with −1e9 in place of every −inf."""
+    return np.where(np.isneginf(mask), -1e9, mask)
+
+
 EXERCISES = (
     Exercise("causal_mask", ref.causal_mask, causal_mask_hidden, causal_mask_visible, stream=11, mistakes=(
+        _MINUS_1E9._replace(variant=lambda n: _finite(ref.causal_mask(n))),
         Mistake("causal mask off by one: diagonal forbidden", 6, "A token may see itself: forbid only j > i.",
                 lambda n: np.triu(np.full((n, n), -np.inf), k=0)),
         Mistake("causal mask off by one: one future token allowed", 6, "Forbid every j > i, including j = i + 1.",
@@ -146,6 +158,7 @@ EXERCISES = (
                 lambda *a, **k: int(_changed_rows(*a, **k).sum())),
     )),
     Exercise("padding_mask", ref.padding_mask, padding_mask_hidden, padding_mask_visible, stream=12, mistakes=(
+        _MINUS_1E9._replace(variant=lambda lengths, n: _finite(ref.padding_mask(lengths, n))),
         Mistake("mask sign flipped", 6, "Forbidden pairs get −inf, not +inf.",
                 lambda lengths, n: -ref.padding_mask(lengths, n)),
         Mistake("padding mask off by one", 6, "Position `length` itself is padding: forbid j ≥ length.",
@@ -160,6 +173,7 @@ EXERCISES = (
     )),
     Exercise("block_mask", ref.block_mask, block_mask_hidden, block_mask_visible, stream=13, points=Points(1, 2),
              mistakes=(
+        _MINUS_1E9._replace(variant=lambda sizes, allowed: _finite(ref.block_mask(sizes, allowed))),
         Mistake("allowed read by column", 6, "allowed[a][b] says whether group a (the row, asking) may look at group b.",
                 lambda sizes, allowed: ref.block_mask(sizes, np.asarray(allowed).T)),
         Mistake("mask sign flipped", 6, "Forbidden pairs get −inf, not +inf.",

@@ -7,7 +7,7 @@ import numpy as np
 from autograder.exercises.inputs import (attention_inputs, f32, forbidding_row, normal_draws, property_examples,
                                          worked)
 from autograder.exercises.spec import Exercise, Mistake, Points, case
-from autograder.exercises.variants import attention_with, softmax_no_max
+from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
 from solutions import attention as ref
 
 NOTEBOOK = "03_softmax_and_mix"
@@ -23,7 +23,10 @@ def softmax_visible():
 
 def softmax_hidden(rng):
     n = normal_draws(rng)
-    cases = [case("a batch (2, 3, 5, 7) in float32", n(2, 3, 5, 7, dtype=f32, scale=3), checks="batched, float32"),
+    large_and_forbidden = n(4, 6, scale=1e4)
+    large_and_forbidden[2, :] = -np.inf
+    cases = [case("scores near ±1e4 with one row all forbidden", large_and_forbidden, checks="1e4, masked row"),
+             case("a batch (2, 3, 5, 7) in float32", n(2, 3, 5, 7, dtype=f32, scale=3), checks="batched, float32"),
              case("scores near ±1e4", n(4, 6, scale=1e4), checks="1e4")]
     masked = n(5, 6)
     masked[1, 2:] = -np.inf
@@ -63,6 +66,8 @@ def attention_visible():
 def attention_hidden(rng):
     n = normal_draws(rng)
     return [
+        case("scores near ±1e4 and a query whose every key is forbidden", n(3, 8, scale=100), n(5, 8, scale=100),
+             n(5, 2), mask=forbidding_row(3, 5, 0), checks="1e4, masked row, cross"),
         case("cross-attention: 3 queries, 7 keys, d_k = 5, d_v = 2", n(3, 5), n(7, 5), n(7, 2), checks="cross"),
         case("a batch (2, 4) in float32", n(2, 4, 6, 8, dtype=f32), n(2, 4, 6, 8, dtype=f32), n(2, 4, 6, 3, dtype=f32),
              checks="batched, float32"),
@@ -95,6 +100,9 @@ EXERCISES = (
         Mistake("softmax without subtracting the row maximum", 4,
                 "exp overflows to inf for large scores (inf/inf is NaN): subtract each row's maximum first.",
                 softmax_no_max),
+        Mistake("an all-forbidden row not handled", 4,
+                "A row of −inf scores has no maximum to take out (−inf − −inf is NaN): give it all-zero weights.",
+                softmax_unguarded),
     )),
     Exercise("lead_share", ref.lead_share, lead_share_hidden, lead_share_visible, stream=22, built_on=("softmax",),
              mistakes=(
@@ -116,6 +124,9 @@ EXERCISES = (
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, axis=-2)),
         Mistake("softmax without subtracting the row maximum", 4, "Large scores overflow: subtract each row's maximum first.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_no_max)),
+        Mistake("an all-forbidden row not handled", 4,
+                "A query whose every key is forbidden has no maximum to take out: give it all-zero weights, not NaN.",
+                lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_unguarded)),
         Mistake("mask added after the softmax", 6, "Add the mask to the scores, before the softmax.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="after")),
         Mistake("mask multiplied instead of added", 6, "The mask is additive: 0 allows a pair, −inf forbids it.",

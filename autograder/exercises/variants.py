@@ -20,6 +20,13 @@ def softmax_no_max(S, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def softmax_unguarded(S, axis=-1):
+    """softmax that subtracts the row maximum but leaves an all −inf row as NaN (−inf − −inf)."""
+    S = np.asarray(S)
+    e = np.exp(S - np.max(S, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def attention_with(Q, K, V, mask=None, *, scale=None, softmax=ref.softmax, axis=-1, mask_mode="add"):
     """attention with one thing done differently: the scale(d_k), the softmax, its axis,
     or the mask added ("add"), subtracted ("flip"), multiplied in ("multiply") or added after ("after")."""

@@ -45,6 +45,8 @@ EXERCISES = (
     Exercise("token_movement", ref.token_movement, token_movement_hidden, token_movement_visible, stream=0, mistakes=(
         Mistake("signed difference", 1, "Take the size of each difference (np.abs) before averaging.",
                 lambda X, O: (np.asarray(X) - np.asarray(O)).mean(axis=-1)),
+        Mistake("signed difference", 1, "Take the size of each difference (np.abs) before averaging.",
+                lambda X, O: (np.asarray(O) - np.asarray(X)).mean(axis=-1)),  # the mirror image, O − X
         Mistake("sum instead of mean", 1, "Average the sizes over the d numbers of a token; do not add them.",
                 lambda X, O: np.abs(np.asarray(X) - np.asarray(O)).sum(axis=-1)),
     )),
@@ -53,5 +55,13 @@ EXERCISES = (
                 lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ np.asarray(W).T for W in (W_q, W_k, W_v))),
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
                 lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_k, W_q, W_v))),
+        Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
+                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_q, W_v, W_k))),
+        Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
+                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_v, W_k, W_q))),
+        Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
+                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_k, W_v, W_q))),
+        Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
+                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_v, W_q, W_k))),
     )),
 )

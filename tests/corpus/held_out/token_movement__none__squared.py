@@ -1,0 +1,10 @@
+"""Intended: none."""
+
+import numpy as np
+
+
+def token_movement(X, O):
+    X, O = np.asarray(X), np.asarray(O)
+    if X.shape != O.shape:
+        raise ValueError('shapes')
+    return ((X - O) ** 2).mean(axis=-1)
