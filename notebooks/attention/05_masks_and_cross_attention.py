@@ -38,7 +38,11 @@ project_qkv = my("01_worked_example", "project_qkv")
 # `n_q × n_k`, square only when the two counts happen to agree.
 #
 # Below, two made-up tokens standing in for a robot's side of a model read the
-# four words of "pick up the cube" through the same three matrices.
+# four words of "pick up the cube" through the same three matrices. They are
+# not the chapter's robot tokens (the chapter does not print those vectors), so
+# their weights differ from its: the chapter's first robot token puts 0.92 of
+# its mixture on the first word, and the cell prints what this made-up one puts
+# there. Only the shapes carry over.
 
 # %% locked
 robot_tokens = np.round(np.random.default_rng(6).normal(0, 0.9, (2, 4)), 1)
@@ -54,6 +58,8 @@ else:
     print(" " * 9, " ".join(f"{t:>6}" for t in TOKENS))
     for i, row in enumerate(cross_weights):
         print(f"robot {i}: ", " ".join(f"{w:6.3f}" for w in row))
+    print(f"The chapter's first robot token puts 0.92 on {TOKENS[0]!r}; this made-up one puts "
+          f"{cross_weights[0, 0]:.3f} there: other vectors, other weights, the same 2 × 4 shape.")
 
 # %% [markdown]
 # ## 2. Masks: forbidding pairs with arithmetic (chapter section 6)
@@ -389,7 +395,9 @@ hidden_check("block_mask", block_mask)
 # The chapter's robot stream has 256 picture tokens, 12 words, 1 joint-reading
 # token and 8 action tokens. Pictures and words read each other, the joint
 # token reads them and itself, and the actions read everything; nothing reads
-# the actions except the actions.
+# the actions except the actions. The joint token reading itself (joint →
+# joint) is one allowed pair of its own: without it the count would be one
+# short of the chapter's 74,309.
 
 # %% locked
 GROUPS = ("picture", "words", "joint", "actions")

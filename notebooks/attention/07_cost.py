@@ -207,7 +207,10 @@ figures.cost(projection_flops, score_flops, crossover_length)
 # at tens of thousands of tokens attention dominates. A transformer block
 # (the chapter after this one) follows attention with an MLP that widens
 # every token from `d` to `4·d` numbers and narrows it back: two matrices,
-# `d × 4d` and `4d × d`, applied to each of the `n` tokens.
+# `d × 4d` and `4d × d`, applied to each of the `n` tokens. That shape,
+# d → 4d → d, is this notebook's assumption (the usual transformer block's),
+# not the chapter's: the chapter says only that attention dominates at tens of
+# thousands of tokens, and the crossover you compute depends on it.
 #
 # ### Exercise 2.5: `mlp_flops`
 #
