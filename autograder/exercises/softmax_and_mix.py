@@ -129,6 +129,9 @@ EXERCISES = (
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_unguarded)),
         Mistake("mask added after the softmax", 6, "Add the mask to the scores, before the softmax.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="after")),
+        Mistake("weights zeroed after the softmax", 6, "Zeroing forbidden weights after the softmax leaves rows "
+                "that no longer add up to one: add the mask to the scores, before the softmax.",
+                lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="zeroed")),
         Mistake("mask multiplied instead of added", 6, "The mask is additive: 0 allows a pair, −inf forbids it.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="multiply")),
         Mistake("mask sign flipped", 6, "Add the mask (−inf forbids); subtracting it makes forbidden pairs win.",

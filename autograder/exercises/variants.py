@@ -29,7 +29,8 @@ def softmax_unguarded(S, axis=-1):
 
 def attention_with(Q, K, V, mask=None, *, scale=None, softmax=ref.softmax, axis=-1, mask_mode="add"):
     """attention with one thing done differently: the scale(d_k), the softmax, its axis,
-    or the mask added ("add"), subtracted ("flip"), multiplied in ("multiply") or added after ("after")."""
+    or the mask added ("add"), subtracted ("flip"), multiplied in ("multiply"), added after
+    ("after") or used after the softmax to zero the forbidden weights ("zeroed": A * (mask == 0))."""
     Q, K, V = (np.asarray(a) for a in (Q, K, V))
     d_k = Q.shape[-1]
     S = ref.raw_scores(Q, K)
@@ -44,4 +45,6 @@ def attention_with(Q, K, V, mask=None, *, scale=None, softmax=ref.softmax, axis=
     A = softmax(S, axis=axis)
     if m is not None and mask_mode == "after":
         A = A + m
+    if m is not None and mask_mode == "zeroed":
+        A = A * (m == 0)
     return A @ V, A
