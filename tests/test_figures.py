@@ -73,3 +73,23 @@ def test_a_drawn_figure_is_cropped_to_what_is_drawn_like_savefigs_tight_crop(fig
     margin = round(0.1 * figures.STYLE["savefig.dpi"])
     for edge in (pixels[:margin], pixels[-margin:], pixels[:, :margin], pixels[:, -margin:]):
         assert (edge == 255).all()  # the margin is background only
+
+
+def test_a_function_read_from_a_notebook_with_a_syntax_error_shows_that_error_and_says_to_save(figures, tmp_path,
+                                                                                              monkeypatch):
+    import json
+
+    import workbook
+
+    source = ROOT / "assignments" / "attention" / "03_softmax_and_mix.ipynb"
+    nb = json.loads(source.read_text())
+    for cell in nb["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "attention":
+            cell["source"] = "def attention(Q, K, V, mask=None)\n    return Q\n"  # the colon forgotten
+    (tmp_path / source.name).write_text(json.dumps(nb))
+    monkeypatch.setattr(workbook, "HERE", tmp_path)
+    with pytest.raises(NameError) as raised:
+        workbook.my("03_softmax_and_mix", "softmax", "attention")
+    message = str(raised.value)
+    assert "defines no attention" in message and "SyntaxError" in message
+    assert "save it and re-run this cell" in message and "saved file" in message

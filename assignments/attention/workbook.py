@@ -29,17 +29,21 @@ def pick_up_the_cube() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def my(notebook: str, *names: str):
-    """Your own functions from another notebook of this assignment.
+    """Your own functions from another notebook of this assignment, read from its SAVED file.
 
     Runs only that notebook's answer cells (nothing else), so a demonstration
-    there cannot slow or break this one. Example:
+    there cannot slow or break this one. Edits you have not saved there are not
+    seen: save that notebook and re-run the cell that calls this. Example:
     ``softmax, attention = my("03_softmax_and_mix", "softmax", "attention")``
     """
     namespace = solution_namespace(HERE / f"{notebook}.ipynb")
     missing = [n for n in names if n not in namespace]
     if missing:
-        raise NameError(f"{notebook}.ipynb defines no {', '.join(missing)}: "
-                        "did you rename a function or delete its cell?")
+        errors = namespace.get("__cell_errors__", [])
+        cause = ("Its answer cells failed:\n  " + "\n  ".join(errors) + f"\nFix that in {notebook}, save it"
+                 if errors else f"Did you rename a function or delete its cell? Save {notebook}.ipynb")
+        raise NameError(f"the saved {notebook}.ipynb defines no {', '.join(missing)}. {cause} "
+                        "and re-run this cell (this reads the saved file, not the open tab).")
     found = [namespace[n] for n in names]
     return found[0] if len(found) == 1 else found
 
