@@ -64,12 +64,13 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 # Never copy caches into the release or a student's feedback.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis"]
 
-# Feedback shows each hidden check's verdict and message, never its code.
+# Feedback shows each hidden check's verdict and message, never its code, and each written answer's points
+# and comment, never its rubric (nbgrader's own ClearMarkScheme, as the release runs it: kit/written.py).
 from kit.feedback import HideHiddenTests  # noqa: E402
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
-from nbgrader.preprocessors import GetGrades  # noqa: E402
+from nbgrader.preprocessors import ClearMarkScheme, GetGrades  # noqa: E402
 
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTests]
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearMarkScheme, HideHiddenTests]
 
 # Autograding runs the student's code in a confined child process per student
 # and compares in nbgrader's own process (autograder/nbgrader_plugin.py).
@@ -108,6 +109,9 @@ from kit.late import ProportionalLatePenalty  # noqa: E402
 c.AssignLatePenalties.plugin_class = ProportionalLatePenalty
 c.ProportionalLatePenalty.per_hour = COURSE.late_per_hour
 c.ProportionalLatePenalty.max_fraction = COURSE.late_max_fraction
+
+# `nbgrader export` writes nbgrader's CSV with scores rounded to a millionth of a point (kit/export.py).
+c.ExportApp.plugin_class = "kit.export.CsvExport"
 
 # Grades for the course's learning platform (kit/export.py): the Canvas assignment's id from course.toml.
 c.CanvasExport.assignment_id = COURSE.canvas_assignment_id

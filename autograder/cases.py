@@ -4,7 +4,7 @@ The one case builder: it turns the case specs of the exercise registry
 (autograder/exercises/: inputs, and what to check about them) into the cases
 the judge reads, for function, model and question exercises alike:
 
-    {"func", "label", "args", "kwargs", ["checks"], ["seconds"],
+    {"func", "label", "args", "kwargs", ["checks"], ["parts", ["computed_from"]], ["seconds"],
      ["memory_limit_bytes", "grid_bytes"], "raises" | "expected" + "variants"}
 
 (a question answered by a value has "args" None and the answer's "form").
@@ -50,6 +50,10 @@ def build(exercise: Exercise, spec: CaseSpec) -> dict:
             "kwargs": {k: _judged(v) for k, v in spec.kwargs.items()}}
     if spec.checks:
         case["checks"] = list(spec.checks)
+    if exercise.parts:  # a tuple answer: its parts' names, and the part the others are computed from
+        case["parts"] = list(exercise.parts)
+        if exercise.computed_from:
+            case["computed_from"] = exercise.computed_from
     if spec.seconds:
         case["seconds"] = spec.seconds
     if spec.memory_limit_bytes:
@@ -77,6 +81,12 @@ def build(exercise: Exercise, spec: CaseSpec) -> dict:
 def visible_cases() -> list[dict]:
     """Every exercise's visible cases, in notebook order."""
     return [build(e, spec) for e in REGISTRY.values() for spec in e.visible()]
+
+
+@lru_cache(maxsize=None)
+def visible_cases_of(func: str) -> tuple[dict, ...]:
+    """The visible cases of one exercise (computed once per process)."""
+    return tuple(build(REGISTRY[func], spec) for spec in REGISTRY[func].visible())
 
 
 def shipped_visible_cases(source: Path) -> tuple[dict, ...]:

@@ -2,9 +2,11 @@
 
 One marker per exercise (`pytest autograder -m softmax`), one test per hidden
 case, and a closing summary with one line per exercise: passed, failed with
-the diagnosis, or not started. By default that summary is all it prints (an
-untouched release fails every case: a line each would bury it); `-v`, or one
-exercise with `-m`, adds pytest's usual report of every case. Exit codes are
+the diagnosis, or not started. A failed case's own message names no mistake;
+the summary's names the known mistake the exercise's cases agree on, if any.
+By default that summary is all it prints (an untouched release fails every
+case: a line each would bury it); `-v`, or one exercise with `-m`, adds
+pytest's usual report of every case. Exit codes are
 pytest's own either way.
 
 A self-learner grades their own code on their own machine: it runs unconfined
@@ -20,6 +22,7 @@ import pytest
 
 from autograder import sandbox
 from autograder.cases import EXERCISES
+from autograder.judge import check_verdict
 from autograder.submission import Submission
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,12 +79,21 @@ def submission(pytestconfig):
 
 @pytest.fixture
 def record(pytestconfig):
-    """record(exercise, status, message): feeds the closing summary."""
+    """record(exercise, status, message, case, outcome): feeds the closing summary."""
     results = pytestconfig.stash[RESULTS]
 
-    def _record(exercise: str, status: str, message: str = "") -> None:
-        results.setdefault(exercise, []).append((status, message))
+    def _record(exercise: str, status: str, message: str = "", case=None, outcome=None) -> None:
+        results.setdefault(exercise, []).append((status, message, case, outcome))
     return _record
+
+
+def _failure_line(exercise: str, statuses) -> str:
+    """The first failed case's message, naming the known mistake the cases run agree on (judge.check_verdict)."""
+    run = [(case, outcome) for _, _, case, outcome in statuses if case is not None]
+    outcomes = {id(case): outcome for case, outcome in run}
+    found = check_verdict([c for c, _ in run], [f"{exercise} on {c['label']}" for c, _ in run],
+                          lambda case: outcomes[id(case)])
+    return found.message if found else next(m for s, m, _, _ in statuses if s != "passed")
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -94,14 +106,13 @@ def pytest_terminal_summary(terminalreporter, config):
         if exercise not in results:
             continue
         statuses = results[exercise]
-        passed = sum(s == "passed" for s, _ in statuses)
+        passed = sum(s == "passed" for s, *_ in statuses)
         if passed == len(statuses):
             line = f"passed ({passed} checks)"
-        elif any(s == "not started" for s, _ in statuses) and passed == 0:
+        elif any(s == "not started" for s, *_ in statuses) and passed == 0:
             line = "not started"
         else:
-            first = next(m for s, m in statuses if s != "passed")
-            line = f"failed {len(statuses) - passed} of {len(statuses)}: {first}"
+            line = f"failed {len(statuses) - passed} of {len(statuses)}: {_failure_line(exercise, statuses)}"
         terminalreporter.write_line(f"{exercise:22} {line}".replace("\n", " "))
-    if _table_only(config) and any(s != "passed" for statuses in results.values() for s, _ in statuses):
+    if _table_only(config) and any(s != "passed" for statuses in results.values() for s, *_ in statuses):
         terminalreporter.write_line("every case of every exercise: add -v; one exercise: -m <exercise>")

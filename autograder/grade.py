@@ -2,7 +2,9 @@
 
 For every graded cell of the source notebooks: a visible check `check_<f>`
 earns its points when every worked-example case of <f> passes, a hidden cell
-`hidden_<f>` when every hidden case does. The comparison runs here, in the
+`hidden_<f>` when every hidden case does; a failing cell's message is its
+first failing case's, and names a known mistake only when the cases of both
+cells agree on one (`exercise_problems`). The comparison runs here, in the
 parent, on plain data the child sent back.
 
 `save_report` writes a submission's `Report` as ``grading_report.json`` beside
@@ -13,11 +15,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 from autograder.budget import GraderBudget
 from autograder.cases import hidden_cases, shipped_visible_cases
-from autograder.judge import Case, Verdict, diagnose
+from autograder.judge import Case, Outcome, Verdict, check_verdicts
 from autograder.sandbox import REQUIRED, UNCONFINED
 from autograder.submission import SOURCE, Submission
 
@@ -64,12 +66,20 @@ def graded_cells(source: Path) -> list[tuple[str, str, float]]:
     return found
 
 
-def _first_problem(submission: Submission, name: str, cases: list[Case], reveal: bool) -> Verdict | None:
-    for case in cases:
-        problem = diagnose(f"{name} on {case['label']}", submission.outcome(name, case), case, reveal)
-        if problem:
-            return problem
-    return None
+def exercise_problems(name: str, grade_ids: list[str], visible: Sequence[Case],
+                      outcome_for: Callable[[Case], Outcome]) -> dict[str, Verdict | None]:
+    """grade id → the verdict of each graded cell of exercise `name` (its visible check ``check_<name>`` on
+    the `visible` cases of `name`, its hidden cell ``hidden_<name>`` on the hidden cases), the answer's
+    outcomes given by `outcome_for`. A failing cell's message is its first failing case's; it names a known
+    mistake only when the cases of all the exercise's cells agree on one (judge.check_verdicts). A cell with
+    no cases fails."""
+    checks = {grade_id: hidden_cases(name) if grade_id.startswith("hidden_") else
+              [c for c in visible if c["func"] == name] for grade_id in grade_ids}
+    graded = [grade_id for grade_id, cases in checks.items() if cases]
+    verdicts = check_verdicts([(checks[g], [f"{name} on {c['label']}" for c in checks[g]], not g.startswith("hidden_"))
+                               for g in graded], outcome_for)
+    no_cases = {g: Verdict("error raised", f"{g}: no cases to grade this cell with") for g in grade_ids}
+    return no_cases | dict(zip(graded, verdicts))
 
 
 def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRED,
@@ -77,13 +87,15 @@ def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRE
     """confine: what to accept where the machine allows no confinement (autograder.sandbox.confinement);
     budget: what grading this student may cost the grader (course.toml [grading], kit.course)."""
     visible = shipped_visible_cases(source)
-    cells = {}
+    graded = graded_cells(source)
+    cells, problems = {}, {}
     with Submission(folder, source, confine=confine, budget=budget) as submission:
-        for notebook, grade_id, points in graded_cells(source):
-            kind, name = grade_id.split("_", 1)
-            cases = hidden_cases(name) if kind == "hidden" else [c for c in visible if c["func"] == name]
-            problem = _first_problem(submission, name, cases, reveal=kind != "hidden") if cases else \
-                Verdict("error raised", f"{grade_id}: no cases to grade this cell with")
+        for notebook, grade_id, points in graded:
+            name = grade_id.split("_", 1)[1]
+            if grade_id not in problems:  # every cell of the exercise at once: they name a mistake together
+                ids = [g for _, g, _ in graded if g.split("_", 1)[1] == name]
+                problems |= exercise_problems(name, ids, visible, lambda case: submission.outcome(name, case))
+            problem = problems[grade_id]
             if problem is None:
                 cells[grade_id] = CellGrade(notebook, grade_id, points, points, "passed")
             else:

@@ -6,6 +6,11 @@ why one cannot be read, `wrong_notebook` why it is not this assignment's at
 all, `tampering` what the student changed among the read-only cells, and
 `restore_locked_cells` rebuilds it from the source with only the student's
 answers (and code cells of their own) in it. Nothing here runs student code.
+
+A written answer (kit/written.py) is a task cell, read-only, that holds the
+question and, in the source only, its rubric (a mark-scheme region), followed
+by a markdown answer cell without nbgrader metadata, found by its cell id
+(`answer_cell_id`): `written_answers` says what the student wrote there.
 """
 
 from __future__ import annotations
@@ -16,6 +21,14 @@ import re
 from pathlib import Path
 
 HIDDEN_TESTS = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
+# nbgrader's ClearMarkScheme drops every line from the one naming BEGIN MARK SCHEME to the one naming END.
+MARK_SCHEME = re.compile(r"^[^\n]*BEGIN MARK SCHEME.*?END MARK SCHEME[^\n]*(?:\n|$)", re.DOTALL | re.M)
+ANSWER_STUB = "YOUR ANSWER HERE"  # a written answer cell as released (nbgrader's own text stub)
+
+
+def answer_cell_id(task_id: str) -> str:
+    """The cell id of the answer cell that follows the written question (task cell) `task_id`."""
+    return f"{task_id}-answer"
 
 
 def read_notebook(path: Path) -> dict:
@@ -86,6 +99,7 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
     the student deleted becomes the stub, never the source's solution. Code
     cells of the student's own (no nbgrader metadata: helpers, the free
     prompt cell) are kept, each before the nbgrader cell it came before.
+    A written answer cell holds what the student wrote for it (`written_answers`), the stub if nothing.
     answers_only: keep only set-up, answer and the student's own code cells (what grading runs).
     """
     answers = {}
@@ -93,6 +107,7 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
         gid = grade_id(cell)
         if gid and cell.get("cell_type") == "code" and gid not in answers:
             answers[gid] = cell.get("source", "")
+    written = written_answers(student, source)
     own = _own_cells(student)
     cells = []
     for cell in source["cells"]:
@@ -101,12 +116,53 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
         cells += own.pop(gid, []) if gid else []
         if not meta and cell.get("cell_type") == "code":
             continue  # a free cell: the student's copy of it is among their own
-        if meta.get("solution"):
+        if cell.get("id") in written:
+            cell = {**cell, "source": written[cell["id"]]}
+        elif meta.get("solution"):
             cell = {**cell, "source": answers.get(gid, STUB)}
         elif answers_only and not gid.startswith("setup_"):
             continue
         cells.append(cell)
     return {**source, "cells": cells + [c for rest in own.values() for c in rest]}
+
+
+def _is_cell(cell) -> bool:
+    return isinstance(cell, dict) and isinstance(cell.get("metadata", {}), dict)
+
+
+def _index(cells: list, found) -> int | None:
+    """The index of the first cell of `cells` for which found(cell) holds, or None."""
+    return next((i for i, cell in enumerate(cells) if _is_cell(cell) and found(cell)), None)
+
+
+def written_answers(student: dict, source: dict) -> dict[str, str]:
+    """Answer cell id → what the student wrote for each written question of `source` they answered.
+
+    Their answer cell, found by its id wherever it is, with the markdown cells of their own right
+    after it (an answer continued in a new cell); if they deleted the answer cell, the markdown
+    cells of their own right after the question. Cells of their own: no nbgrader metadata, and an
+    id the source does not use.
+    """
+    source_ids = {cell.get("id") for cell in source["cells"]}
+    cells = student["cells"]
+    found = {}
+    for task in source["cells"]:
+        if not task.get("metadata", {}).get("nbgrader", {}).get("task"):
+            continue
+        answer_id = answer_cell_id(task["metadata"]["nbgrader"]["grade_id"])
+        at = _index(cells, lambda c: c.get("id") == answer_id and c.get("cell_type") == "markdown")
+        parts = [] if at is None else [cell_text(cells[at])]
+        at = at if at is not None else _index(cells, lambda c: grade_id(c) == grade_id(task))
+        if at is None:
+            continue
+        for cell in cells[at + 1:]:
+            if not _is_cell(cell) or cell.get("cell_type") != "markdown" or "nbgrader" in cell["metadata"] \
+                    or cell.get("id") in source_ids:
+                break
+            parts.append(cell_text(cell))
+        if parts:
+            found[answer_id] = "\n\n".join(parts)
+    return found
 
 
 def _own_cells(student: dict) -> dict[str | None, list[dict]]:
@@ -124,21 +180,21 @@ def _own_cells(student: dict) -> dict[str | None, list[dict]]:
             continue
         if cell.get("cell_type") == "code":
             number = sum(map(len, own.values())) + len(pending)
-            pending.append({"cell_type": "code", "id": f"own-{number}", "metadata": {}, "source": _text(cell),
+            pending.append({"cell_type": "code", "id": f"own-{number}", "metadata": {}, "source": cell_text(cell),
                             "outputs": [], "execution_count": None})
     if pending:
         own.setdefault(None, []).extend(pending)
     return own
 
 
-def _text(cell: dict) -> str:
+def cell_text(cell: dict) -> str:
     text = cell.get("source", "")
     return "".join(text) if isinstance(text, list) else str(text)
 
 
 def _as_released(cell: dict) -> str:
-    """A cell's text as the student received it: hidden tests removed."""
-    return HIDDEN_TESTS.sub("", _text(cell)).strip()
+    """A cell's text as the student received it: hidden tests and mark schemes removed."""
+    return MARK_SCHEME.sub("", HIDDEN_TESTS.sub("", cell_text(cell))).strip()
 
 
 def wrong_notebook(student: dict, source: dict) -> str | None:
@@ -216,7 +272,7 @@ def _checksum_holds(cell: dict) -> bool:
     if stored is None:
         return True
     try:
-        return nbgrader_checksum({**cell, "source": _text(cell)}) == stored
+        return nbgrader_checksum({**cell, "source": cell_text(cell)}) == stored
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
 

@@ -2,7 +2,9 @@
 
 Eight students in nbgrader's layout (examples/class/submitted/<id>/attention/
 with a timestamp.txt) and a roster, each built from the student release the
-way a student would fill it in: answers typed into the answer cells.
+way a student would fill it in: answers typed into the answer cells, and
+prose into the written answers' cells (examples/written_answers.py: full
+answers, or partial ones for the two students who made a known mistake).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import json
 import shutil
 from pathlib import Path
 
+from autograder.handed_in import answer_cell_id
+from examples.written_answers import ANSWERS
 from kit.notebooks import ROOT
 from tests.corpus_submissions import CORPUS, cells_of
 
@@ -24,8 +28,10 @@ LATE = "2026-12-16 05:59:00.000000 UTC"  # 30 hours after the deadline in course
 # id, first name, last name, what the student did (shown in README), how it was built
 STUDENTS = [
     ("ada", "Ada", "Perfect", "every answer right", {}),
-    ("bo", "Bo", "Axis", "softmax over the wrong axis", {"mistake": "softmax__wrong_axis"}),
-    ("cy", "Cy", "Diagonal", "causal mask forbids the diagonal", {"mistake": "causal_mask__diagonal_forbidden"}),
+    ("bo", "Bo", "Axis", "softmax over the wrong axis, partial written answers",
+     {"mistake": "softmax__wrong_axis", "written": "partial"}),
+    ("cy", "Cy", "Diagonal", "causal mask forbids the diagonal, partial written answers",
+     {"mistake": "causal_mask__diagonal_forbidden", "written": "partial"}),
     ("dee", "Dee", "Untouched", "handed in the release untouched", {"untouched": True}),
     ("eli", "Eli", "Halfway", "notebooks 01 to 04 done, the rest untouched", {"done_up_to": "04"}),
     ("fay", "Fay", "Late", "every answer right, 30 hours late", {"timestamp": LATE}),
@@ -48,11 +54,18 @@ def _answers() -> dict[str, str]:
     return answers
 
 
+def _written(kind: str) -> dict[str, str]:
+    """Answer cell id → what the student writes there, for answers of `kind` (examples/written_answers.py)."""
+    return {answer_cell_id(question): text for question, text in ANSWERS[kind].items()}
+
+
 def _fill(notebook: dict, answers: dict[str, str]) -> dict:
     for cell in notebook["cells"]:
         gid = cell["metadata"].get("nbgrader", {}).get("grade_id")
         if cell["metadata"].get("nbgrader", {}).get("solution") and gid in answers:
             cell["source"] = answers[gid]
+        elif cell["cell_type"] == "markdown" and cell.get("id") in answers:
+            cell["source"] = answers[cell["id"]]
     return notebook
 
 
@@ -75,7 +88,7 @@ def build(target: Path = CLASS) -> Path:
     for student, first, last, _, how in STUDENTS:
         folder = target / "submitted" / student / "attention"
         folder.mkdir(parents=True)
-        answers = {} if how.get("untouched") else dict(reference)
+        answers = {} if how.get("untouched") else {**reference, **_written(how.get("written", "full"))}
         if "mistake" in how:
             answers.update(cells_of(CORPUS / "mistakes" / f"{how['mistake']}.py"))
         for path in sorted(RELEASE.glob("*.ipynb")):

@@ -8,11 +8,14 @@
    command), submit every example student's work through it, collect;
 4. autograde (the kit's out-of-process path, see nbgrader_config.py), with a
    progress bar; a student nbgrader cannot grade never stops the others;
-5. generate feedback, export grades.csv;
-6. print one row per exercise, one column per student, with totals, the late
-   penalty, and a note on whatever happened to a student;
-7. write the class report (reports/attention/index.html, kit.report) and
-   print its summary: what the class got wrong.
+5. the stand-in teaching assistant grades the written answers by their rubric
+   (kit/teaching_assistant.py), as a grader in the formgrader would, and the
+   late penalties are set again to count those points;
+6. generate feedback, export grades.csv;
+7. print one row per exercise and per written question, one column per
+   student, with totals, the late penalty, and a note on whatever happened to a student;
+8. write the class report (reports/attention/index.html, kit.report) and
+   print its summary: what the class got wrong, and how many written answers are graded.
 
 Run twice, it gives the same table and the same gradebook. nbgrader's
 commands run in this process, one after another (kit.nbgrader_cli.run_here).
@@ -38,7 +41,7 @@ GRADES_CSV = ROOT / "grades.csv"
 
 
 def run_loop(students: list[dict]) -> dict[str, list[str]]:
-    """Steps 1-5; returns student → notes on what happened to their submission."""
+    """Steps 1-6; returns student → notes on what happened to their submission."""
     release_if_changed()
     classroom.enrol(students)
     classroom.release()
@@ -61,6 +64,7 @@ def run_loop(students: list[dict]) -> dict[str, list[str]]:
         bar.set_postfix_str("done")
     for student, why in errors.items():
         notes[student].append(why)
+    classroom.grade_written_answers([s["id"] for s in students if s["id"] not in errors])
     classroom.generate_feedback()
     classroom.export_grades(GRADES_CSV)
     return notes
@@ -90,25 +94,29 @@ def confinements(students: list[dict]) -> set[str]:
 
 
 def score_table(students: list[dict]) -> tuple[list[str], list[list[str]]]:
-    """Rows: one per exercise (visible + hidden checks), then totals. Columns: students."""
+    """Rows: one per exercise (visible + hidden checks) and per written question (by its id), then totals.
+    Columns: students."""
     ids = [s["id"] for s in students]
     scores: dict[str, dict[str, float]] = {}
     possible: dict[str, float] = {}
     footer = {"total": {}, "late penalty": {}, "score": {}, "out of": {}}
     with Gradebook(db_url(), COURSE_ID) as gb:
         assignment = gb.find_assignment(ASSIGNMENT)
+        written = {cell.name for notebook in assignment.notebooks for cell in notebook.task_cells}
+
+        def row(cell: str) -> str:  # a written question is a row of its own; checks share their exercise's
+            return cell if cell in written else cell.split("_", 1)[1]
+
         for notebook in assignment.notebooks:
-            for cell in notebook.grade_cells:
-                exercise = cell.name.split("_", 1)[1]
-                possible[exercise] = possible.get(exercise, 0) + cell.max_score
+            for cell in notebook.grade_cells + notebook.task_cells:
+                possible[row(cell.name)] = possible.get(row(cell.name), 0) + cell.max_score
         for student in ids:
             submission = gb.find_submission(ASSIGNMENT, student)
             for nb in submission.notebooks:
                 for grade in nb.grades:
-                    exercise = grade.name.split("_", 1)[1]
-                    scores.setdefault(exercise, {}).setdefault(student, 0.0)
-                    scores[exercise][student] += grade.score or 0.0
-            footer["total"][student] = submission.code_score
+                    scores.setdefault(row(grade.name), {}).setdefault(student, 0.0)
+                    scores[row(grade.name)][student] += grade.score or 0.0
+            footer["total"][student] = submission.score
             footer["late penalty"][student] = -submission.late_submission_penalty
             footer["score"][student] = submission.score - submission.late_submission_penalty
             footer["out of"][student] = submission.max_score

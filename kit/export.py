@@ -1,5 +1,7 @@
-"""Grades where the course keeps them: `nbgrader export` in the gradebook-import CSV of Canvas and of Moodle.
+"""Grades where the course keeps them: `nbgrader export` as nbgrader's CSV, and as the gradebook-import
+CSV of Canvas and of Moodle.
 
+    nbgrader export                       # grades.csv, nbgrader's columns (kit.export.CsvExport)
     nbgrader export --exporter=kit.export.CanvasExport --to canvas.csv
     nbgrader export --exporter=kit.export.MoodleExport --to moodle.csv
 
@@ -8,6 +10,11 @@ the score after the late penalty, as nbgrader's own CSV computes it
 (max(0, score - penalty); 0 for a student who submitted nothing), written as a
 plain decimal with a point and at most two decimals, which both importers read.
 The gradebook must hold one assignment, or `--assignment` names one.
+
+`CsvExport` writes nbgrader's own columns, one row per assignment and student,
+with every score rounded to a millionth of a point: a late penalty summed over
+nine notebooks is 30.9, not the 30.900000000000002 or 30.9 that SQLite's and
+PostgreSQL's summation orders give.
 
 Canvas (Grades ▸ Import; rules as Canvas's GradebookImporter reads them): the
 header is ``Student, ID, SIS User ID, SIS Login ID, Section`` then the
@@ -46,6 +53,42 @@ def final_score(gradebook: Gradebook, assignment: str, student: str) -> float:
 def decimal(points: float) -> str:
     """A plain decimal, point-separated, at most two decimals: 62.3, 75, 0."""
     return f"{points:.2f}".rstrip("0").rstrip(".")
+
+
+def points(value: float) -> str:
+    """A score as nbgrader's CSV writes one (103.0, 72.1), rounded to a millionth of a point."""
+    return repr(round(float(value), 6))
+
+
+class CsvExport(ExportPlugin):
+    """nbgrader's CSV export, its columns and rows, with scores free of the database's rounding noise."""
+
+    columns = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+               "raw_score", "late_submission_penalty", "score", "max_score"]
+
+    def row(self, gradebook: Gradebook, assignment, student) -> list[str]:
+        try:
+            submission = gradebook.find_submission(assignment.name, student.id)
+        except MissingEntry:
+            timestamp, raw, penalty = "", 0.0, 0.0
+        else:
+            timestamp, raw, penalty = submission.timestamp, submission.score, submission.late_submission_penalty
+        scores = [points(raw), points(penalty), points(max(0.0, raw - penalty)), points(assignment.max_score)]
+        return [assignment.name, assignment.duedate, timestamp, student.id, student.last_name,
+                student.first_name, student.email, *scores]
+
+    def export(self, gradebook: Gradebook) -> None:
+        wanted_assignments, wanted_students = {str(a) for a in self.assignment}, {str(s) for s in self.student}
+        destination = self.to or "grades.csv"
+        rows = [self.columns]
+        for assignment in gradebook.assignments:
+            if wanted_assignments and assignment.name not in wanted_assignments:
+                continue
+            rows += [self.row(gradebook, assignment, student) for student in gradebook.students
+                     if not wanted_students or student.id in wanted_students]
+        with open(destination, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f, lineterminator="\n").writerows([["" if v is None else str(v) for v in row] for row in rows])
+        self.log.info("Exported %d rows to %s", len(rows) - 1, destination)
 
 
 class LmsExport(ExportPlugin):

@@ -5,6 +5,11 @@ traceback (its issues 917 and 1363). `HideHiddenTests` runs last in
 `GenerateFeedback.preprocessors` (see nbgrader_config.py): it replaces the
 hidden part of every graded cell with one comment line, and every error's
 traceback with its last line, which is the check's own message.
+
+nbgrader's feedback also shows a written question's rubric (the mark scheme of
+its task cell, kit/written.py); nbgrader's own ClearMarkScheme, put before this
+in the same list, removes it, so the student reads the grader's points and
+comment under their answer, never the rubric.
 """
 
 from nbconvert.preprocessors import Preprocessor

@@ -3,14 +3,24 @@
 A submission loses `per_hour` of its score for every started hour past the
 deadline, up to `max_fraction`; both come from course.toml's [late] table
 through nbgrader_config.py.
+
+nbgrader sets the penalties as autograde runs, on the scores of that moment:
+points a grader gives afterwards (the written answers, kit/written.py) are not
+in them until autograde runs again. `reassign_late_penalties`, run after
+grading by hand (`python -m kit.late`; `make demo` runs it after its stand-in
+teaching assistant), sets them again by the same rule on the scores as they are.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
+from nbgrader.api import Gradebook
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Float
+
+from kit.course import ASSIGNMENT, COURSE_ID, course, db_url
 
 
 def late_penalty(score: float, seconds_late: float, per_hour: float, max_fraction: float) -> float:
@@ -27,3 +37,42 @@ class ProportionalLatePenalty(LateSubmissionPlugin):
 
     def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float:
         return late_penalty(score, total_seconds_late, self.per_hour, self.max_fraction)
+
+
+def reassign_late_penalties(url: str, course_id: str, assignment: str, per_hour: float, max_fraction: float) -> None:
+    """Every late submission's penalty again, per notebook on its score now, as nbgrader's AssignLatePenalties
+    does (a penalty never above the notebook's score).
+
+    Each notebook's row is written again, one after another in the notebooks' order, even where its penalty
+    is unchanged: the submission's penalty is a SQL sum of floats, and a database that moves rewritten rows to
+    its end (PostgreSQL) would otherwise add them in another order than SQLite and differ in the last bit.
+    """
+    with Gradebook(url, course_id) as gb:
+        for submission in gb.find_assignment(assignment).submissions:
+            late = submission.total_seconds_late
+            if late <= 0:
+                continue
+            notebooks = sorted(submission.notebooks, key=lambda notebook: notebook.name)
+            penalties = [min(nb.score, late_penalty(nb.score, late, per_hour, max_fraction)) for nb in notebooks]
+            for notebook in notebooks:
+                notebook.late_submission_penalty = None
+            gb.db.flush()
+            for notebook, penalty in zip(notebooks, penalties):
+                notebook.late_submission_penalty = penalty
+                gb.db.flush()
+        gb.db.commit()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m kit.late [assignment]`: the late penalties set again after grading by hand, by course.toml's
+    policy, in the gradebook nbgrader's configuration names."""
+    args = sys.argv[1:] if argv is None else argv
+    policy = course()
+    reassign_late_penalties(db_url(), COURSE_ID, args[0] if args else ASSIGNMENT, policy.late_per_hour,
+                            policy.late_max_fraction)
+    print("late penalties set again on the scores in the gradebook, graded by hand included")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

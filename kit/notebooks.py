@@ -15,6 +15,13 @@ header says what nbgrader should make of the cell:
     # %% tests id=<grade_id>        a graded, read-only check cell; its points
                                     are the registry's (autograder/exercises/),
                                     or course.toml's [points] where it names them
+    # %% [markdown] written id=<grade_id>
+                                    a written question, graded by hand (kit/written.py):
+                                    the question, then its rubric between
+                                    ### BEGIN MARK SCHEME / ### END MARK SCHEME;
+                                    it becomes a read-only nbgrader task cell worth
+                                    its rubric's points, followed by the student's
+                                    answer cell (YOUR ANSWER HERE)
 
 The output is a clean notebook (no outputs, no execution counts) with
 nbgrader's schema-3 metadata on every cell that nbgrader must know.
@@ -27,9 +34,12 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.handed_in import ANSWER_STUB, answer_cell_id
 from kit.course import ASSIGNMENT, ROOT, policy
+from kit.written import points as rubric_points
+
 HEADER = re.compile(r"^# %%(?: \[(?P<type>markdown)\])?(?P<rest>.*)$")
-KINDS = {"", "setup", "locked", "solution", "tests"}
+KINDS = {"", "setup", "locked", "solution", "tests", "written"}
 
 
 def course_points(root: Path = ROOT) -> dict[str, float]:
@@ -71,6 +81,21 @@ def _markdown(source: str) -> str:
     return "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in source.splitlines())
 
 
+def written_question(script: Path, cell_type: str, options: dict, text: str) -> list:
+    """A written question's two cells: the task cell (question and rubric, read-only, worth the
+    rubric's points) and the answer cell the student writes in."""
+    if cell_type != "markdown" or "id" not in options:
+        raise ValueError(f"{script.name}: a written question is a markdown cell with an id")
+    try:
+        worth = rubric_points(text)
+    except ValueError as e:
+        raise ValueError(f"{script.name}: {options['id']}: {e}") from None
+    task = nbformat.v4.new_markdown_cell(text, id=options["id"])
+    task.metadata["nbgrader"] = {"grade": False, "grade_id": options["id"], "locked": True, "points": worth,
+                                 "schema_version": 3, "solution": False, "task": True}
+    return [task, nbformat.v4.new_markdown_cell(ANSWER_STUB, id=answer_cell_id(options["id"]))]
+
+
 def build_notebook(script: Path, points: dict[str, float]) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata.kernelspec = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -78,6 +103,9 @@ def build_notebook(script: Path, points: dict[str, float]) -> nbformat.NotebookN
     for cell_type, kind, options, source in _cells(script.read_text()):
         if kind not in KINDS:
             raise ValueError(f"{script.name}: unknown cell kind {kind!r}")
+        if kind == "written":
+            nb.cells += written_question(script, cell_type, options, _markdown(source))
+            continue
         if cell_type == "markdown":
             cell = nbformat.v4.new_markdown_cell(_markdown(source))
         else:

@@ -46,7 +46,7 @@ from kit.notebooks import build_all
 
 # Everything the generated folders are made from (folders count with all their files).
 INPUTS = ("notebooks", "course.toml", "nbgrader_config.py", "autograder", "solutions", "model",
-          "kit/notebooks.py", "kit/release.py", "pyproject.toml")
+          "kit/notebooks.py", "kit/written.py", "kit/release.py", "pyproject.toml")
 OUTPUTS = ("source", "assignments")
 STAMP = Path(".run") / "release.sha256"  # the last build's hash, under the course root
 BUILT_ON = Path("autograder") / "judge" / "built_on.json"  # the judge reads it (the contract with autograder/judge)
@@ -170,16 +170,21 @@ def build_hash(root: Path) -> str:
 
 
 def _gradebook_holds(root: Path) -> bool:
-    """Does the gradebook hold this release's notebooks, graded cells with their points, and due date?"""
+    """Does the gradebook hold this release's notebooks, graded cells and written questions with their
+    points, and due date?"""
     from autograder.grade import graded_cells
+    from kit.written import written_questions
 
-    expected = {(nb.removesuffix(".ipynb"), cell, points) for nb, cell, points in graded_cells(root / "source" / ASSIGNMENT)}
+    source = root / "source" / ASSIGNMENT
+    expected = {(nb.removesuffix(".ipynb"), cell, points)
+                for nb, cell, points in graded_cells(source) + written_questions(source)}
     with Gradebook(db_url(root), COURSE_ID) as gb:
         try:
             assignment = gb.find_assignment(ASSIGNMENT)
         except MissingEntry:
             return False
-        recorded = {(nb.name, cell.name, cell.max_score) for nb in assignment.notebooks for cell in nb.grade_cells}
+        recorded = {(nb.name, cell.name, cell.max_score) for nb in assignment.notebooks
+                    for cell in nb.grade_cells + nb.task_cells}
         due = assignment.duedate
     return recorded == expected and due == parse_utc(course(root).duedate)
 

@@ -141,6 +141,19 @@ def largest_weight(d_k: int, n_keys: int, scaled: bool, n_trials: int,
     return float(softmax(s, axis=-1).max(axis=-1).mean())
 
 
+def softmax_jacobian(s) -> np.ndarray:
+    """How softmax's weights move when its scores move: ``J[..., i, j] = ∂p_i / ∂s_j``.
+
+    s: (..., n) the scores of one query against n keys (any leading batch).
+    Returns (..., n, n) ``diag(p) − p pᵀ`` with p = softmax(s): symmetric, each
+    row adding up to 0; in s's float dtype (integers in float64).
+    Raises ValueError for a 0-d s.
+    """
+    s = _as_float("s", s, 1)
+    p = softmax(s, axis=-1)
+    return p[..., :, None] * np.eye(s.shape[-1], dtype=p.dtype) - p[..., :, None] * p[..., None, :]
+
+
 # ---------------------------------------------------------------- section 4
 
 
@@ -243,6 +256,21 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads: int, mask=None, context
     heads, _ = attention(split_heads(Q, n_heads), split_heads(K, n_heads), split_heads(V, n_heads), mask)
     joined = merge_heads(heads)
     return joined @ W_o.astype(joined.dtype, copy=False)
+
+
+def head_score_ranks(X, W_q, W_k, n_heads: int) -> np.ndarray:
+    """The rank of each head's score grid: how many independent directions a head can compare along.
+
+    X: (n, d) tokens; W_q, W_k: (d, d_h) with d_h divisible by n_heads.
+    Returns (n_heads,) int64: head m's rank of Q_m K_mᵀ (np.linalg.matrix_rank's
+    default tolerance), at most min(n, d_h // n_heads).
+    Raises ValueError when X is not 2-D, the matrices do not fit X, or n_heads does not divide d_h.
+    """
+    X, W_q, W_k = _as_float("X", X, 2), _as_float("W_q", W_q, 2), _as_float("W_k", W_k, 2)
+    if X.ndim != 2 or W_q.ndim != 2 or W_q.shape != W_k.shape or W_q.shape[0] != X.shape[1]:
+        raise ValueError(f"X must be (n, d) and W_q, W_k (d, d_h), got X {X.shape}, W_q {W_q.shape}, W_k {W_k.shape}")
+    scores = raw_scores(split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads))
+    return np.linalg.matrix_rank(scores).astype(np.int64)
 
 
 # ---------------------------------------------------------------- section 6

@@ -3,8 +3,9 @@
 Keys are the question names of ``notebooks/attention/08_check_yourself.py``
 (the graded cell of question ``q`` is ``hidden_q``). A choice question maps to
 the right letter among the options printed in that notebook (read in either
-case), a count to its exact int (a float with that value is read as the int), and ``equal_scores`` to the reference function the student's
-``equal_scores`` is compared with. Changing an option's wording or
+case), a count to its exact int (an answer must be an integer too: a float such as 128.0 is
+refused), and ``equal_scores`` to the reference function the student's ``equal_scores`` is
+compared with. Changing an option's wording or
 order in the notebook means changing its letter here.
 """
 

@@ -1,5 +1,6 @@
 """Named / missed / named wrongly on tests/corpus/held_out (in process, each file's function on its exercise's
-visible and hidden cases, through policy.value_verdict): `python -m tests.held_out_figures`."""
+visible and hidden cells, named as the grader names them: autograder.grade.exercise_problems):
+`python -m tests.held_out_figures`."""
 
 from __future__ import annotations
 
@@ -8,31 +9,32 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.cases import hidden_cases, visible_cases
-from autograder.judge import fresh_inputs
-from autograder.judge.policy import value_verdict
+from autograder.cases import visible_cases
+from autograder.grade import exercise_problems
+from autograder.judge import Outcome, fresh_inputs
 
 HELD_OUT = Path(__file__).resolve().parent / "corpus" / "held_out"
 
 
+def outcome_in_process(func, case: dict) -> Outcome:
+    """What `func` gives on `case`, called here (no time limit, no input check: the held-out files are plain)."""
+    args, kwargs = fresh_inputs(case)
+    try:
+        with np.errstate(all="ignore"):
+            return Outcome.returned(func(*args, **kwargs))
+    except Exception as error:
+        return Outcome.raising(type(error).__name__, str(error))
+
+
 def names(path: Path) -> set[str]:
+    """The mistakes the file's visible and hidden cells are given."""
     exercise = path.name.split("__")[0]
     space: dict = {}
     exec(compile(path.read_text(), str(path), "exec"), space)
-    func, given = space[exercise], set()
-    for case in [c for c in visible_cases() if c["func"] == exercise] + list(hidden_cases(exercise)):
-        if "expected" not in case:
-            continue
-        args, kwargs = fresh_inputs(case)
-        try:
-            with np.errstate(all="ignore"):
-                got = func(*args, **kwargs)
-        except Exception:
-            continue
-        found = value_verdict(case["label"], got, case["expected"], case["variants"], reveal=False)
-        if found and found.mistake:
-            given.add(found.mistake)
-    return given
+    func = space[exercise]
+    cells = exercise_problems(exercise, [f"check_{exercise}", f"hidden_{exercise}"], visible_cases(),
+                              lambda case: outcome_in_process(func, case))
+    return {found.mistake for found in cells.values() if found and found.mistake}
 
 
 def main() -> None:

@@ -5,7 +5,8 @@
 As each student's submission appears in the gradebook, it gives every graded
 cell a manual score (half its points) and every answer a comment, one commit
 each, the way the formgrader's grade and comment handlers write them through
-nbgrader's Gradebook API. Prints what it wrote as JSON
+nbgrader's Gradebook API (kit/teaching_assistant.py, which also grades the
+written answers of `make demo` by their rubric). Prints what it wrote as JSON
 ({"student/notebook/cell": points}); exits non-zero if a write fails or the
 submissions never all appear.
 """
@@ -19,6 +20,8 @@ import time
 from nbgrader.api import Gradebook, MissingEntry
 
 from kit.course import ASSIGNMENT, COURSE_ID
+from kit.teaching_assistant import record_comment, record_grade
+
 PATIENCE = 900  # seconds for every submission to appear
 
 
@@ -39,14 +42,11 @@ def grade_by_hand(url: str, students: list[str]) -> dict[str, float]:
                 except MissingEntry:
                     continue
                 for notebook in submission.notebooks:
-                    for grade in notebook.grades:  # as the formgrader's GradeHandler.put
-                        grade.manual_score = grade.max_score / 2
-                        grade.needs_manual_grade = False
-                        gb.db.commit()
+                    for grade in notebook.grades:
+                        record_grade(gb, grade, grade.max_score / 2)
                         written[f"{student}/{notebook.name}/{grade.name}"] = grade.max_score / 2
-                    for comment in notebook.comments:  # as its CommentHandler.put
-                        comment.manual_comment = comment_for(student)
-                        gb.db.commit()
+                    for comment in notebook.comments:
+                        record_comment(gb, comment, comment_for(student))
                 pending.remove(student)
         time.sleep(1)
     return written

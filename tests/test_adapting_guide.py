@@ -58,19 +58,29 @@ def apply(course: Path, block: str) -> None:
     path.write_text(text)
 
 
+def guide_commands() -> list[list[str]]:
+    """The guide's shell commands, as argument lists."""
+    return [shlex.split(line) for language, block in blocks("Add an exercise") if language == "bash"
+            for line in block.splitlines()]
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> dict[str, dict]:
-    """student → grading report, after following "Add an exercise" and grading a right and a wrong student."""
+def adapted(tmp_path_factory) -> Path:
+    """A copy of the course after following "Add an exercise" and regenerating the release as it says."""
     course = copy_course(tmp_path_factory.mktemp("adapted") / "course")
-    steps = blocks("Add an exercise")
-    for language, block in steps:
+    for language, block in blocks("Add an exercise"):
         if language == "python":
             apply(course, block)
-    commands = [shlex.split(line) for language, block in steps if language == "bash" for line in block.splitlines()]
-    release = next(c for c in commands if c[1:] == ["-m", "kit.release"])
+    release = next(c for c in guide_commands() if c[1:] == ["-m", "kit.release"])
     finished = subprocess.run([sys.executable, *release[1:]], cwd=course, capture_output=True, text=True)
     assert finished.returncode == 0, finished.stderr[-3000:]
+    return course
 
+
+@pytest.fixture(scope="module")
+def graded(adapted) -> dict[str, dict]:
+    """student → grading report, after grading a right and a wrong student on the adapted course."""
+    course, steps = adapted, blocks("Add an exercise")
     source = json.loads((course / "source" / "attention" / NOTEBOOK).read_text())
     name, mistake = new_exercise()
     made = [course / WHERE.fullmatch(b.split("\n", 1)[0])["path"] for language, b in steps
@@ -118,3 +128,12 @@ def test_the_new_exercises_known_mistake_is_named_in_the_wrong_answers_report(gr
     assert f"Likely mistake: {mistake}." in cells[f"check_{name}"]["message"]
     assert cells[f"hidden_{name}"]["earned"] == 0
     assert cells["check_token_movement"]["earned"] == cells["check_token_movement"]["possible"]
+
+
+def test_the_new_exercises_text_and_cases_pass_the_case_coverage_checks_the_guide_runs(adapted):
+    name, _ = new_exercise()
+    tests = next(c for c in guide_commands() if c[1:3] == ["-m", "pytest"])
+    assert "tests/test_case_coverage.py" in tests
+    finished = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "tests/test_case_coverage.py", "-k", name], cwd=adapted, capture_output=True, text=True)
+    assert finished.returncode == 0 and " passed" in finished.stdout, finished.stdout[-3000:]

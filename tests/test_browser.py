@@ -4,8 +4,10 @@ JupyterLab 4, with nbgrader's extension, runs on 127.0.0.1 on a free port
 behind a token, in a temporary folder holding a copy of the student release
 and a solved copy of the instructor notebooks. Chromium, driven by Playwright,
 opens a notebook, runs it as a student does (Run ▸ Run All Cells) and the test
-reads the outputs in the page. It saves the two screenshots README shows,
-docs/student-release.png and docs/student-solved.png.
+reads the outputs in the page; then it answers a written question of the
+release by typing into its answer cell and saving, as a student does. It saves
+the three screenshots README shows, docs/student-release.png,
+docs/student-solved.png and docs/student-written.png.
 
 It needs Debian's Chromium (`apt-get install -y chromium`; another build of
 Chromium works through the CHROMIUM environment variable, its path) and
@@ -41,6 +43,7 @@ SOURCE = ROOT / "source" / "attention"
 DOCS = ROOT / "docs"
 FIRST = "01_worked_example.ipynb"     # the release notebook a student opens first
 PICTURES = "03_softmax_and_mix.ipynb"  # the solved notebook with the most figures of different kinds
+WRITTEN = "05_masks_and_cross_attention.ipynb"  # the release notebook whose written question the student answers
 STDERR = '[data-mime-type="application/vnd.jupyter.stderr"]'  # how JupyterLab marks errors and stderr
 
 # JupyterLab settings for a quiet, predictable page: every cell in the page
@@ -66,6 +69,7 @@ def _require_browser() -> None:
 
 
 class Lab(NamedTuple):
+    home: Path  # JupyterLab's root folder: release/ and solved/
     url: str
     token: str
     process: subprocess.Popen
@@ -118,7 +122,7 @@ def lab(tmp_path_factory):
         process = subprocess.Popen(command, cwd=home, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        yield Lab(url, token, process, log)  # still starting: Chromium starts meanwhile
+        yield Lab(home, url, token, process, log)  # still starting: Chromium starts meanwhile
     finally:
         try:  # shuts the kernels down too
             urllib.request.urlopen(urllib.request.Request(f"{url}/api/shutdown?token={token}", method="POST"),
@@ -154,14 +158,19 @@ def page(browser, lab):
     page.close()
 
 
-def _run_all(page, path: str) -> list[dict]:
-    """Open `path` alone, run all its cells from the Run menu as a student does; what each cell shows."""
+def _open(page, path: str) -> None:
+    """Open the notebook `path` alone and wait until its kernel is idle."""
     page.evaluate("async path => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
     page.wait_for_function("""path => {
         const widget = window.jupyterapp.shell.currentWidget;
         return widget?.context?.path === path && widget.sessionContext?.session?.kernel?.status === 'idle'
             && widget.node.querySelectorAll('.jp-Cell').length > 0;
     }""", arg=path, timeout=60_000)
+
+
+def _run_all(page, path: str) -> list[dict]:
+    """Open `path` alone, run all its cells from the Run menu as a student does; what each cell shows."""
+    _open(page, path)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
     # Done when no cell waits ([*]) and either the last cell ran or a cell failed (the
@@ -240,7 +249,57 @@ def _a_solved_notebook_passes_and_draws_every_figure(page) -> None:
     _screenshot(page, visible_checks[-1], "student-solved.png", height=1600)
 
 
-def test_does_a_student_see_the_release_stop_at_its_first_stub_and_a_solved_notebook_pass_with_its_figures(page):
+def _cell_node(page, index: int):
+    """Cell `index` of the notebook in front (the ones opened before stay in the page, hidden)."""
+    widget = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    return page.locator(f"[id='{widget}'] .jp-Cell").nth(index)
+
+
+def _is_editing(page, index: int) -> bool:
+    """Whether cell `index` shows its editor (JupyterLab marks a rendered markdown cell jp-mod-rendered)."""
+    return page.evaluate("i => !window.jupyterapp.shell.currentWidget.node.querySelectorAll('.jp-Cell')[i]"
+                         ".classList.contains('jp-mod-rendered')", index)
+
+
+def _source(page, index: int) -> str:
+    """What the notebook in front holds in cell `index` now."""
+    return page.evaluate("i => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel"
+                         ".getSource()", index)
+
+
+def _a_written_answer_is_typed_into_its_cell_and_saved(page, home: Path) -> None:
+    cells = _cells(RELEASE / WRITTEN)
+    question = next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("task"))
+    task_id = _grade_id(cells[question])
+    answer = next(i for i, c in enumerate(cells) if c.get("id") == f"{task_id}-answer")
+    _open(page, f"release/{WRITTEN}")
+    shown_question = _cell_node(page, question).inner_text()
+    assert "Written question" in shown_question and "MARK SCHEME" not in shown_question, shown_question[:500]
+    before = _source(page, question)
+    _cell_node(page, question).dblclick()
+    page.keyboard.type("edited")
+    assert _source(page, question) == before, "the student could edit the written question itself"
+    page.keyboard.press("Shift+Enter")
+    _cell_node(page, answer).dblclick()
+    assert _is_editing(page, answer), "double-clicking the answer cell did not open its editor"
+    _cell_node(page, answer).locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    typed = "The mask hides every later token, so one pass scores every position at once."
+    page.keyboard.type(typed)
+    assert _source(page, answer) == typed, f"typing went elsewhere: the answer cell holds {_source(page, answer)!r}"
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("Control+s")
+    saved = home / "release" / WRITTEN
+    deadline = time.monotonic() + 30
+    while "".join(_cells(saved)[answer]["source"]) != typed and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "".join(_cells(saved)[answer]["source"]) == typed, "the typed answer was not saved in its cell"
+    assert typed in _cell_node(page, answer).inner_text()  # rendered as the student's own text
+    _screenshot(page, question, "student-written.png")
+
+
+def test_does_a_student_see_the_release_stop_at_its_first_stub_and_a_solved_notebook_pass_with_its_figures(page, lab):
     # One test, so that pytest-xdist never starts a second JupyterLab and Chromium for the second half.
     _the_release_stops_at_the_first_exercise(page)
     _a_solved_notebook_passes_and_draws_every_figure(page)
+    _a_written_answer_is_typed_into_its_cell_and_saved(page, lab.home)

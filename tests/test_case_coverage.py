@@ -1,4 +1,15 @@
-"""Do the hidden cases check every behaviour the specification gives a function?
+"""Do the hidden cases check every behaviour the specification and the notebooks' text give a function?
+
+Every exercise declares the behaviours its text states (`Requirement`s in its
+registry entry, autograder/exercises/), each with the text's own words and a
+wrong answer that breaks it. Read against the notebooks (tests/exercise_text.py):
+every sentence of an exercise's part of the text that states a behaviour is one
+of its requirements, and each requirement is in the text; some hidden case fails
+each requirement's wrong answer, and so does a visible case (the check under the
+exercise is as strong as its text) unless the requirement says why none can.
+`requirement_map` is the map from the text to the cases.
+
+The generic behaviours:
 
 The foundation issue specifies, for the functions of the chapter: float32 in
 gives float32 out, any leading batch dimensions, cross-attention shapes, a row
@@ -14,8 +25,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.cases import BEHAVIOURS, EXERCISES, hidden_cases
-from autograder.judge import fresh_inputs
+from autograder.cases import BEHAVIOURS, EXERCISES, REGISTRY, hidden_cases, visible_cases
+from autograder.exercises.spec import no_cases
+from autograder.judge import fresh_inputs, outcome_of, verdict
+from tests.exercise_text import behaviour_sentences, exercise_text, flat, introduction, notebook_text
 
 ARRAYS = {"float32", "batched", "bad shape"}
 SCORES = {"cross", "masked row", "1e4"}
@@ -28,11 +41,13 @@ SPECIFIED: dict[str, set[str]] = {
     "scaled_scores": ARRAYS | {"cross"},
     "score_spread": COUNTS,
     "largest_weight": COUNTS,
+    "softmax_jacobian": {"float32", "batched", "masked row", "1e4", "bad shape"},
     "softmax": {"float32", "batched", "masked row", "1e4"},
     "attention": ARRAYS | SCORES,
     "split_heads": ARRAYS,
     "merge_heads": ARRAYS,
     "multi_head_attention": ARRAYS | SCORES,
+    "head_score_ranks": {"bad shape"},
     "causal_mask": COUNTS,
     "padding_mask": COUNTS | {"bad shape"},
     "block_mask": COUNTS | {"bad shape"},
@@ -87,7 +102,7 @@ def _largest_score(case: dict) -> float:
     """The largest scaled score |q·k| / √d_k the case's inputs make (for softmax, its scores)."""
     from solutions import attention as ref
     args, kwargs = fresh_inputs(case)
-    if case["func"] == "softmax":
+    if case["func"] in ("softmax", "softmax_jacobian"):
         return float(np.abs(args[0][np.isfinite(args[0])]).max())
     if case["func"] == "multi_head_attention":
         X, W_q, W_k, _, _, n_heads = args[:6]
@@ -114,3 +129,73 @@ def test_a_case_does_what_its_checks_say(exercise):
     wrong = [(case["label"], tag) for case in hidden_cases(exercise) for tag in case.get("checks", ())
              if not _holds(tag, case)]
     assert not wrong
+
+
+# Notebook 01's introduction states the comparison policy, which the judge applies to every case (tests/test_judge.py).
+POLICY_NOTEBOOK = "01_worked_example"
+NOTEBOOKS = sorted({e.notebook for e in REGISTRY.values()})
+
+
+def _breaker(exercise, requirement):
+    """The answer that breaks `requirement`: its own, or the catalogued mistake it names."""
+    if isinstance(requirement.broken_by, str) and callable(exercise.reference):
+        variants = {m.name: m.variant for m in exercise.mistakes}
+        if requirement.broken_by not in variants:
+            raise AssertionError(f"{exercise.name}: no catalogued mistake {requirement.broken_by!r}")
+        return variants[requirement.broken_by]
+    return requirement.broken_by
+
+
+def failed_by(answer, cases) -> list[str]:
+    """The labels of the cases `answer` fails."""
+    with np.errstate(all="ignore"):
+        return [case["label"] for case in cases if verdict(case["label"], outcome_of(answer, case), case)]
+
+
+def failing_cases(exercise, requirement, cases) -> list[str]:
+    """The labels of the cases that fail the requirement's wrong answer."""
+    return failed_by(_breaker(exercise, requirement), cases)
+
+
+def requirement_map() -> dict[str, dict[str, list[str]]]:
+    """Exercise → the words of each requirement → the hidden cases that check it."""
+    return {name: {r.says: failing_cases(e, r, hidden_cases(name)) for r in e.requirements}
+            for name, e in REGISTRY.items()}
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_every_requirement_is_in_its_notebooks_text(exercise):
+    e = REGISTRY[exercise]
+    assert not [r.says for r in e.requirements if flat(r.says) not in notebook_text(e.notebook)]
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_every_sentence_of_an_exercise_that_states_a_behaviour_is_a_requirement(exercise):
+    e = REGISTRY[exercise]
+    said = [flat(r.says) for r in e.requirements]
+    unclaimed = [s for s in behaviour_sentences(exercise_text(e.notebook, exercise)) if not any(w in s for w in said)]
+    assert not unclaimed, f"{exercise}: sentences that state a behaviour but are no Requirement: {unclaimed}"
+
+
+@pytest.mark.parametrize("notebook", [n for n in NOTEBOOKS if n != POLICY_NOTEBOOK])
+def test_every_rule_a_notebooks_introduction_states_is_a_requirement_of_its_exercises(notebook):
+    said = [flat(r.says) for e in REGISTRY.values() if e.notebook == notebook for r in e.requirements]
+    unclaimed = [s for s in behaviour_sentences(introduction(notebook)) if not any(w in s for w in said)]
+    assert not unclaimed, f"{notebook}: rules of its introduction no exercise declares: {unclaimed}"
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_some_hidden_case_fails_the_answer_that_breaks_each_requirement(exercise):
+    e = REGISTRY[exercise]
+    unchecked = [r.says for r in e.requirements if not failing_cases(e, r, hidden_cases(exercise))]
+    assert not unchecked, f"{exercise}: no hidden case checks {unchecked}"
+
+
+# An exercise with a visible check: its own check cell, or visible cases checked in its graded cell (equal_scores).
+@pytest.mark.parametrize("exercise", [name for name, e in REGISTRY.items()
+                                      if e.points.check is not None or e.visible is not no_cases])
+def test_the_visible_check_fails_the_answer_that_breaks_each_requirement_it_can_see(exercise):
+    e = REGISTRY[exercise]
+    visible = [c for c in visible_cases() if c["func"] == exercise]
+    unchecked = [r.says for r in e.requirements if not r.unseen and not failing_cases(e, r, visible)]
+    assert not unchecked, f"{exercise}: the visible check passes an answer that breaks {unchecked}"

@@ -6,11 +6,12 @@ those built on them (judge.BUILT_ON, complete by tests/test_built_on.py). The
 rest run the solved notebooks' code unchanged, which passes every check
 (tests/test_release.py). Correct variants must get everything. A mistaken one
 must fail its own exercise and lose nothing else: the exercises built on the
-one it got wrong are graded with the reference's in its place. A message names a known mistake only when the answer
-matches that mistake's own output on the case (autograder/judge/policy.py: diagnosis), so, read as
+one it got wrong are graded with the reference's in its place. An exercise's cells name a known mistake only
+when all its cases agree on it (autograder/grade.py: exercise_problems; judge/policy.py: Naming), so, read as
 a confusion matrix (the mistake a submission makes against the names its
-messages give), nothing lies off the diagonal: no submission is given another
-mistake's name, and one wrong only in type, shape or dtype gets no name at all.
+cells are given), nothing lies off the diagonal: no submission is given another
+mistake's name, and one wrong only in type, shape or dtype, or wrong in a way
+no known mistake is (tests/corpus/unnamed/), gets no name at all.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from typing import NamedTuple
+
 from autograder.cases import EXERCISES, hidden_cases, visible_cases
+from autograder.grade import exercise_problems
 from autograder.judge import BUILT_ON, verdict
 from autograder.mistakes import MISTAKES
 from autograder.submission import Submission
@@ -32,8 +36,9 @@ CORRECT = sorted((CORPUS / "correct").glob("*.py"))
 MISTAKEN = sorted((CORPUS / "mistakes").glob("*.py"))
 # Answers wrong only in type, shape or dtype: they fail, and no value-based mistake may be named.
 FORM_ONLY = sorted((CORPUS / "dtype_shape").glob("*.py"))
+# Answers wrong in their values as no known mistake is (a sign, an axis, an off-by-one, a mirror image of one).
+UNNAMED = sorted((CORPUS / "unnamed").glob("*.py"))
 KNOWN = MISTAKES  # every exercise's, notebook 09's too (autograder/exercises/)
-NAMED = re.compile(r"Likely mistake: (.+?)\. ")
 
 
 def touched(corpus_file: Path) -> list[str]:
@@ -42,24 +47,36 @@ def touched(corpus_file: Path) -> list[str]:
     return [name for name in EXERCISES if name in filled or filled & set(BUILT_ON.get(name, ()))]
 
 
+class Graded(NamedTuple):
+    failures: list[str]  # the messages of its failed cases, visible and hidden, each read alone
+    named: set[str]      # the known mistakes its cells name, as the grader names them (from all its cases)
+
+
 @cache
-def graded(corpus_file: Path) -> dict[str, list[str]]:
-    """Exercise → the messages of its failed cases, visible and hidden (graded once per file)."""
+def graded(corpus_file: Path) -> dict[str, Graded]:
+    """Exercise → how it was graded (every exercise the file touches run once, each case once)."""
     with tempfile.TemporaryDirectory() as folder:
         make_submission(corpus_file, Path(folder))
         with Submission(folder) as submission:
-            failures = {name: [] for name in EXERCISES}
+            result = {name: Graded([], set()) for name in EXERCISES}
             for name in touched(corpus_file):
-                cases = [c for c in visible_cases() if c["func"] == name] + list(hidden_cases(name))
-                messages = [verdict(name, submission.outcome(name, case), case) for case in cases]
-                failures[name] = [m for m in messages if m]
-    return failures
+                visible = [c for c in visible_cases() if c["func"] == name]
+                cases = visible + list(hidden_cases(name))
+                outcomes = {id(case): submission.outcome(name, case) for case in cases}
+                messages = [verdict(name, outcomes[id(case)], case) for case in cases]
+                cells = exercise_problems(name, [f"check_{name}", f"hidden_{name}"], visible,
+                                          lambda case: outcomes[id(case)])
+                result[name] = Graded([m for m in messages if m], {v.mistake for v in cells.values() if v and v.mistake})
+    return result
 
 
-def names_given(failures: dict[str, list[str]]) -> set[tuple[str, str]]:
-    """(exercise, mistake name) of every diagnosis in the messages."""
-    return {(exercise, name) for exercise, messages in failures.items() for m in messages
-            for name in NAMED.findall(m)}
+def failed(result: dict[str, Graded]) -> set[str]:
+    return {name for name, graded_as in result.items() if graded_as.failures}
+
+
+def names_given(result: dict[str, Graded]) -> set[tuple[str, str]]:
+    """(exercise, mistake name) of every name its cells are given."""
+    return {(exercise, name) for exercise, graded_as in result.items() for name in graded_as.named}
 
 
 def exercise_of(corpus_file: Path) -> str:
@@ -71,6 +88,7 @@ def test_the_corpus_holds_one_submission_per_known_mistake():
     known = {(exercise, m.name) for exercise, ms in KNOWN.items() for m in ms}
     assert named == known
     assert len(CORRECT) >= 5 and len(FORM_ONLY) >= 5
+    assert not {exercise_of(f) for f in UNNAMED} - set(EXERCISES)
 
 
 def test_a_submission_is_graded_on_what_it_touches():
@@ -80,41 +98,54 @@ def test_a_submission_is_graded_on_what_it_touches():
 
 @pytest.mark.parametrize("corpus_file", CORRECT, ids=lambda p: p.stem)
 def test_a_correct_variant_gets_full_marks(corpus_file):
-    failures = {name: messages[0] for name, messages in graded(corpus_file).items() if messages}
+    failures = {name: graded_as.failures[0] for name, graded_as in graded(corpus_file).items() if graded_as.failures}
     assert failures == {}
 
 
 @pytest.mark.parametrize("corpus_file", MISTAKEN, ids=lambda p: p.stem)
 def test_a_mistake_loses_its_own_exercise_only_and_is_never_given_another_name(corpus_file):
     exercise, mistake = exercise_of(corpus_file), mistake_name(corpus_file)
-    failures = graded(corpus_file)
-    assert failures[exercise], f"{corpus_file.name} was accepted"
-    assert {name for name, messages in failures.items() if messages} == {exercise}
-    assert names_given(failures) <= {(exercise, mistake)}, failures[exercise]
+    result = graded(corpus_file)
+    assert result[exercise].failures, f"{corpus_file.name} was accepted"
+    assert failed(result) == {exercise}
+    assert names_given(result) <= {(exercise, mistake)}, result[exercise].failures
 
 
 @pytest.mark.parametrize("corpus_file", FORM_ONLY, ids=lambda p: p.stem)
 def test_an_answer_wrong_only_in_type_shape_or_dtype_fails_and_is_given_no_name(corpus_file):
-    failures = graded(corpus_file)
-    assert failures[exercise_of(corpus_file)], f"{corpus_file.name} was accepted"
-    assert {name for name, messages in failures.items() if messages} == {exercise_of(corpus_file)}
-    assert names_given(failures) == set(), failures[exercise_of(corpus_file)]
-    assert all(re.search(r"expected (shape|dtype|a numpy.ndarray|an integer)", m)
-               for m in failures[exercise_of(corpus_file)])
+    result = graded(corpus_file)
+    failures = result[exercise_of(corpus_file)].failures
+    assert failures, f"{corpus_file.name} was accepted"
+    assert failed(result) == {exercise_of(corpus_file)}
+    assert names_given(result) == set(), failures
+    assert all(re.search(r"expected (shape|dtype|a numpy.ndarray|an integer)", m) for m in failures)
+
+
+@pytest.mark.parametrize("corpus_file", UNNAMED, ids=lambda p: p.stem)
+def test_an_answer_wrong_as_no_known_mistake_is_fails_and_is_given_no_name(corpus_file):
+    result = graded(corpus_file)
+    failures = result[exercise_of(corpus_file)].failures
+    assert failures, f"{corpus_file.name} was accepted"
+    assert failed(result) == {exercise_of(corpus_file)}
+    assert names_given(result) == set(), failures
+
+
+def test_the_corpus_of_answers_wrong_as_no_known_mistake_is_spans_several_exercises():
+    assert len(UNNAMED) >= 12 and len({exercise_of(f) for f in UNNAMED}) >= 6
 
 
 def test_the_confusion_matrix_is_diagonal_and_names_the_mistakes(capsys):
     """The whole corpus at once: rows are the mistakes made, columns the names given."""
     wrongly, named = [], []
-    for corpus_file in MISTAKEN + FORM_ONLY + CORRECT:
+    for corpus_file in MISTAKEN + FORM_ONLY + UNNAMED + CORRECT:
         made = (exercise_of(corpus_file), mistake_name(corpus_file)) if corpus_file in MISTAKEN else None
         given = names_given(graded(corpus_file))
         wrongly += [(corpus_file.stem, name) for name in given if name != made]
         named += [corpus_file.stem] if made in given else []
     with capsys.disabled():
         print(f"\ncorpus confusion matrix: {len(named)} of {len(MISTAKEN)} mistakes named, "
-              f"{len(wrongly)} names given wrongly ({len(FORM_ONLY)} type/shape/dtype-only and "
-              f"{len(CORRECT)} correct submissions given none)")
+              f"{len(wrongly)} names given wrongly ({len(FORM_ONLY)} type/shape/dtype-only, {len(UNNAMED)} "
+              f"wrong as no known mistake is and {len(CORRECT)} correct submissions given none)")
     assert wrongly == []
     unnamed = sorted({f.stem for f in MISTAKEN} - set(named))
     assert unnamed == [], f"named by no case: {unnamed}"

@@ -94,10 +94,30 @@ def course(request, tmp_path_factory):
 
 
 def nbgrader_scores(course: Path) -> dict[str, float]:
-    """nbgrader's own CSV: the score after the late penalty, the reference. nbgrader does not quote its
-    fields, so fay's "de la Cruz, Jr." shifts her names: read the id from the front, the score from the end."""
-    lines = (course / "grades.csv").read_text().splitlines()[1:]
-    return {line.split(",")[3]: float(line.split(",")[-2]) for line in lines}
+    """grades.csv, nbgrader's columns: the score after the late penalty, the reference."""
+    header, *students = rows(course / "grades.csv")
+    return {row[header.index("student_id")]: float(row[header.index("score")]) for row in students}
+
+
+def test_grades_csv_has_nbgrader_columns_and_every_score_to_a_millionth_of_a_point(course):
+    header, *students = rows(course / "grades.csv")
+    assert header == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+                      "raw_score", "late_submission_penalty", "score", "max_score"]
+    fay = dict(zip(header, students[[row[3] for row in students].index("fay")]))
+    assert fay["last_name"] == "de la Cruz, Jr."  # quoted, so the comma does not shift the columns
+    assert (fay["raw_score"], fay["late_submission_penalty"], fay["score"]) == ("7.5", "2.333333", "5.166667")
+    zoe = dict(zip(header, students[[row[3] for row in students].index("zoe")]))
+    assert (zoe["timestamp"], zoe["score"], zoe["max_score"]) == ("", "0.0", "10.0")
+
+
+def test_a_penalty_with_rounding_noise_is_written_as_the_decimal_it_is(tmp_path):
+    with Gradebook(new_course(tmp_path, {}), COURSE_ID) as gb:
+        gb.find_submission_notebook("01_worked_example", "attention", "fay").late_submission_penalty = 0.1 + 0.2
+        gb.db.commit()
+    assert nbgrader(tmp_path, {}, "export")[0] == 0
+    header, *students = rows(tmp_path / "grades.csv")
+    fay = dict(zip(header, students[[row[3] for row in students].index("fay")]))
+    assert (fay["late_submission_penalty"], fay["score"]) == ("0.3", "7.2")  # not 0.30000000000000004
 
 
 def test_canvas_file_has_canvas_header_and_a_points_possible_row(course):

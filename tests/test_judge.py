@@ -5,7 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from autograder.judge import KINDS, NotStarted, Outcome, call, diagnose, judge, plain, tolerance, verdict
+from autograder.judge import KINDS, NotStarted, Outcome, call, check_verdicts, diagnose, judge, plain, tolerance, \
+    verdict
 
 EXPECTED = np.array([[0.25, 0.75], [0.5, 0.5]])
 
@@ -107,6 +108,82 @@ def test_a_wrong_answer_that_matches_no_mistake_says_what_differs_and_suggests_n
     assert message == "f: worst mismatch at index (0, 0): expected 0.25, got 0.75 (tolerance 1.5e-08)."
 
 
+def _case(expected, **outputs):
+    """A case whose known mistakes give `outputs` (name → output)."""
+    return {"label": "c", "expected": expected, "variants": [(name, 4, "Why.", out) for name, out in outputs.items()]}
+
+
+def _names(cases_and_answers, checks=None):
+    """The mistake the checks name: [(case, answer's value or an Outcome)], one check (or `checks` of them)."""
+    given = {id(case): a if isinstance(a, Outcome) else Outcome.returned(a) for case, a in cases_and_answers}
+    cases = [case for case, _ in cases_and_answers]
+    groups = checks or [cases]
+    return [v and v.mistake for v in check_verdicts([(g, [c["label"] for c in g], True) for g in groups],
+                                                    lambda case: given[id(case)])]
+
+
+ROW = np.array([1.0, 2.0, 3.0])
+
+
+def test_an_answer_that_meets_a_mistake_on_one_case_only_is_given_no_name():
+    # On the first case the answer is what "doubled" gives (a degenerate case for it); on the second it is not.
+    first, second = _case(ROW, doubled=2 * ROW), _case(ROW + 1, doubled=2 * (ROW + 1))
+    assert _names([(first, 2 * ROW), (second, 5 * ROW)]) == [None]
+    assert _names([(first, 2 * ROW)]) == ["doubled"]  # one case alone cannot tell
+
+
+def test_a_mistake_is_named_from_the_case_that_tells_it_apart_when_the_first_failure_cannot():
+    # The first failing case gives one output for both mistakes; the second tells them apart.
+    degenerate = _case(np.zeros(3), doubled=np.ones(3), plus_one=np.ones(3))
+    telling = _case(ROW, doubled=2 * ROW, plus_one=ROW + 1)
+    assert _names([(degenerate, np.ones(3)), (telling, ROW + 1)]) == ["plus_one"]
+
+
+def test_an_answer_wrong_where_the_mistake_is_right_is_not_that_mistake():
+    right_here = _case(ROW, doubled=ROW.copy())
+    telling = _case(ROW + 1, doubled=2 * (ROW + 1))
+    assert _names([(telling, 2 * (ROW + 1)), (right_here, ROW * 3)]) == [None]
+    assert _names([(telling, 2 * (ROW + 1)), (right_here, ROW.copy())]) == ["doubled"]
+
+
+def test_an_answer_right_where_the_mistakes_own_writing_fails_may_still_be_named():
+    # The catalogued writing also gives NaN on a fully masked row; an answer that guards it is still that mistake.
+    masked = _case(np.array([0.0, 0.0, 1.0]), unshifted=np.array([np.nan, np.nan, 1.0]))
+    telling = _case(ROW, unshifted=np.array([np.nan, 2.0, 3.0]))
+    assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([0.0, 0.0, np.nan]))]) == [None]
+    assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([0.0, 0.0, 1.0]))]) == ["unshifted"]
+
+
+def test_an_error_where_the_mistake_gives_a_value_rules_it_out():
+    telling = _case(ROW, doubled=2 * ROW)
+    assert _names([(telling, 2 * ROW), (_case(ROW, doubled=2 * ROW), Outcome.raising("ValueError", "no"))]) == [None]
+
+
+def test_the_visible_and_hidden_checks_of_an_exercise_name_a_mistake_together():
+    visible = _case(ROW, doubled=2 * ROW)
+    hidden = _case(ROW + 1, doubled=2 * (ROW + 1))
+    coincides_on_the_visible_case_only = [(visible, 2 * ROW), (hidden, 4 * ROW)]
+    assert _names(coincides_on_the_visible_case_only, [[visible], [hidden]]) == [None, None]
+    assert _names([(visible, 2 * ROW), (hidden, 2 * (ROW + 1))], [[visible], [hidden]]) == ["doubled", "doubled"]
+
+
+def test_a_mistake_whose_writing_raised_on_the_first_failing_case_is_named_from_a_later_one():
+    # Its own writing raised on the first case (no output there), where the answer raised too.
+    without_it = _case(ROW, other=ROW + 1)
+    telling = _case(ROW, other=ROW + 1, transposed=2 * ROW)
+    assert _names([(without_it, Outcome.raising("ValueError", "shapes")), (telling, 2 * ROW)]) == ["transposed"]
+
+
+def test_a_check_of_an_answer_not_started_stops_at_its_first_case():
+    ran = []
+
+    def outcome_for(case):
+        ran.append(case)
+        return Outcome.unstarted("not yet")
+    assert check_verdicts([([_case(ROW), _case(ROW)], ["a", "b"], True)], outcome_for)[0].kind == "not started"
+    assert len(ran) == 1
+
+
 def test_counts_must_be_integers_and_exact():
     assert judge("f", 6 * 2**20, 6 * 2**20) is None
     assert "expected an integer" in judge("f", 6.0 * 2**20, 6 * 2**20)
@@ -116,6 +193,17 @@ def test_counts_must_be_integers_and_exact():
 def test_a_tuple_answer_is_checked_part_by_part():
     assert "part 1 of the tuple" in judge("f", (EXPECTED, EXPECTED.T.copy()), (EXPECTED, EXPECTED))
     assert "a tuple of 2" in judge("f", EXPECTED, (EXPECTED, EXPECTED))
+
+
+def test_a_tuple_answers_failing_part_is_named_and_the_part_the_others_come_from_is_checked_first():
+    weights, wrong_weights = np.full((2, 2), 0.5), np.full((2, 2), 0.6)  # rows adding up to 1.2
+    output, wrong_output = weights @ EXPECTED, wrong_weights @ EXPECTED
+    case = {"expected": (output, weights), "parts": ["the output", "the weights"]}
+    message = diagnose("f", Outcome.returned((wrong_output, weights)), case).message
+    assert message.startswith("f: the output (part 0 of the tuple): worst mismatch")
+    case["computed_from"] = "the weights"
+    message = diagnose("f", Outcome.returned((wrong_output, wrong_weights)), case).message
+    assert message.startswith("f: the weights (part 1 of the tuple): worst mismatch")
 
 
 def test_a_stub_reports_not_started_and_names_the_function():

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import csv
 import functools
-import os
-import subprocess
-import sys
+import json
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -89,11 +88,40 @@ def table_scores(stdout: str) -> dict[str, float]:
     return dict(zip(header[2:], map(float, score[1:])))
 
 
+def written_questions(course: Path) -> dict[str, tuple[str, str]]:
+    """Written question → (its notebook, its task cell's source with the rubric)."""
+    from kit.written import written_cells
+
+    return {q.grade_id: (path.name, q.question) for path in sorted((course / "source" / "attention").glob("*.ipynb"))
+            for q in written_cells(json.loads(path.read_text()))}
+
+
+def predicted_marks(course: Path, student: str) -> dict[str, tuple[float, str]]:
+    """Written question → (points, comment) the stand-in teaching assistant gives what the example class wrote
+    there (examples/make_class.py: full or partial answers, the stub where the notebook was left untouched)."""
+    from autograder.handed_in import ANSWER_STUB
+    from examples.written_answers import ANSWERS
+    from kit.teaching_assistant import mark
+    from kit.written import rubric
+
+    how = next(how for sid, *_, how in STUDENTS if sid == student)
+    marks = {}
+    for question, (notebook, text) in written_questions(course).items():
+        done = not how.get("untouched") and ("done_up_to" not in how or notebook[:2] <= how["done_up_to"])
+        marks[question] = mark(rubric(text), ANSWERS[how.get("written", "full")][question] if done else ANSWER_STUB)
+    return marks
+
+
+def predicted_written(course: Path, student: str) -> dict[str, float]:
+    return {question: points for question, (points, _) in predicted_marks(course, student).items()}
+
+
 @functools.cache  # the tests below ask for the same student's prediction again and again
 def predicted_total(course: Path, student: str) -> float:
+    """What the kit's grader awards, and the stand-in teaching assistant for the written answers."""
     report = grade_submission(ROOT / "examples" / "class" / "submitted" / student / "attention",
                               course / "source" / "attention")
-    return sum(cell.earned for cell in report.cells.values())
+    return sum(cell.earned for cell in report.cells.values()) + sum(predicted_written(course, student).values())
 
 
 def predicted_penalty(course: Path, student: str) -> float:
@@ -108,6 +136,19 @@ def test_the_table_gives_every_student_the_score_the_graders_predict(course):
         expected = predicted_total(course.folder, student) - predicted_penalty(course.folder, student)
         assert scores[student] == pytest.approx(expected), student
     assert scores["ada"] == scores["hal"] > 0 and scores["dee"] == 0 and scores["fay"] < scores["ada"]
+
+
+@pytest.mark.parametrize("course", ["sqlite"], indirect=True)
+def test_the_table_has_a_row_per_written_question_with_the_assistants_points(course):
+    rows = {line.split()[0]: line.split()[1:] for line in course.first.splitlines()[2:] if line.startswith("written_")}
+    header = course.first.splitlines()[0].split()[2:]
+    full = sum(float(rows[q][0]) for q in written_questions(course.folder))
+    assert sorted(rows) == sorted(written_questions(course.folder)) and full == 9
+    for student, *_ in STUDENTS:
+        given = {q: float(values[1 + header.index(student)]) for q, values in rows.items()}
+        assert given == predicted_written(course.folder, student), student
+    assert sum(predicted_written(course.folder, "ada").values()) == full
+    assert 0 < sum(predicted_written(course.folder, "bo").values()) < full  # partial answers: some points
 
 
 def test_the_table_says_what_happened_to_the_broken_and_the_tampered_student(course):
@@ -136,51 +177,35 @@ def test_every_graded_student_has_feedback_without_hidden_code_or_values(course)
         assert len(pages) == expected, student
         for page in pages:
             html = page.read_text()
-            for secret in ("hidden_check(", "BEGIN HIDDEN TESTS", "autograder", "most recent call last"):
+            for secret in ("hidden_check(", "BEGIN HIDDEN TESTS", "autograder", "most recent call last",
+                           "MARK SCHEME", "Look for:", "Model answer"):
                 assert secret not in html, (page, secret)
 
 
-def free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def test_every_feedback_page_shows_each_written_answers_points_and_comment_and_none_of_its_rubric(course):
+    from kit.written import rubric
+
+    for student, *_ in STUDENTS:
+        for question, (notebook, text) in written_questions(course.folder).items():
+            page = course.folder / "feedback" / student / "attention" / notebook.replace(".ipynb", ".html")
+            if not page.exists():
+                continue  # a notebook nbgrader could not grade (gus's 03) has no page
+            html = re.sub(r"\s+", " ", page.read_text())
+            points, comment = predicted_marks(course.folder, student)[question]
+            assert f'<a href="#{question}">Task</a> (Score: {points:.1f} / 3.0)' in html, (student, question)
+            assert f"<b>Comments:</b> <p>{comment}</p>" in html, (student, question)
+            for point in rubric(text):
+                assert " ".join(point.text.split()[:8]) not in html, (student, question)
 
 
 def test_the_formgrader_reports_the_grades_in_the_gradebook(course):
-    import json
-    import secrets
-    import time
-    import urllib.request
-
     from nbgrader.api import Gradebook
 
-    folder = course.folder
-    port, token = free_port(), secrets.token_hex(16)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "server", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-         f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False", f"--ServerApp.root_dir={folder}",
-         *(["--allow-root"] if os.geteuid() == 0 else [])],
-        cwd=folder, stdout=subprocess.DEVNULL, stderr=open(folder / "server.log", "w"),
-        env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(folder), **course.env})
+    from tests import formgrader
 
-    def get(path: str):
-        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"token {token}"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
-    try:
-        for _ in range(600):  # a loaded machine can take a minute or two to start it
-            try:
-                get("/api/status")
-                break
-            except OSError:
-                assert server.poll() is None, (folder / "server.log").read_text()[-3000:]
-                time.sleep(0.5)
-        assignment = get("/formgrader/api/assignment/attention")
-        submissions = {s["student"]: s for s in get("/formgrader/api/submissions/attention")}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with formgrader.running(course.folder, course.env) as server:
+        assignment = server.api("/formgrader/api/assignment/attention")
+        submissions = {s["student"]: s for s in server.api("/formgrader/api/submissions/attention")}
     assert assignment["name"] == "attention" and assignment["num_submissions"] == len(STUDENTS)
     with Gradebook(course.url) as gb:
         for student, *_ in STUDENTS:
@@ -240,12 +265,17 @@ def test_the_class_report_gives_every_example_student_what_they_are_known_to_hav
     assert students["fay"].late_penalty == pytest.approx(predicted_penalty(course[0], "fay"))
     assert {s: list(st.unreadable) for s, st in students.items() if st.unreadable} == {"gus": ["03_softmax_and_mix.ipynb"]}
     assert [s for s, st in students.items() if st.tampering] == ["hal"]
+    # every written answer graded by the demo's stand-in teaching assistant, with its points
+    assert results.written_counts() == (len(STUDENTS) * 3, 0)
+    for question in results.written:
+        assert question.graded == {s: predicted_written(course[0], s)[question.name] for s, *_ in STUDENTS}
 
 
 def test_the_demo_ends_with_the_class_report_and_its_summary(course):
     stdout = course[1]
     assert "Class report for attention: 8 students submitted" in stdout
     assert "softmax: softmax over the wrong axis: 1 (12%)" in stdout
+    assert f"Written answers: {len(STUDENTS) * 3} graded, 0 not yet graded" in stdout
     assert "class report: reports/attention/index.html" in stdout
 
 

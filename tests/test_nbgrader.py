@@ -65,7 +65,8 @@ def test_nbgrader_autograde_gives_the_scores_the_kit_predicts(course, student):
 def test_nbgrader_autograde_on_the_kits_path_ignores_edited_cell_metadata(course, student):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         submission = gb.find_submission("attention", student)
-        assert submission.score == submission.max_score == sum(course_points().values())
+        # every autograded point; the written answers wait for a grader
+        assert submission.code_score == submission.max_code_score == sum(course_points().values())
         assert gb.find_grade_cell("hidden_softmax", "03_softmax_and_mix", "attention").max_score == 3
 
 
@@ -81,3 +82,14 @@ def test_feedback_shows_hidden_verdicts_but_no_hidden_code(course):
     assert "hidden_softmax" in html and "softmax over the wrong axis" in html
     for secret in ("hidden_check(", "autograder", "BEGIN HIDDEN TESTS", "most recent call last"):
         assert secret not in html
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_nbgrader_autograde_leaves_every_written_answer_to_a_grader(course, student):
+    """On either path, a written question (a task cell) gets no autograded score and waits for a grader."""
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        written = {cell.name for nb in gb.find_assignment("attention").notebooks for cell in nb.task_cells}
+        grades = [g for nb in gb.find_submission("attention", student).notebooks for g in nb.grades
+                  if g.name in written]
+        assert len(grades) == len(written) == 3
+        assert all(g.auto_score is None and g.manual_score is None and g.needs_manual_grade for g in grades)

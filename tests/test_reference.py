@@ -368,3 +368,24 @@ def test_does_a_padding_mask_leave_no_weight_on_padding_while_no_mask_leaks_only
 def test_does_a_causal_mask_leak_no_target_while_no_mask_leaks_all_but_the_last():
     assert ref.leaked_targets(ref.causal_mask(9)) == 0
     assert ref.leaked_targets(np.zeros((9, 9))) == 8
+
+
+def test_does_the_unscaled_gradient_through_softmax_vanish_as_the_head_size_grows_while_the_scaled_one_holds():
+    """The chapter's reason for √d_k (section 3), computed: the size of softmax's Jacobian over random scores."""
+    def gradient_size(d_k: int, scaled: bool) -> float:
+        rng = np.random.default_rng(4)
+        q, k = rng.standard_normal((200, d_k)), rng.standard_normal((200, 64, d_k))
+        s = np.einsum("td,tkd->tk", q, k) / (np.sqrt(d_k) if scaled else 1.0)
+        return float(np.linalg.norm(ref.softmax_jacobian(s), axis=(-2, -1)).mean())
+
+    raw = [gradient_size(d, False) for d in (64, 256, 1024, 4096)]
+    scaled = [gradient_size(d, True) for d in (64, 256, 1024, 4096)]
+    assert all(a > b for a, b in zip(raw, raw[1:])) and raw[-1] < scaled[-1] / 3
+    assert max(scaled) - min(scaled) < 0.1 * max(scaled)
+
+
+def test_is_the_softmax_jacobian_the_finite_difference_of_softmax():
+    s = np.random.default_rng(0).standard_normal((3, 5))
+    step = 1e-6 * np.eye(5)
+    numeric = np.stack([(ref.softmax(s + step[j]) - ref.softmax(s - step[j])) / 2e-6 for j in range(5)], axis=-1)
+    np.testing.assert_allclose(ref.softmax_jacobian(s), numeric, atol=1e-8)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from autograder import judge
+from autograder.cases import hidden_cases
 from autograder.exercises import REGISTRY, blockwise, built_on, notebook_of, points
 from autograder.mistakes import MISTAKES
 from kit.notebooks import ROOT, course_points
@@ -81,3 +82,11 @@ def test_is_each_blockwise_mistakes_output_that_of_its_own_inputs_whatever_was_a
         variants[asked](*first, 2, causal=True)  # keeps the other's output for `first`
         for name in (then, asked, then):
             assert variants[name](*second, 2, causal=True).tobytes() == alone[name].tobytes()
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_does_an_exercise_whose_answer_is_a_tuple_name_each_of_its_parts(name):
+    answers = [c["expected"] for c in hidden_cases(name) if "expected" in c]
+    tuples = {len(a) for a in answers if isinstance(a, tuple)}
+    assert tuples <= {len(REGISTRY[name].parts)}, f"{name} returns a tuple of {tuples}, names parts {REGISTRY[name].parts}"
+    assert not REGISTRY[name].parts or tuples, f"{name} names parts {REGISTRY[name].parts} but returns no tuple"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,43 @@ def test_every_exercise_has_an_answer_cell_a_visible_check_and_hidden_checks():
         assert {name, f"hidden_{name}"} <= ids, name
 
 
+def test_are_the_exercises_numbered_one_way_notebook_then_place():
+    """Notebook N's k-th exercise (or question) is headed "Exercise N.k" ("Question N.k")."""
+    for script in sorted((ROOT / "notebooks" / "attention").glob("0*.py")):
+        numbers = re.findall(r"^# ### (?:Exercise|Question) ([0-9.]+):", script.read_text(), flags=re.M)
+        notebook = int(script.name[:2])
+        assert numbers == [f"{notebook}.{k}" for k in range(1, len(numbers) + 1)], (script.name, numbers)
+
+
+def test_are_the_written_questions_lettered_one_way_notebook_then_place():
+    """Notebook N's written questions are headed "Written question N.a", "N.b", ... in order."""
+    for script in sorted((ROOT / "notebooks" / "attention").glob("0*.py")):
+        letters = re.findall(r"^# ### Written question ([0-9]+\.[a-z]):", script.read_text(), flags=re.M)
+        notebook = int(script.name[:2])
+        assert letters == [f"{notebook}.{chr(ord('a') + k)}" for k in range(len(letters))], (script.name, letters)
+
+
+def test_every_written_question_is_a_locked_task_cell_with_a_rubric_and_an_answer_cell_after_it():
+    from kit.written import rubric
+
+    questions = 0
+    for name in NOTEBOOKS:
+        source, released = _cells(SOURCE / name), _cells(RELEASE / name)
+        for cells in (source, released):
+            for at, cell in enumerate(cells):
+                meta = cell["metadata"].get("nbgrader", {})
+                if not meta.get("task"):
+                    continue
+                questions += cells is source
+                assert cell["cell_type"] == "markdown" and meta["locked"] and not meta["grade"], (name, meta)
+                answer = cells[at + 1]
+                assert answer["id"] == f"{meta['grade_id']}-answer" and answer["cell_type"] == "markdown"
+                assert "nbgrader" not in answer["metadata"] and _source(answer) == "YOUR ANSWER HERE"
+                if cells is source:
+                    assert meta["points"] == sum(point.points for point in rubric(_source(cell))) > 0
+    assert questions == 3
+
+
 def test_instructor_notebooks_are_committed_without_outputs():
     for name in NOTEBOOKS:
         for cell in _cells(SOURCE / name):
@@ -74,7 +112,8 @@ def scaled(data, factor: float):
     if isinstance(data, (list, tuple)):
         return type(data)(scaled(part, factor) for part in data)
     if isinstance(data, float) or isinstance(data, np.ndarray) and data.dtype.kind == "f":
-        return (data * factor).astype(data.dtype) if isinstance(data, np.ndarray) else data * factor
+        # np.asarray: a 0-d array times a float is a NumPy scalar, and a case's one number stays a 0-d array
+        return np.asarray(data * factor, dtype=data.dtype) if isinstance(data, np.ndarray) else data * factor
     return data
 
 
@@ -106,6 +145,25 @@ def test_regenerated_cases_that_differ_only_by_another_cpus_rounding_leave_the_c
     assert load_cases(path)[array_case]["args"][0].shape[0] == 1
 
 
+def _mark_scheme_lines(cell: dict) -> list[str]:
+    """The lines of a cell's rubric (between BEGIN and END MARK SCHEME), the markers left out."""
+    from autograder.handed_in import MARK_SCHEME
+
+    found = MARK_SCHEME.search(_source(cell))
+    return [line.strip() for line in found.group().splitlines()[1:-1] if line.strip()] if found else []
+
+
+def test_the_release_and_the_source_differ_only_by_each_rubric_in_the_written_questions():
+    from autograder.handed_in import MARK_SCHEME
+
+    for name in NOTEBOOKS:
+        released = {c["id"]: _source(c) for c in _cells(RELEASE / name)}
+        for cell in _cells(SOURCE / name):
+            if cell["metadata"].get("nbgrader", {}).get("task"):
+                assert _mark_scheme_lines(cell), cell["id"]
+                assert released[cell["id"]].strip() == MARK_SCHEME.sub("", _source(cell)).strip()
+
+
 def test_the_release_holds_no_solution_code_and_no_hidden_tests():
     released = {p.name for p in RELEASE.iterdir()}
     assert released == set(NOTEBOOKS) | {"judge", "notebook_of.json", "workbook.py", "figures.py", "worked_example.npz",
@@ -114,8 +172,11 @@ def test_the_release_holds_no_solution_code_and_no_hidden_tests():
     for name in NOTEBOOKS:
         text = (RELEASE / name).read_text()
         for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden_check", "autograder",
-                       "solutions"):
+                       "solutions", "MARK SCHEME", "Rubric", "Model answer", "Look for:"):
             assert marker not in text, f"{name} contains {marker!r}"
+        rubric_lines = [line for cell in _cells(SOURCE / name) for line in _mark_scheme_lines(cell) if len(line) > 12]
+        leaked = [line for line in rubric_lines if line in text or json.dumps(line)[1:-1] in text]
+        assert leaked == [], f"{name} leaks rubric lines {leaked[:3]}"
         released_cells = {c["metadata"]["nbgrader"]["grade_id"]: _source(c) for c in _cells(RELEASE / name)
                           if "nbgrader" in c["metadata"]}
         for cell in _cells(SOURCE / name):

@@ -22,9 +22,9 @@ def softmax(S, axis=-1):
     return e / e.sum(axis=0, keepdims=True)  # wrong axis
 
 def attention(Q, K, V, mask=None):
-    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = Q @ np.swapaxes(K, -1, -2) / Q.shape[-1] ** 0.5  # a Python float keeps float32
     if mask is not None:
-        S = S + mask
+        S = S + np.asarray(mask, dtype=S.dtype)
     weights = softmax(S, axis=-1)
     return weights @ V, weights
 '''

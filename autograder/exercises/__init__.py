@@ -25,13 +25,13 @@ import dataclasses
 
 from autograder.exercises import (blockwise, check_yourself, cost, heads, masks_and_cross_attention, model_explorer,
                                   scores_and_scaling, softmax_and_mix, worked_example)
-from autograder.exercises.spec import BEHAVIOURS, Exercise, Mistake
+from autograder.exercises.spec import BEHAVIOURS, Exercise, Mistake, Requirement
 
 # One module per notebook, in the notebooks' order.
 NOTEBOOK_MODULES = (worked_example, scores_and_scaling, softmax_and_mix, heads, masks_and_cross_attention, blockwise,
                     cost, check_yourself, model_explorer)
 
-__all__ = ["BEHAVIOURS", "Exercise", "Mistake", "REGISTRY", "built_on", "notebook_of", "points"]
+__all__ = ["BEHAVIOURS", "Exercise", "Mistake", "Requirement", "REGISTRY", "built_on", "notebook_of", "points"]
 
 
 def _collect(modules) -> dict[str, Exercise]:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import attention_inputs, f32, normal_draws, property_examples, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
 from solutions import attention as ref
 
 NOTEBOOK = "06_blockwise"
@@ -16,10 +16,19 @@ NOTEBOOK = "06_blockwise"
 FULL_GRID = "builds the full n × n grid"
 
 
+VISIBLE_TOKENS = 1024  # its full grid, 8 MiB in float64, is twice the cap of the visible memory case
+
+
 def blockwise_attention_visible():
     w = worked()
+    long = np.random.default_rng(6).standard_normal((3, VISIBLE_TOKENS, 8))
     return [case("the worked example, blocks of 3", w.Q, w.K, w.V, 3),
-            case("the worked example, blocks of 2, causal", w.Q, w.K, w.V, 2, causal=True)]
+            case("the worked example, blocks of 2, causal", w.Q, w.K, w.V, 2, causal=True),
+            case("the worked example in float32, blocks of 3", *(f32(a) for a in (w.Q, w.K, w.V)), 3),
+            case(f"{VISIBLE_TOKENS:,} random tokens in blocks of 64, with its memory measured", *long, 64,
+                 memory_limit_bytes=VISIBLE_TOKENS ** 2 * 8 // 2, grid_bytes=VISIBLE_TOKENS ** 2 * 8),
+            case("V with a row more than K has keys", w.Q, w.K, np.vstack([w.V, w.V[:1]]), 2, raises="ValueError"),
+            case("a block size of True", w.Q, w.K, w.V, True, raises="ValueError")]
 
 
 def blockwise_attention_hidden(rng):
@@ -34,6 +43,8 @@ def blockwise_attention_hidden(rng):
         case("one block of all 6 keys", n(6, 4), n(6, 4), n(6, 4), 64),
         case("K and V of different lengths", n(3, 4), n(5, 4), n(6, 4), 2, raises="ValueError", checks="bad shape"),
         case("a block size of 0", n(3, 4), n(3, 4), n(3, 4), 0, raises="ValueError", checks="bad size"),
+        case("a block size of 2.0", n(3, 4), n(3, 4), n(3, 4), 2.0, raises="ValueError", checks="bad size"),
+        case("a block size of True", n(3, 4), n(3, 4), n(3, 4), True, raises="ValueError", checks="bad size"),
         case(f"{tokens:,} tokens in blocks of 64, with its memory measured", n(tokens, 8), n(tokens, 8), n(tokens, 8),
              64, memory_limit_bytes=tokens * tokens * 8 // 2, grid_bytes=tokens * tokens * 8, seconds=60),
     ] + [case(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", Q, K, V, 3)
@@ -65,7 +76,25 @@ def _blockwise_mistakes(Q, K, V, block_size=128, causal=False) -> dict[str, np.n
         total, kept_total = total * factor + block_sum, kept_total * ones + block_sum
         acc, kept_acc = acc * factor + block_mix, kept_acc * ones + block_mix
         m = new_m
-    return {NOT_RESCALED: kept_acc / kept_total, NOT_DIVIDED: acc}
+    return {NOT_RESCALED: kept_acc / kept_total, NOT_DIVIDED: acc, "_right": acc / total}
+
+
+def _blockwise_unchecked(Q, K, V, block_size=128, causal=False):
+    """The right walk with no checks: V longer than K goes unread, a block size of True is 1."""
+    return _blockwise_mistakes(Q, K, V, int(block_size), causal)["_right"]
+
+
+def _blockwise_in_float64(Q, K, V, block_size=128, causal=False):
+    return ref.blockwise_attention(*(np.asarray(a, dtype=np.float64) for a in (Q, K, V)), block_size, causal)
+
+
+def _blockwise_by_full_grid(Q, K, V, block_size=128, causal=False):
+    """Right values and checks, from the whole n_q × n_k grid at once."""
+    ref.blockwise_attention(Q[..., :1, :], K, V, block_size)  # its checks
+    Q, K, V = (np.asarray(a) for a in (Q, K, V))
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    mask = np.where(np.arange(n_k)[None, :] > np.arange(n_q)[:, None], -np.inf, 0.0) if causal else None
+    return ref.attention(Q, K, V, mask)[0]
 
 
 # Mistake outputs computed but not yet asked for: those of the last inputs only.
@@ -82,7 +111,7 @@ def _mistake_output(name: str):
             return found
         outputs = _blockwise_mistakes(Q, K, V, block_size, causal)
         _computed.clear()
-        _computed.update({(inputs, other): output for other, output in outputs.items() if other != name})
+        _computed.update({(inputs, other): output for other, output in outputs.items() if other not in (name, "_right")})
         return outputs[name]
     return variant
 
@@ -97,5 +126,11 @@ EXERCISES = (
         Mistake(NOT_DIVIDED, 7, "Divide the accumulator by the running sum at the end.", _mistake_output(NOT_DIVIDED)),
         Mistake(FULL_GRID, 7, "Its values are right but its memory grows with n²; "
                 "the memory-measured hidden case names it.", None),
+    ), requirements=(
+        Requirement("gives exactly what your `attention` from notebook 03 gives", NOT_RESCALED),
+        Requirement("Never build an array with `n_q × n_k` cells", _blockwise_by_full_grid),
+        Requirement("The memory must grow with `n_q · block_size`", _blockwise_by_full_grid),
+        Requirement("float32 in gives float32 out", _blockwise_in_float64),
+        Requirement("Raise a `ValueError` when `Q` and `K` differ in their last dimension", _blockwise_unchecked),
     )),
 )

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
 from solutions import attention as ref
 from solutions.check_yourself import ANSWERS
 
@@ -20,10 +20,17 @@ def hull_excess_visible():
     last_hidden = np.ones((4, 4), dtype=bool)
     last_hidden[:, 3] = False
     O_masked, _ = ref.attention(w.Q, w.K, w.V, np.where(last_hidden, 0.0, -np.inf))
+    first_sees_nothing = last_hidden.copy()
+    first_sees_nothing[0] = False
     return [case("the worked example's outputs", w.O, w.V),
             case("the worked example with 'cube' hidden from every query", O_masked, w.V, last_hidden),
             case("the outputs multiplied by W_o (no longer a mix of V)", w.O @ w.W_o, w.V),
-            case("unmasked outputs, though 'cube' was hidden (a mask left out)", w.O, w.V, last_hidden)]
+            case("unmasked outputs, though 'cube' was hidden (a mask left out)", w.O, w.V, last_hidden),
+            case("the outputs multiplied by W_o, in float32", (w.O @ w.W_o).astype(f32), w.V.astype(f32)),
+            case("V one number wide against outputs 4 wide", w.O, w.V[:, :1], raises="ValueError"),
+            case("allowed given as 0s and 1s, not booleans", w.O, w.V, last_hidden.astype(int), raises="ValueError"),
+            case("allowed of shape (1, 4), one row for all queries", w.O, w.V, last_hidden[:1], raises="ValueError"),
+            case("a query that may see nothing", w.O, w.V, first_sees_nothing, raises="ValueError")]
 
 
 def hull_excess_hidden(rng):
@@ -40,7 +47,12 @@ def hull_excess_hidden(rng):
         case("outputs of weights that do not add up to one", np.exp(n(5, 6)) @ V, V),
         case("outputs with negative weights", (n(5, 6) - 0.5) @ V, V, None),
         case("float32 outputs", (weights @ V).astype(f32), V.astype(f32)),
+        case("float32 outputs of weights that do not add up to one", (np.exp(n(5, 6)) @ V).astype(f32),
+             V.astype(f32)),
         case("a query that may see nothing", weights @ V, V, np.zeros((5, 6), dtype=bool), raises="ValueError"),
+        case("V one number wide against outputs 3 wide", weights @ V, V[:, :1], raises="ValueError"),
+        case("allowed given as 0.0 and 1.0", causal @ V, V, allowed.astype(float), raises="ValueError"),
+        case("allowed of shape (1, 6), one row for all queries", causal @ V, V, allowed[-1:], raises="ValueError"),
     ]
 
 
@@ -54,15 +66,51 @@ def _hull_excess_with(O, V, allowed=None, *, every_row=False, signed=False):
     return outside.max(axis=1) if signed else np.maximum(outside, 0.0).max(axis=1)
 
 
+def _hull_excess_trusting(trusted: str):
+    """hull_excess with every input check but `trusted` ("shapes", "booleans", "shape of allowed" or
+    "a True per row"): what that one would refuse, NumPy takes as it comes (broadcast, read as true or false)."""
+    def answer(O, V, allowed=None):
+        O, V = np.asarray(O), np.asarray(V)
+        if trusted != "shapes" and (O.ndim != 2 or V.ndim != 2 or O.shape[1] != V.shape[1]):
+            raise ValueError(f"O {O.shape} and V {V.shape} do not fit")
+        grid = np.ones((len(O), len(V)), dtype=bool) if allowed is None else np.asarray(allowed)
+        if trusted != "booleans" and grid.dtype != bool:
+            raise ValueError("allowed must be booleans")
+        if trusted != "shape of allowed" and grid.shape != (len(O), len(V)):
+            raise ValueError(f"allowed must be {(len(O), len(V))}")
+        if trusted != "a True per row" and not grid.any(axis=1).all():
+            raise ValueError("every query must see a row")
+        return _hull_excess_with(O, V, grid).astype(np.result_type(O, V))
+    return answer
+
+
+def _hull_excess_in_float64(O, V, allowed=None):
+    return ref.hull_excess(O, V, allowed).astype(np.float64)
+
+
+def equal_scores_visible():
+    w = worked()
+    return [case("the worked example's value rows", w.V),
+            case("the worked example's value rows and twice them, as a float32 batch of 2",
+                 np.stack([w.V, 2 * w.V]).astype(f32))]
+
+
 def equal_scores_hidden(rng):
     return [case("value rows (5, 3)", normal(rng, (5, 3))),
             case("a batch (2, 4, 6)", normal(rng, (2, 4, 6)), checks="batched"),
             case("value rows (4, 3) in float32", normal(rng, (4, 3), np.float32), checks="float32")]
 
 
+def _equal_scores_in_float64(V):
+    return np.asarray(V, dtype=np.float64).mean(axis=-2)
+
+
 def leaked_targets_visible():
     return [case("the causal mask of 4 tokens", ref.causal_mask(4)),
-            case("no mask on 4 tokens", np.zeros((4, 4)))]
+            case("no mask on 4 tokens", np.zeros((4, 4))),
+            case("a mask that lets each token see only the one before it", _lag_mask(4)),
+            case("a mask of 3 rows and 4 columns", np.zeros((3, 4)), raises="ValueError"),
+            case("a stack of 2 causal masks (one per head)", np.stack([ref.causal_mask(4)] * 2), raises="ValueError")]
 
 
 def leaked_targets_hidden(rng):
@@ -74,20 +122,74 @@ def leaked_targets_hidden(rng):
             case("a causal mask that also forbids the token itself", np.triu(np.full((6, 6), -np.inf), k=0)),
             case("a causal mask written the wrong way round", ref.causal_mask(6).T.copy()),
             case("a group mask of 6 tokens (two groups see each other)", group_mask),
-            case("a mask that is not square", np.zeros((3, 4)), raises="ValueError")]
+            case("a mask that is not square", np.zeros((3, 4)), raises="ValueError"),
+            case("a mask that lets each token see only the one before it", _lag_mask(7)),
+            case("a stack of 3 causal masks (one per head)", np.stack([ref.causal_mask(5)] * 3), raises="ValueError")]
+
+
+def _lag_mask(n: int) -> np.ndarray:
+    """(n, n) additive: token i may see token i − 1 only (token 0 itself)."""
+    allowed = np.eye(n, k=-1, dtype=bool)
+    allowed[0, 0] = True
+    return np.where(allowed, 0.0, -np.inf)
+
+
+def _leaked_targets_unchecked(mask):
+    """leaked_targets that reads the diagonal above the main one of whatever comes (np.diagonal takes a cube)."""
+    return int(np.isfinite(np.diagonal(np.asarray(mask, dtype=float), offset=1)).sum())
+
+
+def _square_mask(mask) -> np.ndarray:
+    """`mask` in float64, once leaked_targets' own check has found it a square 2-D grid."""
+    ref.leaked_targets(mask)
+    return np.asarray(mask, dtype=np.float64)
+
+
+def _leaked_targets_read_upwards(mask):
+    """leaked_targets that reads mask[i + 1, i]: whether token i + 1 may see token i."""
+    return int(np.isfinite(np.diagonal(_square_mask(mask), offset=-1)).sum())
 
 
 def score_variance_visible():
     rng = np.random.default_rng(12)
     pairs = {d_k: (rng.standard_normal((400, d_k)), rng.standard_normal((400, d_k))) for d_k in (4, 64)}
+    Q, K = pairs[4]
     return [case("400 pairs at head size 4", *pairs[4]),
-            case("400 pairs at head size 64", *pairs[64])]
+            case("400 pairs at head size 64", *pairs[64]),
+            case("400 float32 pairs of numbers near 25 (float32 rounds their scores)", *_near(25, rng, 400, 16)),
+            case("K one pair long against 400 pairs of Q", Q, K[:1], raises="ValueError"),
+            case("a batch of 2 × 200 pairs, (2, 200, 4)", Q.reshape(2, 200, 4), K.reshape(2, 200, 4),
+                 raises="ValueError")]
 
 
 def score_variance_hidden(rng):
     n = normal_draws(rng)
     return [case(f"300 pairs at head size {d_k}", n(300, d_k), n(300, d_k)) for d_k in (16, 256)] + [
-        case("Q and K of different shapes", n(5, 4), n(5, 3), raises="ValueError")]
+        case("Q and K of different shapes", n(5, 4), n(5, 3), raises="ValueError"),
+        case("300 float32 pairs of numbers near 20", *_near(20, rng, 300, 16)),
+        case("K one pair long against 6 pairs of Q", n(6, 4), n(1, 4), raises="ValueError"),
+        case("a batch of 3 × 5 pairs, (3, 5, 4)", n(3, 5, 4), n(3, 5, 4), raises="ValueError")]
+
+
+def _near(centre: float, rng, t: int, d_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(t, d_k) float32 Q and K within about 0.01 of `centre`: scores near d_k·centre² that vary in
+    their 5th digit, where float32 arithmetic rounds (its 7 digits hold the score, not the variance)."""
+    return tuple((centre + 0.01 * rng.standard_normal((t, d_k))).astype(f32) for _ in range(2))
+
+
+def _score_variance_in_input_dtype(Q, K):
+    """score_variance computed in the inputs' own dtype (float32 stays float32 until the end)."""
+    Q, K = np.asarray(Q), np.asarray(K)
+    if Q.ndim != 2 or Q.shape != K.shape:
+        raise ValueError(f"Q {Q.shape} and K {K.shape} must both be (t, d_k)")
+    raw = (Q * K).sum(axis=1)
+    return float(raw.var()), float((raw / np.sqrt(Q.dtype.type(Q.shape[1]))).var())
+
+
+def _score_variance_unchecked(Q, K):
+    """score_variance that lets NumPy broadcast Q against K, and sums a batch along its second axis."""
+    raw = (np.asarray(Q, dtype=np.float64) * np.asarray(K, dtype=np.float64)).sum(axis=1)
+    return float(raw.var()), float((raw / math.sqrt(np.shape(Q)[-1])).var())
 
 
 def answer_hidden(rng):
@@ -95,8 +197,8 @@ def answer_hidden(rng):
     return [case("your answer")]
 
 
-def _question(name: str) -> Exercise:
-    return Exercise(name, ANSWERS[name], answer_hidden, points=QUESTION)
+def _question(name: str, *requirements: Requirement) -> Exercise:
+    return Exercise(name, ANSWERS[name], answer_hidden, requirements=requirements, points=QUESTION)
 
 
 EXERCISES = (
@@ -106,8 +208,19 @@ EXERCISES = (
                 lambda O, V, allowed=None: _hull_excess_with(O, V, allowed, every_row=True)),
         Mistake("signed distance", 4, "Inside the box the excess is 0.0, not negative: clip at zero.",
                 lambda O, V, allowed=None: _hull_excess_with(O, V, allowed, signed=True)),
+    ), requirements=(
+        Requirement("of that number over its visible value rows", "every value row counted, masked ones too"),
+        Requirement("and 0.0 when it lies inside", "signed distance"),
+        Requirement("Return `(n_q,)` in the inputs' float dtype", _hull_excess_in_float64),
+        Requirement("Raise a `ValueError` on shapes that do not fit", _hull_excess_trusting("shapes")),
+        Requirement("when `allowed` is not booleans", _hull_excess_trusting("booleans")),
+        Requirement("booleans of shape `(n_q, n_k)`", _hull_excess_trusting("shape of allowed")),
+        Requirement("with at least one True per row", _hull_excess_trusting("a True per row")),
     )),
-    Exercise("equal_scores", ANSWERS["equal_scores"], equal_scores_hidden, stream=99, points=QUESTION),
+    Exercise("equal_scores", ANSWERS["equal_scores"], equal_scores_hidden, equal_scores_visible, stream=99,
+             points=QUESTION, requirements=(
+        Requirement("Keep the dtype of float input (float32 in, float32 out)", _equal_scores_in_float64),
+    )),
     Exercise("leaked_targets", ref.leaked_targets, leaked_targets_hidden, leaked_targets_visible, stream=30, mistakes=(
         Mistake("the token itself instead of the next", 6,
                 "Position i is trained to predict token i + 1: look at mask[i, i + 1].",
@@ -115,15 +228,29 @@ EXERCISES = (
         Mistake("every later token counted", 6, "Count positions, one per i, whose next token i + 1 is allowed.",
                 lambda mask: int(np.isfinite(np.triu(np.asarray(mask, dtype=float), k=1)
                                              + np.tril(np.full(np.shape(mask), -np.inf))).sum())),
+    ), requirements=(
+        Requirement("Return, as a Python int", lambda mask: float(ref.leaked_targets(mask))),
+        Requirement("how many positions `i` (from 0 to `n − 2`) may look at", _leaked_targets_read_upwards),
+        Requirement("their own target `i + 1`", "the token itself instead of the next"),
+        Requirement("Raise a `ValueError` when `mask` is not a square 2-D grid", _leaked_targets_unchecked),
     )),
-    _question("head_size_4096"),
-    _question("params_4096"),
+    _question("head_size_4096", Requirement("Set `HEAD_SIZE_4096` to that whole number", 4096 / 32)),
+    _question("params_4096",
+              Requirement("a float, even one with nothing after the point, is refused", float(4 * 4096**2)),
+              Requirement("and so is a rounded figure", 67_100_000)),
     _question("skip_formula"),
-    Exercise("score_variance", ref.score_variance, score_variance_hidden, score_variance_visible, stream=31, mistakes=(
+    Exercise("score_variance", ref.score_variance, score_variance_hidden, score_variance_visible, stream=31,
+             parts=("the raw variance", "the scaled variance"), computed_from="the raw variance", mistakes=(
         Mistake("standard deviation instead of variance", 3, "Return the variance (np.var), not the spread (np.std).",
                 lambda Q, K: tuple(math.sqrt(v) for v in ref.score_variance(Q, K))),
         Mistake("scaled by d_k instead of √d_k", 3, "Divide the scores by √d_k before taking the variance.",
                 lambda Q, K: (lambda r: (r[0], r[0] / np.shape(Q)[-1] ** 2))(ref.score_variance(Q, K))),
+    ), requirements=(
+        Requirement("Return a tuple of two Python floats", lambda Q, K: np.array(ref.score_variance(Q, K))),
+        Requirement("the variance (`np.var`) of the `t` raw scores", "standard deviation instead of variance"),
+        Requirement("the variance of the same scores divided by `√d_k`", "scaled by d_k instead of √d_k"),
+        Requirement("Compute in float64", _score_variance_in_input_dtype),
+        Requirement("Raise a `ValueError` when `Q` and `K` are not both `(t, d_k)`", _score_variance_unchecked),
     )),
     _question("skip_causal"),
     _question("skip_heads"),

@@ -2,79 +2,117 @@
 
 from __future__ import annotations
 
-from autograder.exercises.spec import Exercise, Mistake, case
+from autograder.exercises.spec import Exercise, Mistake, Requirement, case
 from solutions import attention as ref
 
 NOTEBOOK = "07_cost"
 
+# The notebook's rule for every function: arguments are positive integers, checked; counts are integers.
+POSITIVE = "an argument that is not a positive integer"
+NOT_WHOLE = "`True` and `768.0` do not count"
+COUNTS_ARE_INTS = "Counts are returned as integers"
+
+
+def refused(names, good, *, visible=False):
+    """ValueError cases for arguments that are no positive integer: 0, True and a whole float, each in
+    one place of `good` (the visible check: 0 in every place, True and the float in the first)."""
+    found = []
+    for i, name in enumerate(names):
+        for bad, what in ((0, f"0 as {name}"), (True, f"True as {name}"), (float(good[i]), f"{float(good[i])} as {name}")):
+            if not visible or bad == 0 or i == 0:
+                found.append(case(what, *good[:i], bad, *good[i + 1:], raises="ValueError", checks="bad size"))
+    return found
+
+
+def _below_one_refused(formula):
+    """The formula behind a check for values below 1 only: True and 768.0 pass it."""
+    def answer(*args):
+        if any(x < 1 for x in args):
+            raise ValueError("every argument must be at least 1")
+        return formula(*args)
+    return answer
+
+
+def _in_floats(reference):
+    """The right checks, but the count computed in floating point."""
+    return lambda *args: float(reference(*args))
+
+
+def rules(reference, formula, *, count=True):
+    """The notebook's rules as requirements of one function, with the answers that break them
+    (`formula` unchecked: 0 gives 0, True counts as 1, 768.0 gives a float)."""
+    found = (Requirement(POSITIVE, formula), Requirement(NOT_WHOLE, _below_one_refused(formula)))
+    return found + ((Requirement(COUNTS_ARE_INTS, _in_floats(reference)),) if count else ())
+
 
 def chapter_layer_visible():
-    return [case("512 tokens of width 768", 512, 768)]
+    return [case("512 tokens of width 768", 512, 768)] + refused(("n", "d"), (512, 768), visible=True)
 
 
 def sizes_hidden(rng):
     """projection_flops, score_flops and attention_share."""
     return [case(f"{tokens} tokens of width {width}", tokens, width)
-            for tokens, width in ((100, 64), (4096, 1024), (7, 3))] + [
-        case("0 tokens", 0, 64, raises="ValueError", checks="bad size")]
+            for tokens, width in ((100, 64), (4096, 768), (7, 3))] + refused(("n", "d"), (100, 64))
 
 
 def attention_share_visible():
-    return [case("512 tokens of width 768 (the chapter: 25.0%)", 512, 768)]
+    return [case("512 tokens of width 768 (the chapter: 25.0%)", 512, 768)] + refused(("n", "d"), (512, 768), visible=True)
 
 
 def crossover_length_visible():
-    return [case("width 768 (the chapter: 1,536)", 768)]
+    return [case("width 768 (the chapter: 1,536)", 768)] + refused(("d",), (768,), visible=True)
 
 
 def crossover_length_hidden(rng):
-    return [case("width 4096", 4096), case("width 64", 64), case("width 0", 0, raises="ValueError", checks="bad size")]
+    return [case("width 4096", 4096), case("width 64", 64)] + refused(("d",), (64,))
 
 
 def mlp_flops_hidden(rng):
-    return [case(f"{tokens} tokens of width {width}", tokens, width) for tokens, width in ((100, 64), (4096, 1024), (7, 3))]
+    return [case(f"{tokens} tokens of width {width}", tokens, width)
+            for tokens, width in ((100, 64), (4096, 768), (7, 3))] + refused(("n", "d"), (100, 64))
 
 
 def grid_over_mlp_visible():
     return [case("512 tokens of width 768 (short: the MLP dominates)", 512, 768),
-            case("32,768 tokens of width 768 (long: the grid dominates)", 32768, 768)]
+            case("32,768 tokens of width 768 (long: the grid dominates)", 32768, 768)] + \
+        refused(("n", "d"), (512, 768), visible=True)
 
 
 def grid_over_mlp_hidden(rng):
     return [case(f"{tokens} tokens of width {width}", tokens, width)
-            for tokens, width in ((3072, 768), (100_000, 4096), (8, 512))]
+            for tokens, width in ((3072, 768), (100_000, 4096), (8, 512))] + refused(("n", "d"), (8, 512))
 
 
 def score_grid_bytes_visible():
-    return [case("512 tokens, 12 heads, 2 bytes (the chapter: 6 MiB)", 512, 12)]
+    return [case("512 tokens, 12 heads, 2 bytes (the chapter: 6 MiB)", 512, 12)] + \
+        refused(("n", "n_heads", "bytes_per_number"), (512, 12, 2), visible=True)
 
 
 def score_grid_bytes_hidden(rng):
     return [case("1,000 tokens, 16 heads, 4 bytes", 1000, 16, 4),
-            case("300 tokens, 8 heads (2 bytes)", 300, 8),
-            case("0 heads", 300, 0, raises="ValueError", checks="bad size")]
+            case("300 tokens, 8 heads (2 bytes)", 300, 8)] + refused(("n", "n_heads", "bytes_per_number"), (300, 8, 4))
 
 
 def attention_params_visible():
-    return [case("width 768, 12 heads", 768, 12)]
+    return [case("width 768, 12 heads", 768, 12), case("width 768 in 10 heads", 768, 10, raises="ValueError")] + \
+        refused(("d", "n_heads"), (768, 12), visible=True)
 
 
 def attention_params_hidden(rng):
     return [case("width 512, 8 heads", 512, 8),
             case("width 96, 3 heads", 96, 3),
-            case("width 100 in 3 heads", 100, 3, raises="ValueError", checks="bad shape"),
-            case("0 heads", 96, 0, raises="ValueError", checks="bad size")]
+            case("width 100 in 3 heads", 100, 3, raises="ValueError", checks="bad shape")] + refused(("d", "n_heads"), (96, 3))
 
 
 EXERCISES = (
     Exercise("projection_flops", ref.projection_flops, sizes_hidden, chapter_layer_visible, stream=15, mistakes=(
         Mistake("factor 4 missing", 7, "There are four projections (Q, K, V and the output), each n·d².",
                 lambda n, d: n * d * d),
-    )),
+    ), requirements=rules(ref.projection_flops, lambda n, d: 4 * n * d * d)),
     Exercise("score_flops", ref.score_flops, sizes_hidden, chapter_layer_visible, stream=16, mistakes=(
         Mistake("factor 2 missing", 7, "The grid is paid twice: once for the scores Q Kᵀ, once for mixing the values.",
                 lambda n, d: n * n * d),
-    )),
+    ), requirements=rules(ref.score_flops, lambda n, d: 2 * n * n * d)),
     Exercise("attention_share", ref.attention_share, sizes_hidden, attention_share_visible, stream=17,
              built_on=("projection_flops", "score_flops"), mistakes=(
         Mistake("factor 2 missing", 7, "Scores and mixing cost 2·n²·d together.",
@@ -83,17 +121,22 @@ EXERCISES = (
                 lambda n, d: 2 * n * n * d / (2 * n * n * d + n * d * d)),
         Mistake("ratio instead of share", 7, "The share is grid / (grid + projections), not grid / projections.",
                 lambda n, d: 2 * n * n * d / (4 * n * d * d)),
-    )),
+    ), requirements=rules(ref.attention_share, lambda n, d: 2 * n * n * d / (2 * n * n * d + 4 * n * d * d), count=False)),
     Exercise("crossover_length", ref.crossover_length, crossover_length_hidden, crossover_length_visible, stream=18,
              built_on=("projection_flops", "score_flops", "attention_share"), mistakes=(
         Mistake("factor 2 missing", 7, "The grid costs 2·n²·d: setting 4·n·d² = 2·n²·d gives n = 2d, not 4d.",
                 lambda d: 4 * d),
+    ), requirements=rules(ref.crossover_length, lambda d: 2 * d) + (
+        Requirement("returning that length as an integer", lambda d: ref.crossover_length(d) / 1),
     )),
     Exercise("mlp_flops", ref.mlp_flops, mlp_flops_hidden, chapter_layer_visible, stream=27, mistakes=(
         Mistake("inner width d instead of 4d", 7, "The MLP widens each token to 4·d and back: 2 · n · d · 4d.",
                 lambda n, d: 2 * n * d * d),
         Mistake("one of the two matrices", 7, "There are two matrices, d → 4d and 4d → d: 8·n·d² in all.",
                 lambda n, d: 4 * n * d * d),
+    ), requirements=rules(ref.mlp_flops, lambda n, d: 8 * n * d * d) + (
+        Requirement("as a Python int", _in_floats(ref.mlp_flops)),
+        Requirement("Raise a `ValueError` when `n` or `d` is not a positive integer", lambda n, d: 8 * n * d * d),
     )),
     Exercise("grid_over_mlp", ref.grid_over_mlp, grid_over_mlp_hidden, grid_over_mlp_visible, stream=28,
              built_on=("score_flops", "mlp_flops"), mistakes=(
@@ -101,6 +144,8 @@ EXERCISES = (
                 lambda n, d: 4 * d / n),
         Mistake("factor 2 missing", 7, "The grid is paid twice, scores and mixing: 2·n²·d.",
                 lambda n, d: n * n * d / (8 * n * d * d)),
+    ), requirements=rules(ref.grid_over_mlp, lambda n, d: 2 * n * n * d / (8 * n * d * d), count=False) + (
+        Requirement("as a Python float", lambda n, d: ref.score_flops(n, d) // ref.mlp_flops(n, d)),
     )),
     Exercise("score_grid_bytes", ref.score_grid_bytes, score_grid_bytes_hidden, score_grid_bytes_visible, stream=19,
              mistakes=(
@@ -109,11 +154,14 @@ EXERCISES = (
         Mistake("in MiB instead of bytes", 7, "Return bytes, not MiB (1 MiB = 1,048,576 bytes).",
                 lambda n, h, b=2: n * n * h * b / 2**20),
         Mistake("heads forgotten", 7, "Every head has a score grid of its own.", lambda n, h, b=2: n * n * b),
-    )),
+    ), requirements=rules(ref.score_grid_bytes, lambda n, h, b=2: n * n * h * b)),
     Exercise("attention_params", ref.attention_params, attention_params_hidden, attention_params_visible, stream=20,
              mistakes=(
         Mistake("output projection forgotten", 5, "W_o is d × d too: 4·d² in all.", lambda d, h: 3 * d * d),
         Mistake("divided by the number of heads", 5, "Cutting into heads does not change the count: 4·d².",
                 lambda d, h: 4 * d * d // h),
+    ), requirements=rules(ref.attention_params, lambda d, h: 4 * d * d) + (
+        Requirement("raise a `ValueError` when `d` is not divisible by `n_heads`",
+                    lambda d, h: 4 * ref.attention_params(d, 1) // 4),
     )),
 )

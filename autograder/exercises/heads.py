@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
 from autograder.exercises.variants import attention_with
 from solutions import attention as ref
 
@@ -27,44 +27,94 @@ def _merge_no_transpose(H):
 
 
 def _mha_with(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None, *,
-              split=ref.split_heads, merge=ref.merge_heads, project_out=True, scale=None):
+              split=ref.split_heads, merge=ref.merge_heads, project_out=True, scale=None, head_axis=True,
+              reads_context=True):
+    """multi_head_attention with one thing done differently: the split, the merge, no W_o, the scale,
+    the mask given no head axis (`head_axis` False), or keys and values from X whatever the context."""
     X = np.asarray(X)
-    context = X if context is None else np.asarray(context)
+    context = X if context is None or not reads_context else np.asarray(context)
     Q, K, V = X @ W_q, context @ W_k, context @ W_v
     if mask is not None:
         mask = np.asarray(mask)
-        mask = np.expand_dims(mask, -3) if mask.ndim >= 2 else mask
+        mask = np.expand_dims(mask, -3) if mask.ndim >= 2 and head_axis else mask
     heads, _ = attention_with(split(Q, n_heads), split(K, n_heads), split(V, n_heads), mask, scale=scale)
     joined = merge(heads)
     return joined @ W_o if project_out else joined
 
 
+def _float32_batch(M):
+    """M and its tokens in reverse order, stacked as a float32 batch of 2."""
+    return np.stack([M, M[::-1]]).astype(f32)
+
+
 def split_heads_visible():
-    return [case("the worked example's queries in 2 heads", worked().Q, 2)]
+    Q = worked().Q
+    return [case("the worked example's queries in 2 heads", Q, 2),
+            case("the worked example's queries twice, as a float32 batch of 2, in 2 heads", _float32_batch(Q), 2),
+            case("integers 0 … 11 as 3 tokens of width 4, in 2 heads", np.arange(12).reshape(3, 4), 2),
+            case("width 4 in 3 heads", Q, 3, raises="ValueError"),
+            case("one query given as a 1-D vector", Q[0], 2, raises="ValueError")]
 
 
 def split_heads_hidden(rng):
     n = normal_draws(rng)
     return [case("width 12 in 3 heads, batch 2", n(2, 5, 12), 3, checks="batched"),
             case("width 8 in 4 heads, float32", n(7, 8, dtype=f32), 4, checks="float32"),
-            case("width 10 in 4 heads", n(3, 10), 4, raises="ValueError", checks="bad shape")]
+            case("integers, width 6 in 3 heads", rng.integers(-5, 6, (4, 6)), 3),
+            case("width 10 in 4 heads", n(3, 10), 4, raises="ValueError", checks="bad shape"),
+            case("width 9 in 2 heads", n(2, 4, 9), 2, raises="ValueError", checks="bad shape"),
+            case("a 1-D vector of width 8", n(8), 2, raises="ValueError", checks="bad shape")]
+
+
+def _split_unchecked(M, n_heads):
+    """split_heads that checks the width only: a 1-D M reshapes, then has no token axis to move the heads past."""
+    M = np.asarray(M) if np.asarray(M).dtype.kind == "f" else np.asarray(M, dtype=np.float64)
+    if M.shape[-1] % n_heads:
+        raise ValueError(f"cannot cut width {M.shape[-1]} into {n_heads} heads")
+    return np.moveaxis(M.reshape(*M.shape[:-1], n_heads, M.shape[-1] // n_heads), -2, -3)
+
+
+def _split_by_slices(M, n_heads):
+    """split_heads that slices columns m·d_k … (m+1)·d_k − 1 with d_k = d // n_heads: a remainder is dropped."""
+    M = np.asarray(M) if np.asarray(M).dtype.kind == "f" else np.asarray(M, dtype=np.float64)
+    if M.ndim < 2:
+        raise ValueError(f"M must be (..., n, d), got shape {M.shape}")
+    d_k = M.shape[-1] // n_heads
+    return np.stack([M[..., m * d_k:(m + 1) * d_k] for m in range(n_heads)], axis=-3)
 
 
 def merge_heads_visible():
-    return [case("2 heads of the worked example", ref.split_heads(worked().Q, 2))]
+    Q = worked().Q
+    return [case("2 heads of the worked example", ref.split_heads(Q, 2)),
+            case("2 heads of the worked example twice, as a float32 batch of 2", ref.split_heads(_float32_batch(Q), 2)),
+            case("the worked example's queries: 2 dimensions, no heads axis", Q, raises="ValueError")]
 
 
 def merge_heads_hidden(rng):
     n = normal_draws(rng)
     return [case("3 heads of 4, batch 2", n(2, 3, 5, 4), checks="batched"),
             case("4 heads of 2, float32", n(4, 7, 2, dtype=f32), checks="float32"),
-            case("2 dimensions, no heads axis", n(5, 4), raises="ValueError", checks="bad shape")]
+            case("2 dimensions, no heads axis", n(5, 4), raises="ValueError", checks="bad shape"),
+            case("1 dimension", n(6), raises="ValueError", checks="bad shape")]
+
+
+def _merge_unchecked(H):
+    """merge_heads with no check: a 2-D H has no heads axis to move, and NumPy raises its AxisError."""
+    H = np.asarray(H) if np.asarray(H).dtype.kind == "f" else np.asarray(H, dtype=np.float64)
+    return np.moveaxis(H, -3, -2).reshape(*H.shape[:-3], H.shape[-2], -1)
 
 
 def multi_head_attention_visible():
     w = worked()
     return [case("the worked example, 2 heads", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2),
-            case("the worked example, 2 heads, causal", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, mask=ref.causal_mask(4))]
+            case("the worked example, 2 heads, causal", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, mask=ref.causal_mask(4)),
+            case("the first 2 tokens read all 4 (cross-attention), 2 heads", w.X[:2], w.W_q, w.W_k, w.W_v, w.W_o, 2,
+                 context=w.X),
+            case("the worked example twice, as a float32 batch of 2, 2 heads", _float32_batch(w.X),
+                 *(W.astype(f32) for W in (w.W_q, w.W_k, w.W_v, w.W_o)), 2),
+            case("a batch of 2, 2 heads, a (2, 4, 4) mask: causal, the second sequence 3 tokens long",
+                 np.stack([w.X, w.X[::-1]]), w.W_q, w.W_k, w.W_v, w.W_o, 2,
+                 mask=ref.causal_mask(4) + ref.padding_mask(np.array([4, 3]), 4))]
 
 
 def multi_head_attention_hidden(rng):
@@ -86,30 +136,98 @@ def multi_head_attention_hidden(rng):
              checks="1e4"),
         case("padding mask over a batch of 2", n(2, 5, 8), W(8, 8), W(8, 8), W(8, 8), W(8, 8), 2,
              mask=ref.padding_mask(np.array([5, 2]), 5)),
+        case("a batch of 3, 2 heads, a (3, 6, 6) causal and padding mask", n(3, 6, 8), W(8, 8), W(8, 8), W(8, 8),
+             W(8, 8), 2, mask=ref.causal_mask(6) + ref.padding_mask(np.array([6, 4, 2]), 6), checks="batched"),
         case("width 10 in 4 heads", n(3, 10), W(10, 10), W(10, 10), W(10, 10), W(10, 10), 4, raises="ValueError",
              checks="bad shape"),
     ]
 
 
 def pattern_count_visible():
-    return [case("12 layers of 12 heads (the chapter: 144)", 12, 12)]
+    return [case("12 layers of 12 heads (the chapter: 144)", 12, 12),
+            case("0 layers", 0, 12, raises="ValueError"),
+            case("12.0 heads, a float", 12, 12.0, raises="ValueError")]
 
 
 def pattern_count_hidden(rng):
     return [case("2 layers of 4 heads (the explorer's model)", 2, 4),
             case("32 layers of 32 heads", 32, 32),
-            case("0 layers", 0, 4, raises="ValueError")]
+            case("0 layers", 0, 4, raises="ValueError", checks="bad size"),
+            case("−3 heads", 6, -3, raises="ValueError", checks="bad size"),
+            case("2.5 layers", 2.5, 4, raises="ValueError", checks="bad size")]
+
+
+def _patterns_at_least_one(n_layers, n_heads):
+    """pattern_count that checks only that both are at least 1, so a float passes."""
+    if n_layers < 1 or n_heads < 1:
+        raise ValueError(f"n_layers and n_heads must be at least 1, got {n_layers} and {n_heads}")
+    return n_layers * n_heads
+
+
+def _muted(W_q, W_k, n_heads):
+    """W_q with head 0's columns zero and W_k with head 1's: two heads whose grids are all zeros,
+    one of which the queries alone cannot show."""
+    W_q, W_k = W_q.copy(), W_k.copy()
+    d_k = W_q.shape[1] // n_heads
+    W_q[:, :d_k] = 0.0
+    W_k[:, d_k:2 * d_k] = 0.0
+    return W_q, W_k
+
+
+def head_score_ranks_visible():
+    w = worked()
+    mute_q, mute_k = _muted(w.W_q, w.W_k, 4)
+    return [case("the worked example, 1 head", w.X, w.W_q, w.W_k, 1),
+            case("the worked example, 2 heads", w.X, w.W_q, w.W_k, 2),
+            case("the worked example, 4 heads of size 1", w.X, w.W_q, w.W_k, 4),
+            case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", w.X, mute_q, mute_k, 4),
+            case("width 4 in 3 heads", w.X, w.W_q, w.W_k, 3, raises="ValueError")]
+
+
+def head_score_ranks_hidden(rng):
+    n = normal_draws(rng)
+    X, W_q, W_k = n(10, 12), n(12, 12), n(12, 12)
+    flat = n(8, 3) @ n(3, 12)  # 8 tokens that span only 3 directions
+    mute_q, mute_k = _muted(n(16, 16), n(16, 16), 4)
+    return [case(f"10 tokens of width 12, {h} heads", X, W_q, W_k, h) for h in (1, 3, 6)] + [
+        case("3 tokens, 2 heads of size 8", n(3, 16), n(16, 16), n(16, 16), 2),
+        case("8 tokens spanning 3 directions, 3 heads of size 4", flat, n(12, 12), n(12, 12), 3),
+        case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", n(9, 16), mute_q, mute_k, 4),
+        case("width 12 in 5 heads", X, W_q, W_k, 5, raises="ValueError", checks="bad shape"),
+        case("W_q and W_k of different widths", X, n(12, 8), n(12, 6), 2, raises="ValueError", checks="bad shape"),
+        case("a 1-D X", n(12), W_q, W_k, 2, raises="ValueError", checks="bad shape")]
+
+
+def _head_grids(X, W_q, W_k, n_heads):
+    """(n_heads, n, n) float64: head m's Q_m K_mᵀ, by slicing the columns (no check)."""
+    Q, K = np.asarray(X, dtype=float) @ W_q, np.asarray(X, dtype=float) @ W_k
+    d_k = Q.shape[-1] // n_heads
+    return np.stack([Q[:, m * d_k:(m + 1) * d_k] @ K[:, m * d_k:(m + 1) * d_k].T for m in range(n_heads)])
+
+
+def _ranks_unchecked(X, W_q, W_k, n_heads):
+    """Ranks of sliced heads: a width the heads do not divide loses its last columns silently."""
+    return np.linalg.matrix_rank(_head_grids(X, W_q, W_k, n_heads)).astype(np.int64)
 
 
 EXERCISES = (
     Exercise("split_heads", ref.split_heads, split_heads_hidden, split_heads_visible, stream=8, mistakes=(
         Mistake("heads cut by a reshape without the transpose", 5,
                 "Reshape to (..., n, n_heads, d_k) and then swap the n and n_heads axes.", _split_no_transpose),
+    ), requirements=(
+        Requirement("Float32 stays float32", lambda M, h: ref.split_heads(M, h).astype(np.float64)),
+        Requirement("integers become float64",
+                    lambda M, h: ref.split_heads(M, h).astype(np.asarray(M).dtype, copy=False)),
+        Requirement("Raise a `ValueError` naming the shape when `M` has fewer than 2 dimensions", _split_unchecked),
+        Requirement("`d` is not divisible by `n_heads`", _split_by_slices),
     )),
     Exercise("merge_heads", ref.merge_heads, merge_heads_hidden, merge_heads_visible, stream=9, mistakes=(
         Mistake("heads merged in the wrong order", 5,
                 "Swap the heads axis back next to d_k before the reshape, so head m fills columns m·d_k … (m+1)·d_k − 1.",
                 _merge_no_transpose),
+    ), requirements=(
+        Requirement("the inverse of `split_heads`", "heads merged in the wrong order"),
+        Requirement("Raise a `ValueError` naming the shape when `H` has fewer than 3 dimensions", _merge_unchecked),
     )),
     Exercise("multi_head_attention", ref.multi_head_attention, multi_head_attention_hidden,
              multi_head_attention_visible, stream=10, points=Points(1, 3),
@@ -127,9 +245,32 @@ EXERCISES = (
                     X, W_q, W_k, W_v, W_o, n_heads, mask, context, scale=lambda d: math.sqrt(d * n_heads))),
         Mistake("no scaling", 3, "Divide each head's scores by √d_k.",
                 lambda *a, **k: _mha_with(*a, **k, scale=lambda d: 1.0)),
+    ), requirements=(
+        Requirement("keys and values from `context`", lambda *a, **k: _mha_with(*a, **k, reads_context=False)),
+        Requirement("give it a head axis of size 1 in front of its last two",
+                    lambda *a, **k: _mha_with(*a, **k, head_axis=False)),
     )),
     Exercise("pattern_count", ref.pattern_count, pattern_count_hidden, pattern_count_visible, stream=24, mistakes=(
         Mistake("layers plus heads", 5, "Every layer has its own heads: multiply, do not add.", lambda L, h: L + h),
         Mistake("one layer only", 5, "Each of the n_layers layers has n_heads patterns.", lambda L, h: h),
+    ), requirements=(
+        Requirement("as a Python int", lambda L, h: float(L * h)),
+        Requirement("Raise a `ValueError` when either is not a positive integer", _patterns_at_least_one),
+    )),
+    Exercise("head_score_ranks", ref.head_score_ranks, head_score_ranks_hidden, head_score_ranks_visible, stream=41,
+             built_on=("split_heads", "raw_scores"), mistakes=(
+        Mistake("the bound instead of the measurement", 5,
+                "Measure each grid with np.linalg.matrix_rank; d_k is only the most it can be.",
+                lambda X, W_q, W_k, h: np.full(h, np.shape(W_q)[-1] // h, dtype=np.int64)),
+        Mistake("the whole grid's rank", 5, "Cut the queries and keys into heads first: one grid per head.",
+                lambda X, W_q, W_k, h: np.full(h, np.linalg.matrix_rank(
+                    (np.asarray(X) @ W_q) @ (np.asarray(X) @ W_k).T), dtype=np.int64)),
+        Mistake("the queries' rank instead of the scores'", 5,
+                "Rank the score grid Q_m K_mᵀ: keys that carry nothing leave nothing to compare.",
+                lambda X, W_q, W_k, h: np.linalg.matrix_rank(ref.split_heads(np.asarray(X) @ W_q, h)).astype(np.int64)),
+    ), requirements=(
+        Requirement("an integer array of shape `(n_heads,)`",
+                    lambda X, W_q, W_k, h: ref.head_score_ranks(X, W_q, W_k, h).astype(float)),
+        Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _ranks_unchecked),
     )),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
 from solutions import attention as ref
 
 NOTEBOOK = "05_masks_and_cross_attention"
@@ -19,18 +19,57 @@ ROBOT_ALLOWED = [[True, True, False, False],
 
 
 def causal_mask_visible():
-    return [case("4 tokens", 4)]
+    return [case("4 tokens", 4),
+            case("0 tokens", 0, raises="ValueError"),
+            case("True tokens (a bool is not a count)", True, raises="ValueError")]
 
 
 def causal_mask_hidden(rng):
-    return [case("1 token", 1), case("9 tokens", 9), case("0 tokens", 0, raises="ValueError", checks="bad size")]
+    return [case("1 token", 1), case("9 tokens", 9), case("0 tokens", 0, raises="ValueError", checks="bad size"),
+            case("-2 tokens", -2, raises="ValueError", checks="bad size"),
+            case("True tokens", True, raises="ValueError"), case("4.0 tokens", 4.0, raises="ValueError")]
+
+
+def _causal_mask_unchecked(n):
+    """causal_mask that takes whatever n NumPy takes: 0 gives an empty grid."""
+    return np.triu(np.full((n, n), -np.inf), k=1)
+
+
+def _refusing_below_one(name, value):
+    """The check of a count that refuses a value below 1 only: True (1) and 4.0 get through."""
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+
+
+def _causal_mask_refusing_below_one_only(n):
+    _refusing_below_one("n", n)
+    return _causal_mask_unchecked(n)
+
+
+def _nearly_forbidden(n: int, j: int) -> np.ndarray:
+    """(n, n) causal mask that lets the tokens before j see token j at −25: a weight near e⁻²⁵, not 0."""
+    mask = ref.causal_mask(n)
+    mask[:j, j] = -25.0
+    return mask
+
+
+def _padding_hidden_both_ways(length: int, n: int) -> np.ndarray:
+    """(n, n) mask forbidding every pair with a padding token in it: its key for every query, and the
+    whole row of a padding query (all zeros out), so nothing a padding token holds reaches any output."""
+    padding = np.arange(n) >= length
+    return np.where(padding[:, None] | padding[None, :], -np.inf, 0.0)
 
 
 def first_changed_output_visible():
     w = worked()
     return [case("the worked example, token 2 changed, causal mask", w.X, w.W_q, w.W_k, w.W_v, 2,
                  mask=ref.causal_mask(4)),
-            case("the worked example, token 2 changed, no mask", w.X, w.W_q, w.W_k, w.W_v, 2)]
+            case("the worked example, token 2 changed, no mask", w.X, w.W_q, w.W_k, w.W_v, 2),
+            case("'cube' changed while it is padding, its own row forbidden too: no output row changes",
+                 w.X, w.W_q, w.W_k, w.W_v, 3, mask=_padding_hidden_both_ways(3, 4)),
+            case("token 2 changed, the tokens before it see it at −25 (nearly forbidden, not forbidden)",
+                 w.X, w.W_q, w.W_k, w.W_v, 2, mask=_nearly_forbidden(4, 2)),
+            case("position −1", w.X, w.W_q, w.W_k, w.W_v, -1, raises="ValueError")]
 
 
 def first_changed_output_hidden(rng):
@@ -46,31 +85,107 @@ def first_changed_output_hidden(rng):
              n(6, 6), W(), W(), W(), 3, mask=ref.padding_mask(np.array([4]), 6)[0]),
         case("a padding token changed under a padding mask (nothing real may see it)",
              n(6, 6), W(), W(), W(), 5, mask=ref.padding_mask(np.array([4]), 6)[0]),
+        case("a padding token changed, every pair with padding in it forbidden: no output changes",
+             n(6, 6), W(), W(), W(), 4, mask=_padding_hidden_both_ways(4, 6)),
         case("a mask that lets each token see one token ahead", n(6, 6), W(), W(), W(), 4,
              mask=np.triu(np.full((6, 6), -np.inf), k=2)),
         case("token 0 changed, causal mask", n(5, 6), W(), W(), W(), 0, mask=ref.causal_mask(5)),
+        case("token 4 of 6 changed, the tokens before it see it at −25", n(6, 6), W(), W(), W(), 4,
+             mask=_nearly_forbidden(6, 4)),
         case("a position past the end", n(4, 6), W(), W(), W(), 4, raises="ValueError"),
+        case("position −1", n(4, 6), W(), W(), W(), -1, raises="ValueError"),
+        case("position True", n(4, 6), W(), W(), W(), True, raises="ValueError"),
     ]
 
 
-def _changed_rows(X, W_q, W_k, W_v, j, mask=None):
+def _checked_position(X, j) -> None:
+    n = np.shape(X)[0]
+    if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < n:
+        raise ValueError(f"j must be an integer position between 0 and {n - 1}, got {j!r}")
+
+
+def _changed_rows(X, W_q, W_k, W_v, j, mask=None, *, checked=True, column=False, close=False):
+    """(n,) booleans: which output rows change when 1.0 is added to token j (to column j with
+    `column`), compared exactly (with np.isclose's tolerance when `close`); j unchecked unless `checked`."""
+    if checked:
+        _checked_position(X, j)
     X = np.asarray(X, dtype=np.float64)
     changed = X.copy()
-    changed[j] += 1.0
+    if column:
+        changed[:, j] += 1.0
+    else:
+        changed[j] += 1.0
     before, _ = ref.attention(*ref.project_qkv(X, W_q, W_k, W_v), mask)
     after, _ = ref.attention(*ref.project_qkv(changed, W_q, W_k, W_v), mask)
-    return (before != after).any(axis=-1)
+    return ~np.isclose(before, after).all(axis=-1) if close else (before != after).any(axis=-1)
+
+
+def _first(rows: np.ndarray) -> int:
+    """The first True row, or the number of rows when none is."""
+    found = np.flatnonzero(rows)
+    return int(found[0]) if found.size else len(rows)
+
+
+def _first_changed_in_place(X, W_q, W_k, W_v, j, mask=None):
+    """first_changed_output that adds the 1.0 to the caller's own X (np.asarray copies nothing)."""
+    _checked_position(X, j)
+    X = np.asarray(X)
+    before, _ = ref.attention(*ref.project_qkv(X, W_q, W_k, W_v), mask)
+    X[j] += 1.0
+    after, _ = ref.attention(*ref.project_qkv(X, W_q, W_k, W_v), mask)
+    return _first((before != after).any(axis=-1))
+
+
+def _first_changed_as_a_float(X, W_q, W_k, W_v, j, mask=None):
+    """The smallest changed position found by a minimum with np.inf for every unchanged row: a float."""
+    rows = _changed_rows(X, W_q, W_k, W_v, j, mask)
+    first = np.where(rows, np.arange(len(rows)), np.inf).min()
+    return len(rows) if np.isinf(first) else first
+
+
+def _trusting_the_promise(X, W_q, W_k, W_v, j, mask=None):
+    """Returns j without running attention: a later token is taken never to change an earlier output."""
+    _checked_position(X, j)
+    return j
 
 
 def padding_mask_visible():
-    return [case("lengths 4 and 2 in a grid of 4", np.array([4, 2]), 4)]
+    return [case("lengths 4 and 2 in a grid of 4", np.array([4, 2]), 4),
+            case("n given as 4.0", np.array([4, 2]), 4.0, raises="ValueError"),
+            case("lengths given as the floats 4.0 and 2.0", np.array([4.0, 2.0]), 4, raises="ValueError"),
+            case("a length of 0", np.array([4, 0]), 4, raises="ValueError"),
+            case("a length of 5 in a grid of 4", np.array([4, 5]), 4, raises="ValueError")]
 
 
 def padding_mask_hidden(rng):
     return [case("lengths 3, 7, 1 in a grid of 7", np.array([3, 7, 1]), 7),
             case("one sequence of full length 5", np.array([5]), 5),
             case("a length of 0", np.array([3, 0]), 4, raises="ValueError", checks="bad size"),
-            case("lengths as a (2, 1) column", np.array([[3], [2]]), 4, raises="ValueError", checks="bad shape")]
+            case("lengths as a (2, 1) column", np.array([[3], [2]]), 4, raises="ValueError", checks="bad shape"),
+            case("n = True", np.array([1]), True, raises="ValueError"),
+            case("n = 0", np.array([1]), 0, raises="ValueError", checks="bad size"),
+            case("lengths given as floats", np.array([3.0, 1.0]), 5, raises="ValueError"),
+            case("no lengths at all", np.array([], dtype=int), 5, raises="ValueError"),
+            case("a length of 8 in a grid of 7", np.array([3, 8]), 7, raises="ValueError")]
+
+
+def _padding_mask_checking(lengths, n, *, n_checked=True, form_checked=True, range_checked=True):
+    """padding_mask with some of its checks left out: NumPy takes what comes (n = 4.0, float lengths...)."""
+    if n_checked and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    lengths = np.asarray(lengths)
+    if form_checked and (lengths.ndim != 1 or lengths.size == 0 or lengths.dtype.kind not in "iu"):
+        raise ValueError(f"lengths must be a non-empty 1-D integer array, got {lengths!r}")
+    if range_checked and lengths.size and (lengths.min() < 1 or lengths.max() > n):
+        raise ValueError(f"each length must lie between 1 and n = {n}, got {lengths.tolist()}")
+    return np.where(np.arange(n)[None, :] >= lengths[:, None], -np.inf, 0.0)[:, None, :]
+
+
+def _padding_at_the_front(lengths, n):
+    """padding_mask that forbids the first n − length positions: the filler put before the sentence."""
+    ref.padding_mask(lengths, n)  # its checks
+    lengths = np.asarray(lengths)
+    return np.where(np.arange(n)[None, :] < n - lengths[:, None], -np.inf, 0.0)[:, None, :]
 
 
 def padding_leak_visible():
@@ -78,8 +193,16 @@ def padding_leak_visible():
     cube_is_padding = ref.padding_mask(np.array([3]), 4)
     _, weights = ref.attention(w.Q, w.K, w.V)
     _, padded_weights = ref.attention(w.Q, w.K, w.V, cube_is_padding[0])
+    _, causal_weights = ref.attention(w.Q, w.K, w.V, ref.causal_mask(4))
     return [case("'cube' as padding, no mask (the chapter: 'up' puts 0.681 on it)", weights[None], np.array([3])),
-            case("'cube' as padding, with the padding mask", padded_weights[None], np.array([3]))]
+            case("'cube' as padding, with the padding mask", padded_weights[None], np.array([3])),
+            case("'cube' as padding, a causal mask alone (only the padding query 'cube' reads 'cube')",
+                 causal_weights[None], np.array([3])),
+            case("'cube' as padding, no mask, float32 weights", weights[None].astype(f32), np.array([3])),
+            case("weights with a head axis, (2, 1, 4, 4)", np.stack([weights[None]] * 2), np.array([3]),
+                 raises="ValueError"),
+            case("a length of 0", weights[None], np.array([0]), raises="ValueError"),
+            case("a length given as the float 3.0", weights[None], np.array([3.0]), raises="ValueError")]
 
 
 def padding_leak_hidden(rng):
@@ -96,22 +219,51 @@ def padding_leak_hidden(rng):
             case("a causal mask alone: real tokens never see the padding after them", causal, lengths),
             case("a padding mask off by one", off_by_one, lengths),
             case("float32 weights", unmasked.astype(f32), lengths),
-            case("a length of 0", unmasked, np.array([8, 0, 2]), raises="ValueError")]
+            case("a length of 0", unmasked, np.array([8, 0, 2]), raises="ValueError"),
+            case("a length of 9 for 8 tokens", unmasked, np.array([8, 9, 2]), raises="ValueError"),
+            case("lengths given as floats", unmasked, lengths.astype(float), raises="ValueError"),
+            case("weights of 2 heads, (2, 3, 8, 8)", np.stack([unmasked, masked]), lengths, raises="ValueError"),
+            case("the weights of one sequence, (8, 8)", unmasked[0], np.array([5]), raises="ValueError")]
 
 
 def _padding_leak_with(weights, lengths, *, every_query=False, mean=False):
-    weights, lengths = np.asarray(weights, dtype=np.float64), np.asarray(lengths)
+    """The leak in weights' float dtype, unchecked: over every query with `every_query`, the mean over
+    the real queries with `mean` (the catalogued mistakes), else right."""
+    weights, lengths = np.asarray(weights), np.asarray(lengths)
+    weights = weights if weights.dtype.kind == "f" else weights.astype(np.float64)
     n = weights.shape[-1]
     position = np.arange(n)
     on_padding = np.where(position[None, None, :] >= lengths[:, None, None], weights, 0.0).sum(axis=-1)
     real = np.ones_like(on_padding, dtype=bool) if every_query else position[None, :] < lengths[:, None]
     if mean:
-        return np.where(real, on_padding, 0.0).sum(axis=-1) / real.sum(axis=-1)
-    return np.where(real, on_padding, 0.0).max(axis=-1)
+        leak = np.where(real, on_padding, 0.0).sum(axis=-1) / real.sum(axis=-1)
+    else:
+        leak = np.where(real, on_padding, 0.0).max(axis=-1)
+    return leak.astype(weights.dtype)
+
+
+def _padding_leak_checking(weights, lengths, *, shape_checked=True, integers_checked=True, range_checked=True):
+    """padding_leak with some of its checks left out: NumPy broadcasts a head axis, float lengths compare."""
+    weights, lengths = np.asarray(weights), np.asarray(lengths)
+    if shape_checked and (weights.ndim != 3 or weights.shape[1] != weights.shape[2]
+                          or lengths.shape != weights.shape[:1]):
+        raise ValueError(f"weights must be (b, n, n) with one length each, got {weights.shape} and {lengths.shape}")
+    if integers_checked and lengths.dtype.kind not in "iu":
+        raise ValueError(f"lengths must be integers, got {lengths!r}")
+    if range_checked and ((lengths < 1).any() or (lengths > weights.shape[-1]).any()):
+        raise ValueError(f"lengths must lie between 1 and n, got {lengths!r}")
+    return _padding_leak_with(weights, lengths)
 
 
 def block_mask_visible():
-    return [case("the robot layout (256, 12, 1, 8 tokens)", np.array(ROBOT_GROUPS), np.array(ROBOT_ALLOWED))]
+    robot = np.array(ROBOT_GROUPS), np.array(ROBOT_ALLOWED)
+    return [case("the robot layout (256, 12, 1, 8 tokens)", *robot),
+            case("the robot layout with a group of 0 tokens", np.array([256, 12, 0, 8]), robot[1],
+                 raises="ValueError"),
+            case("the robot layout's allowed table written with 0s and 1s", robot[0], robot[1].astype(int),
+                 raises="ValueError"),
+            case("a 5 × 5 allowed table for the robot's 4 groups", robot[0], np.ones((5, 5), dtype=bool),
+                 raises="ValueError")]
 
 
 def block_mask_hidden(rng):
@@ -121,7 +273,24 @@ def block_mask_hidden(rng):
             case("an allowed table of 2 groups for 3", np.array([2, 3, 1]), np.ones((2, 2), dtype=bool),
                  raises="ValueError", checks="bad shape"),
             case("a group of 0 tokens", np.array([2, 0]), np.ones((2, 2), dtype=bool), raises="ValueError",
-                 checks="bad size")]
+                 checks="bad size"),
+            case("an allowed table of 3 groups for 2", np.array([2, 3]), np.ones((3, 3), dtype=bool),
+                 raises="ValueError", checks="bad shape"),
+            case("an allowed table of 0s and 1s", np.array([1, 2]), np.array([[1, 0], [1, 1]]), raises="ValueError"),
+            case("group sizes as a (2, 1) column", np.array([[2], [1]]), np.ones((2, 2), dtype=bool),
+                 raises="ValueError", checks="bad shape"),
+            case("no groups at all", np.array([], dtype=int), np.ones((0, 0), dtype=bool), raises="ValueError")]
+
+
+def _block_mask_checking(group_sizes, allowed, *, sizes_checked=True, allowed_checked=True):
+    """block_mask with a check left out: np.repeat takes a group of 0, fancy indexing a table of 0s and 1s."""
+    sizes, allowed = np.asarray(group_sizes), np.asarray(allowed)
+    if sizes_checked and (sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 1).any()):
+        raise ValueError(f"group_sizes must be a non-empty 1-D array of positive integers, got {sizes.tolist()}")
+    if allowed_checked and (allowed.dtype != bool or allowed.shape != (sizes.size, sizes.size)):
+        raise ValueError(f"allowed must be ({sizes.size}, {sizes.size}) booleans, got {allowed.shape} {allowed.dtype}")
+    group = np.repeat(np.arange(sizes.size), sizes)
+    return np.where(allowed[group[:, None], group[None, :]], 0.0, -np.inf)
 
 
 # A mask written with a large finite number: exp(−1e9 + s) is 0 only by underflow, and a row of it
@@ -147,6 +316,13 @@ EXERCISES = (
                 lambda n: ref.causal_mask(n).T.copy()),
         Mistake("boolean mask instead of additive", 6, "Return 0 for allowed and −inf for forbidden pairs, as floats.",
                 lambda n: np.isinf(ref.causal_mask(n)).astype(np.float64)),
+    ), requirements=(
+        Requirement("A token must not see the tokens that come after it",
+                    "causal mask off by one: one future token allowed"),
+        Requirement("the `(n, n)` float64 mask", lambda n: ref.causal_mask(n).astype(np.float32)),
+        Requirement("is −∞ when key `j` comes after query `i` (`j > i`) and 0 otherwise", _MINUS_1E9.name),
+        Requirement("Raise a `ValueError` when `n` is not a positive integer", _causal_mask_unchecked),
+        Requirement("(a Python or NumPy int; `True` does not count)", _causal_mask_refusing_below_one_only),
     )),
     Exercise("first_changed_output", ref.first_changed_output, first_changed_output_hidden,
              first_changed_output_visible, stream=25, points=Points(1, 2),
@@ -156,6 +332,17 @@ EXERCISES = (
                 else len(a[0]) - 1),
         Mistake("how many outputs changed", 6, "Return the first position whose output changed, not the count.",
                 lambda *a, **k: int(_changed_rows(*a, **k).sum())),
+    ), requirements=(
+        Requirement("so changing a later token never changes an earlier output", _trusting_the_promise),
+        Requirement("add 1.0 to every number of token `j`",
+                    lambda *a, **k: _first(_changed_rows(*a, **k, column=True))),
+        Requirement("never change the caller's `X`", _first_changed_in_place),
+        Requirement("Return, as a Python int, the smallest position `i`", _first_changed_as_a_float),
+        Requirement("(exact comparison: a forbidden pair contributes exactly nothing)",
+                    lambda *a, **k: _first(_changed_rows(*a, **k, close=True))),
+        Requirement("or `n` when no row changed", lambda *a, **k: int(np.argmax(_changed_rows(*a, **k)))),
+        Requirement("Raise a `ValueError` when `j` is not an integer position of `X`",
+                    lambda *a, **k: _first(_changed_rows(*a, **k, checked=False))),
     )),
     Exercise("padding_mask", ref.padding_mask, padding_mask_hidden, padding_mask_visible, stream=12, mistakes=(
         _MINUS_1E9._replace(variant=lambda lengths, n: _finite(ref.padding_mask(lengths, n))),
@@ -163,6 +350,17 @@ EXERCISES = (
                 lambda lengths, n: -ref.padding_mask(lengths, n)),
         Mistake("padding mask off by one", 6, "Position `length` itself is padding: forbid j ≥ length.",
                 lambda lengths, n: ref.padding_mask(np.minimum(np.asarray(lengths) + 1, n), n)),
+    ), requirements=(
+        Requirement("the short ones are filled up at the end", _padding_at_the_front),
+        Requirement("return a float64 array of shape `(b, 1, n)`", lambda lengths, n: ref.padding_mask(lengths, n)[:, 0]),
+        Requirement("with −∞ at the key positions", _MINUS_1E9.name),
+        Requirement("`j >= lengths[k]` of sequence `k`", "padding mask off by one"),
+        Requirement("Raise a `ValueError` when `n` is not a positive integer",
+                    lambda lengths, n: _padding_mask_checking(lengths, n, n_checked=False)),
+        Requirement("when `lengths` is not a non-empty 1-D array of integers",
+                    lambda lengths, n: _padding_mask_checking(lengths, n, form_checked=False)),
+        Requirement("or when a length is outside 1 … `n`",
+                    lambda lengths, n: _padding_mask_checking(lengths, n, range_checked=False)),
     )),
     Exercise("padding_leak", ref.padding_leak, padding_leak_hidden, padding_leak_visible, stream=26,
              points=Points(1, 2), mistakes=(
@@ -170,6 +368,16 @@ EXERCISES = (
                 lambda weights, lengths: _padding_leak_with(weights, lengths, every_query=True)),
         Mistake("mean instead of the largest", 6, "Take the largest leak over the real queries: one bad row is enough.",
                 lambda weights, lengths: _padding_leak_with(weights, lengths, mean=True)),
+    ), requirements=(
+        Requirement("`lengths` the `(b,)` true lengths (integers from 1 to `n`)",
+                    lambda weights, lengths: _padding_leak_checking(weights, lengths, integers_checked=False)),
+        Requirement("Return those `b` numbers in weights' float dtype",
+                    lambda weights, lengths: ref.padding_leak(weights, lengths).astype(np.float64)),
+        Requirement("Padding queries do not count", "padding queries counted too"),
+        Requirement("Raise a `ValueError` when `weights` is not `(b, n, n)`",
+                    lambda weights, lengths: _padding_leak_checking(weights, lengths, shape_checked=False)),
+        Requirement("or a length is not an integer from 1 to `n`",
+                    lambda weights, lengths: _padding_leak_checking(weights, lengths, range_checked=False)),
     )),
     Exercise("block_mask", ref.block_mask, block_mask_hidden, block_mask_visible, stream=13, points=Points(1, 2),
              mistakes=(
@@ -178,5 +386,15 @@ EXERCISES = (
                 lambda sizes, allowed: ref.block_mask(sizes, np.asarray(allowed).T)),
         Mistake("mask sign flipped", 6, "Forbidden pairs get −inf, not +inf.",
                 lambda sizes, allowed: -ref.block_mask(sizes, allowed)),
+    ), requirements=(
+        Requirement("`allowed[a, b]` says whether tokens of group `a` may look at tokens of group `b`",
+                    "allowed read by column"),
+        Requirement("Return the `(N, N)` float64 mask",
+                    lambda sizes, allowed: ref.block_mask(sizes, allowed).astype(np.float32)),
+        Requirement("−∞ where not", _MINUS_1E9.name),
+        Requirement("Raise a `ValueError` when `group_sizes` is not a non-empty 1-D array of positive integers",
+                    lambda sizes, allowed: _block_mask_checking(sizes, allowed, sizes_checked=False)),
+        Requirement("or `allowed` is not booleans of shape `(g, g)`",
+                    lambda sizes, allowed: _block_mask_checking(sizes, allowed, allowed_checked=False)),
     )),
 )

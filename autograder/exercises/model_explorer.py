@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from autograder.exercises.spec import Exercise, Mistake, Points, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
 from model import grammar, heads
 from model.reference import run, trained, untrained
 
@@ -33,6 +33,19 @@ HAND_REPEAT = np.array([[1.0, 0.0, 0.0, 0.0, 0.0],
                         [0.2, 0.3, 0.5, 0.0, 0.0],
                         [0.1, 0.1, 0.6, 0.2, 0.0],
                         [0.1, 0.05, 0.05, 0.7, 0.1]])
+# "<s> x y x z x": the last x (row 5) has two targets, y (column 2) and z (column 4).
+TWO_TARGETS_TOKENS = np.array([0, 5, 6, 5, 7, 5])
+# Grids that put two kinds level, or one kind at exactly the threshold (row i is where token i looks).
+PREVIOUS_START_TIE = np.array([[1.0, 0.0, 0.0],   # previous = start = 0.75: "previous" comes first
+                               [1.0, 0.0, 0.0],
+                               [0.5, 0.5, 0.0]])
+SELF_PREVIOUS_TIE = np.array([[1.0, 0.0, 0.0, 0.0],   # self = previous = 0.5: "self" comes first
+                              [0.5, 0.5, 0.0, 0.0],
+                              [0.0, 0.5, 0.5, 0.0],
+                              [0.0, 0.0, 0.5, 0.5]])
+SELF_AT_THRESHOLD = np.array([[1.0, 0.0, 0.0],   # self exactly 0.5, previous and start 0.375
+                              [0.5, 0.5, 0.0],
+                              [0.25, 0.25, 0.5]])
 
 
 def _logits(model, tokens) -> np.ndarray:
@@ -110,7 +123,11 @@ def induction_score_visible():
     head, grid = max(s.repeated_grids, key=lambda g: heads.induction_score(g[1], s.repeated))
     return [case("the grid given by hand on '<s> x y x y'", HAND_REPEAT, HAND_REPEAT_TOKENS),
             case(f"{head} of the trained model on the prompt written twice", grid, s.repeated),
-            case("a prompt where no token repeats", HAND_REPEAT[:4, :4], np.array([0, 5, 6, 7]))]
+            case("a prompt where no token repeats", HAND_REPEAT[:4, :4], np.array([0, 5, 6, 7])),
+            case("drawn weights on '<s> x y x z x' (the last x has two targets)",
+                 _drawn_grid(np.random.default_rng(6), 6), TWO_TARGETS_TOKENS),
+            case("drawn weights on '<s> x x x' (each x follows an x; t = i is left out)",
+                 _drawn_grid(np.random.default_rng(7), 4), np.array([0, 5, 5, 5]))]
 
 
 def induction_score_hidden(rng):
@@ -129,7 +146,10 @@ def classify_head_visible():
     s = _shown()
     return [case(f"{name} of the trained model on the prompt written twice", A, s.repeated)
             for name, A in s.repeated_grids if _clear(A, s.repeated)] + [
-        case("layer 0 head 0 of the random weights", _grids(untrained(s.model.seed), s.repeated)[0][1], s.repeated)]
+        case("layer 0 head 0 of the random weights", _grids(untrained(s.model.seed), s.repeated)[0][1], s.repeated),
+        case("previous and start tied at 0.75 (previous comes first)", PREVIOUS_START_TIE, np.array([0, 2, 7])),
+        case("self and previous tied at 0.5 (self comes first)", SELF_PREVIOUS_TIE, np.array([0, 3, 5, 8])),
+        case("self at exactly 0.5, the others below it", SELF_AT_THRESHOLD, np.array([0, 2, 7]))]
 
 
 def classify_head_hidden(rng):
@@ -137,9 +157,27 @@ def classify_head_hidden(rng):
     cases = [case(f"{name} of the trained model on hidden tokens ({len(tokens)})", A, tokens)
              for tokens in (h.sentences[0], h.repeats[1]) for name, A in _grids(h.model, tokens) if _clear(A, tokens)]
     ties = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
+    previous_start = np.array([[1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0],
+                               [0.5, 0.0, 0.5, 0.0]])
+    self_at_half = np.array([[1.0, 0.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0, 0.0], [0.25, 0.25, 0.5, 0.0, 0.0],
+                             [0.25, 0.0, 0.25, 0.5, 0.0], [0.25, 0.0, 0.0, 0.25, 0.5]])
     return cases + [case("random weights", _grids(h.random, h.repeats[2])[2][1], h.repeats[2]),
                     case("self and previous tied at 0.5 (self comes first)", ties, np.array([0, 4, 9])),
-                    case("every token on itself", np.eye(6), np.arange(6))]
+                    case("every token on itself", np.eye(6), np.arange(6)),
+                    case("previous and start tied at 2/3 (previous comes first)", previous_start,
+                         np.array([0, 4, 9, 1])),
+                    case("self at exactly 0.5, previous and start at 0.3125", self_at_half, np.array([0, 4, 9, 1, 6]))]
+
+
+def _classify_with(A, tokens, order=heads.KINDS, *, last_of_ties=False, above=False):
+    """classify_head trying the kinds in `order`, a tie going to the last of them (`last_of_ties`),
+    or a kind needing more than 0.5 (`above`)."""
+    score = dict(zip(heads.KINDS, (heads.self_score(A), heads.previous_score(A), heads.start_score(A),
+                                   heads.induction_score(A, tokens))))
+    tried = list(reversed(order)) if last_of_ties else list(order)
+    best = max(tried, key=score.__getitem__)  # the first of the largest
+    reached = score[best] > heads.THRESHOLD if above else score[best] >= heads.THRESHOLD
+    return best if reached else heads.SPREAD
 
 
 def copy_score_visible():
@@ -148,7 +186,11 @@ def copy_score_visible():
             case("the random weights on the prompt written twice", _logits(untrained(s.model.seed), s.repeated),
                  s.repeated),
             case("logits given by hand on '<s> x y x y' (the second x predicts y, the second y predicts x)",
-                 np.eye(8)[[5, 6, 5, 6, 5]], HAND_REPEAT_TOKENS)]
+                 np.eye(8)[[5, 6, 5, 6, 5]], HAND_REPEAT_TOKENS),
+            case("logits given by hand on '<s> x y x z x' (the last x predicts y, its first target)",
+                 np.eye(8)[[5, 6, 5, 6, 5, 6]], TWO_TARGETS_TOKENS),
+            case("logits given by hand on a prompt where no token repeats", np.eye(8)[[5, 6, 7, 5]],
+                 np.array([0, 5, 6, 7]))]
 
 
 def copy_score_hidden(rng):
@@ -181,11 +223,33 @@ def _induction_with(A, tokens, targets, every_row: bool = False) -> float:
     return float(per_row[rows].mean()) if rows.any() else 0.0
 
 
-def _copy_with(logits, tokens, shift: int = 1, every_row: bool = False) -> float:
+def _induction_of_strongest_target(A, tokens) -> float:
+    """induction_score with a row's score its largest weight on one target, not the total on all."""
+    targets = heads.induction_targets(tokens)
+    rows = targets.any(axis=1)
+    strongest = np.where(targets, np.asarray(A), 0.0).max(axis=1)
+    return float(strongest[rows].mean()) if rows.any() else 0.0
+
+
+def _induction_unguarded(A, tokens) -> float:
+    """induction_score with no answer of its own for a prompt where no row has a target: the mean of nothing."""
+    targets = heads.induction_targets(tokens)
+    return float(np.mean((np.asarray(A) * targets).sum(axis=1)[targets.any(axis=1)]))
+
+
+def _copy_hits(logits, tokens, shift: int = 1, latest_only: bool = False) -> list[bool]:
+    """Per row with an induction target: is its guess the token at one of its targets (shift 0: the copy
+    itself; latest_only: at its last target only)?"""
     targets = _shifted_targets(tokens, shift)
     rows = np.flatnonzero(_shifted_targets(tokens, 1).any(axis=1))
     predicted, tokens = np.asarray(logits).argmax(axis=-1), np.asarray(tokens)
-    hits = [predicted[i] in tokens[targets[i]] for i in rows]
+    if latest_only:
+        return [bool(predicted[i] == tokens[np.flatnonzero(targets[i])[-1]]) for i in rows]
+    return [bool(predicted[i] in tokens[targets[i]]) for i in rows]
+
+
+def _copy_with(logits, tokens, shift: int = 1, every_row: bool = False, latest_only: bool = False) -> float:
+    hits = _copy_hits(logits, tokens, shift, latest_only)
     if every_row:
         return float(sum(hits) / (len(tokens) - 1))
     return float(np.mean(hits)) if hits else 0.0
@@ -220,14 +284,38 @@ EXERCISES = (
                 lambda A, tokens: _induction_with(A, tokens, _shifted_targets(tokens, 1, with_self=True))),
         Mistake("averaged over every row", SECTION, "Average only over the rows that have a target.",
                 lambda A, tokens: _induction_with(A, tokens, _shifted_targets(tokens, 1), every_row=True)),
+    ), requirements=(
+        Requirement("the token *after* an earlier copy of the current token",
+                    "the earlier copy instead of the token after it"),
+        Requirement("(`t = i` is left out", "the token itself counted as a target"),
+        Requirement("A row with at least one target counts", "averaged over every row"),
+        Requirement("its score is the total weight on its targets", _induction_of_strongest_target),
+        Requirement("or `0.0` when no row has a target", _induction_unguarded),
     )),
     Exercise("classify_head", heads.classify_head, classify_head_hidden, classify_head_visible, points=Points(1, 2),
-             built_on=("self_score", "previous_score", "start_score", "induction_score")),
+             built_on=("self_score", "previous_score", "start_score", "induction_score"), requirements=(
+        Requirement("computes the scores in this order: self, previous, start, induction",
+                    lambda A, tokens: _classify_with(A, tokens, order=sorted(heads.KINDS))),
+        Requirement("If the largest is at least 0.5", lambda A, tokens: _classify_with(A, tokens, above=True)),
+        Requirement("(on a tie, the first in that order)",
+                    lambda A, tokens: _classify_with(A, tokens, last_of_ties=True)),
+        Requirement("Return a plain Python `str`", lambda A, tokens: np.str_(heads.classify_head(A, tokens))),
+    )),
     Exercise("copy_score", heads.copy_score, copy_score_hidden, copy_score_visible, points=Points(1, 2), mistakes=(
         Mistake("the earlier copy instead of the token after it", SECTION,
                 "In '… A B … A' the model at the second A should predict B, the token after the first A.",
                 lambda logits, tokens: _copy_with(logits, tokens, shift=0)),
         Mistake("averaged over every row", SECTION, "Average only over the rows whose token appeared before.",
                 lambda logits, tokens: _copy_with(logits, tokens, every_row=True)),
+    ), requirements=(
+        Requirement("Use the rows `i` that have at least one induction target", "averaged over every row"),
+        Requirement("with the same targets as `induction_score`", "the earlier copy instead of the token after it"),
+        Requirement("the id of the token at one of its targets",
+                    lambda logits, tokens: _copy_with(logits, tokens, latest_only=True)),
+        Requirement("Return the fraction of those rows that are copies",
+                    lambda logits, tokens: sum(_copy_hits(logits, tokens))),
+        Requirement("as a Python float", lambda logits, tokens: np.array(_copy_hits(logits, tokens), dtype=float)),
+        Requirement("or `0.0` when no row has a target",
+                    lambda logits, tokens: float(np.mean(_copy_hits(logits, tokens)))),
     )),
 )

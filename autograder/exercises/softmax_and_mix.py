@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from autograder.exercises.inputs import (attention_inputs, f32, forbidding_row, normal_draws, property_examples,
                                          worked)
-from autograder.exercises.spec import Exercise, Mistake, Points, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
 from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
 from solutions import attention as ref
 
@@ -18,7 +20,10 @@ def softmax_visible():
     return [case("the worked example's scaled scores", w.S),
             case("the worked example with the last key forbidden", w.S + w.last_key_forbidden),
             case("scores of ±1e4", np.array([[1e4, 0.0, -1e4], [3e3, 3e3, 1.0]])),
-            case("a row whose keys are all forbidden", np.array([[0.5, -np.inf], [-np.inf, -np.inf]]))]
+            case("a row whose keys are all forbidden", np.array([[0.5, -np.inf], [-np.inf, -np.inf]])),
+            case("the worked example twice, as a float32 batch of 2", np.stack([w.S, w.S[::-1]]).astype(f32)),
+            case("integer scores", np.array([[2, 0, 1], [0, 0, 3]])),
+            case("the worked example's scores along axis 0 (each column adds up to one)", w.S, axis=0)]
 
 
 def softmax_hidden(rng):
@@ -33,12 +38,38 @@ def softmax_hidden(rng):
     masked[3, :] = -np.inf
     return cases + [case("rows with forbidden keys and one fully forbidden row", masked, checks="masked row"),
                     case("along axis 0", n(6, 3), axis=0),
-                    case("a single row of 9", n(9))]
+                    case("a single row of 9", n(9)),
+                    case("integer scores", rng.integers(-4, 5, (3, 6)))]
+
+
+def _softmax_not_divided(S, axis=-1):
+    """The shifted exponentials, never divided by their total: rows that do not add up to one."""
+    S = np.asarray(S) if np.asarray(S).dtype.kind == "f" else np.asarray(S, dtype=np.float64)
+    top = S.max(axis=axis, keepdims=True)
+    return np.exp(S - np.where(np.isneginf(top), 0, top))
+
+
+def _softmax_of_a_grid(S, axis=-1):
+    """softmax written for one grid of rows: the last axis taken as axis 1, so a batch normalises over its queries."""
+    return ref.softmax(S, axis=1 if axis == -1 else axis)
+
+
+def _softmax_into_input_dtype(S, axis=-1):
+    """softmax that divides into an array like S: integer scores give an integer buffer NumPy will not cast into."""
+    S = np.asarray(S)
+    top = S.max(axis=axis, keepdims=True)
+    top[np.isneginf(top)] = 0
+    e = np.exp(S - top)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(S), where=total > 0)
 
 
 def lead_share_visible():
     return [case("leads of 0, 1 and 4 (the chapter: 0.500, 0.731, 0.982)", np.array([0.0, 1.0, 4.0])),
-            case("leads of +1000 and −1000 (a hard match)", np.array([1000.0, -1000.0]))]
+            case("leads of +1000 and −1000 (a hard match)", np.array([1000.0, -1000.0])),
+            case("a 2 × 3 grid of leads in float32", np.array([[0.0, 1.0, 4.0], [-1.0, 2.0, -4.0]], dtype=f32)),
+            case("integer leads of −2, 0 and 3", np.array([-2, 0, 3])),
+            case("a plain number, 2.0", 2.0)]
 
 
 def lead_share_hidden(rng):
@@ -46,7 +77,26 @@ def lead_share_hidden(rng):
     return [case("leads from −6 to 6", np.linspace(-6, 6, 13)),
             case("a grid of leads in float32", n(3, 4, dtype=f32, scale=3)),
             case("leads of ±1e4 and ±40", np.array([1e4, -1e4, 40.0, -40.0])),
-            case("a single lead of 2.5", np.float64(2.5))]
+            case("a single lead of 2.5", np.float64(2.5)),
+            case("a plain number, −1.5", -1.5),
+            case("a plain integer, 3", 3),
+            case("integer leads", rng.integers(-5, 6, (2, 5)))]
+
+
+def _lead_share_of_a_list(lead):
+    """lead_share written for a list of leads: one pair per row of a 2-column grid."""
+    lead = np.asarray(lead) if np.asarray(lead).dtype.kind == "f" else np.asarray(lead, dtype=np.float64)
+    return ref.softmax(np.column_stack([lead, np.zeros_like(lead)]))[:, 0]
+
+
+def _lead_share_in_input_dtype(lead):
+    """The stable form written into an array like `lead`: integer leads give integer shares."""
+    lead = np.asarray(lead)
+    share = np.empty_like(lead)
+    ahead = lead >= 0
+    share[ahead] = 1 / (1 + np.exp(-lead[ahead]))
+    share[~ahead] = np.exp(lead[~ahead]) / (1 + np.exp(lead[~ahead]))
+    return share
 
 
 def _lead_no_max(lead):
@@ -60,7 +110,17 @@ def attention_visible():
     return [case("the worked example", Q, K, V),
             case("the worked example with the last key forbidden", Q, K, V, mask=w.last_key_forbidden),
             case("cross-attention from 2 queries to the 4 tokens", Q[:2], K, V),
-            case("the worked example with queries and keys 100 times larger", 100 * Q, 100 * K, V)]
+            case("the worked example with queries and keys 100 times larger", 100 * Q, 100 * K, V),
+            case("the worked example twice, as a float32 batch of 2", *_twice_in_float32(Q, K, V)),
+            case("that batch with a padding mask: the second sequence 3 tokens long", *_twice_in_float32(Q, K, V),
+                 mask=ref.padding_mask(np.array([4, 3]), 4)),
+            case("keys of width 1 against queries of width 4", Q, K[:, :1], V, raises="ValueError"),
+            case("one value for the 4 keys", Q, K, V[:1], raises="ValueError")]
+
+
+def _twice_in_float32(*arrays):
+    """Each array and its tokens in reverse order, stacked as a float32 batch of 2."""
+    return tuple(np.stack([a, a[::-1]]).astype(f32) for a in arrays)
 
 
 def attention_hidden(rng):
@@ -79,18 +139,67 @@ def attention_hidden(rng):
         case("a mask that forbids every key of query 1", n(3, 4), n(5, 4), n(5, 2), mask=forbidding_row(3, 5, 1),
              checks="masked row, cross"),
         case("K and V of different lengths", n(3, 4), n(5, 4), n(6, 4), raises="ValueError", checks="bad shape"),
+        case("keys of width 1 against d_k = 4", n(3, 4), n(5, 1), n(5, 2), raises="ValueError", checks="bad shape"),
+        case("one value row for 5 keys", n(3, 4), n(5, 4), n(1, 2), raises="ValueError", checks="bad shape"),
+        case("float32 with a float64 causal mask", n(5, 4, dtype=f32), n(5, 4, dtype=f32), n(5, 3, dtype=f32),
+             mask=ref.causal_mask(5), checks="float32"),
     ] + [case(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", Q, K, V)
          for Q, K, V in property_examples(attention_inputs(), 6)]
 
 
+def _attention_mask_as_is(Q, K, V, mask=None):
+    """attention that adds the mask in its own dtype: a float64 mask makes float32 scores float64."""
+    Q, K, V = (np.asarray(a) for a in (Q, K, V))
+    S = ref.scaled_scores(Q, K)
+    A = ref.softmax(S if mask is None else S + np.asarray(mask))
+    return A @ V, A
+
+
+def _attention_mask_by_index(Q, K, V, mask=None):
+    """attention that forbids pairs by indexing the scores with the mask, which must then be their own shape."""
+    Q, K, V = (np.asarray(a) for a in (Q, K, V))
+    S = ref.scaled_scores(Q, K)
+    if mask is not None:
+        S[np.isneginf(np.asarray(mask))] = -np.inf
+    A = ref.softmax(S)
+    return A @ V.astype(A.dtype), A
+
+
+def _attention_by_einsum(Q, K, V, mask=None, *, check_widths=True, check_keys=True):
+    """attention written with einsum, which stretches an axis of size 1 where matmul would refuse it."""
+    Q, K, V = (np.asarray(a) for a in (Q, K, V))
+    Q, K, V = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in (Q, K, V))
+    if (check_widths and Q.shape[-1] != K.shape[-1]) or (check_keys and K.shape[-2] != V.shape[-2]):
+        raise ValueError(f"Q {Q.shape}, K {K.shape} and V {V.shape} do not fit")
+    S = np.einsum("...qd,...kd->...qk", Q, K) / math.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = S + np.asarray(mask).astype(S.dtype)
+    A = ref.softmax(S)
+    return np.einsum("...qk,...kv->...qv", A, V), A
+
+
 def layer_counts_visible():
-    return [case("512 tokens of width 768, 12 heads (the chapter: 393,216 / 262,144 / 3,145,728)", 512, 768, 12)]
+    return [case("512 tokens of width 768, 12 heads (the chapter: 393,216 / 262,144 / 3,145,728)", 512, 768, 12),
+            case("width 768 in 10 heads", 512, 768, 10, raises="ValueError"),
+            case("0 tokens", 0, 768, 12, raises="ValueError"),
+            case("a width of 768.0, a float", 512, 768.0, 12, raises="ValueError")]
 
 
 def layer_counts_hidden(rng):
     return [case("1,024 tokens of width 1,024, 16 heads", 1024, 1024, 16),
             case("7 tokens of width 6, 3 heads", 7, 6, 3),
-            case("width 10 in 4 heads", 5, 10, 4, raises="ValueError")]
+            case("width 10 in 4 heads", 5, 10, 4, raises="ValueError", checks="bad shape"),
+            case("−2 heads", 5, 6, -2, raises="ValueError", checks="bad size"),
+            case("a length of 7.0, a float", 7.0, 6, 3, raises="ValueError", checks="bad size")]
+
+
+def _counts_checked_for(n, d, n_heads, *, sizes=True, division=True):
+    """layer_counts that checks only that each size is at least 1 (`sizes`) and that n_heads divides d (`division`)."""
+    if sizes and min(n, d, n_heads) < 1:
+        raise ValueError(f"sizes must be at least 1, got n = {n}, d = {d}, n_heads = {n_heads}")
+    if division and d % n_heads:
+        raise ValueError(f"d = {d} is not divisible by n_heads = {n_heads}")
+    return n * d, n * n, n_heads * n * n
 
 
 EXERCISES = (
@@ -103,6 +212,14 @@ EXERCISES = (
         Mistake("an all-forbidden row not handled", 4,
                 "A row of −inf scores has no maximum to take out (−inf − −inf is NaN): give it all-zero weights.",
                 softmax_unguarded),
+    ), requirements=(
+        Requirement("never negative, adding up to one", _softmax_not_divided),
+        Requirement("softmax along `axis`", lambda S, axis=-1: ref.softmax(S)),
+        Requirement("of an array `S` of any shape, returning an array of the same shape", _softmax_of_a_grid),
+        Requirement("Float32 stays float32", lambda S, axis=-1: ref.softmax(S, axis).astype(np.float64)),
+        Requirement("integers are computed in float64", _softmax_into_input_dtype),
+        Requirement("It must work for scores up to ±1e4", "softmax without subtracting the row maximum"),
+        Requirement("Such a row must come out all zeros", "an all-forbidden row not handled"),
     )),
     Exercise("lead_share", ref.lead_share, lead_share_hidden, lead_share_visible, stream=22, built_on=("softmax",),
              mistakes=(
@@ -113,8 +230,16 @@ EXERCISES = (
                 _lead_no_max),
         Mistake("raised but not divided by the total", 4, "Divide e^lead by the total e^lead + e^0 of both keys.",
                 lambda lead: np.exp(np.asarray(lead, dtype=float))),
+    ), requirements=(
+        Requirement("`lead` is a number or an array of any shape", _lead_share_of_a_list),
+        Requirement("float32 stays float32", lambda lead: ref.lead_share(np.asarray(lead, dtype=np.float64))),
+        Requirement("integers and plain numbers are computed in float64", _lead_share_in_input_dtype),
+        Requirement("a plain number gives one number", lambda lead: np.atleast_1d(ref.lead_share(lead))),
+        Requirement("It must give exactly 1.0 and 0.0 for leads of ±1000, not NaN",
+                    "softmax without subtracting the row maximum"),
     )),
     Exercise("attention", ref.attention, attention_hidden, attention_visible, stream=7, points=Points(1, 3),
+             parts=("the output", "the weights"), computed_from="the weights",
              built_on=("raw_scores", "scaled_scores", "softmax"), mistakes=(
         Mistake("no scaling", 3, "Divide the scores by √d_k before the softmax.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, scale=lambda d: 1.0)),
@@ -136,11 +261,28 @@ EXERCISES = (
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="multiply")),
         Mistake("mask sign flipped", 6, "Add the mask (−inf forbids); subtracting it makes forbidden pairs win.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="flip")),
+    ), requirements=(
+        Requirement("never negative, adding up to one",
+                    lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=_softmax_not_divided)),
+        Requirement("`mask`, when given, is additive", "mask multiplied instead of added"),
+        Requirement("broadcasts to `(..., n_q, n_k)`", _attention_mask_by_index),
+        Requirement("Add the mask in the dtype of the scores", _attention_mask_as_is),
+        Requirement("Raise a `ValueError` naming the shapes when `Q` and `K` differ in `d_k`",
+                    lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_widths=False)),
+        Requirement("`K` and `V` differ in the number of keys",
+                    lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_keys=False)),
     )),
-    Exercise("layer_counts", ref.layer_counts, layer_counts_hidden, layer_counts_visible, stream=23, mistakes=(
+    Exercise("layer_counts", ref.layer_counts, layer_counts_hidden, layer_counts_visible, stream=23,
+             parts=("the token grid's size", "one head's score grid size", "all heads' score grids' size"),
+             computed_from="one head's score grid size", mistakes=(
         Mistake("heads forgotten", 4, "Every head has its own n × n score grid: n_heads · n² in all.",
                 lambda n, d, h: (n * d, n * n, n * n)),
         Mistake("score grid of n × d_k", 4, "A score grid has one number per pair of tokens: n × n, whatever d is.",
                 lambda n, d, h: (n * d, n * (d // h), n * d)),
+    ), requirements=(
+        Requirement("returning a tuple of three Python ints", lambda n, d, h: (n * d, n ** 2.0, h * n ** 2.0)),
+        Requirement("Raise a `ValueError` when a size is not a positive integer", _counts_checked_for),
+        Requirement("`n_heads` does not divide `d`",
+                    lambda n, d, h: _counts_checked_for(n, d, h, division=False)),
     )),
 )

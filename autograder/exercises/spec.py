@@ -38,6 +38,22 @@ class Mistake(NamedTuple):
     variant: Callable | None
 
 
+class Requirement(NamedTuple):
+    """A behaviour the exercise's text states, and a wrong answer that breaks it.
+
+    says: the text's own words for it, quoted exactly (line breaks aside), from the
+        exercise's part of its notebook or the notebook's introduction.
+    broken_by: an answer right in everything but this one behaviour (the exercise's
+        arguments), or the name of one of its catalogued mistakes that is; for a
+        question answered by a value, that value. Some hidden case must fail it, and
+        so must a visible one (tests/test_case_coverage.py).
+    unseen: why no visible case can show it; "" when one does.
+    """
+    says: str
+    broken_by: Any
+    unseen: str = ""
+
+
 class Seed(int):
     """An input that stands for ``np.random.default_rng(seed)``, new for every call."""
 
@@ -102,7 +118,12 @@ class Exercise:
     built_on: the exercises an answer may call; while it is graded they are the
         reference's (so one mistake costs points once). tests/test_built_on.py
         checks that it names every one.
+    requirements: every behaviour the exercise's text states (`Requirement`).
     points: of ``check_<name>`` and ``hidden_<name>`` (course.toml may override).
+    parts: a tuple answer's parts, named in order (attention: "the output", "the weights"),
+        so a message names the failing part.
+    computed_from: the part the others are computed from (attention's "the weights"): it
+        is checked first, so a message points at it, not at a part wrong only because of it.
     notebook: filled in by autograder/exercises/__init__.py from the module.
     """
     name: str
@@ -112,8 +133,15 @@ class Exercise:
     stream: int | None = None
     mistakes: tuple[Mistake, ...] = ()
     built_on: tuple[str, ...] = ()
+    requirements: tuple[Requirement, ...] = ()
     points: Points = Points()
+    parts: tuple[str, ...] = ()
+    computed_from: str | None = None
     notebook: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        if self.computed_from is not None and self.computed_from not in self.parts:
+            raise ValueError(f"{self.name}: computed_from {self.computed_from!r} is not one of its parts {self.parts}")
 
     def hidden_rng(self) -> np.random.Generator | None:
         return None if self.stream is None else np.random.default_rng([HIDDEN_SEED, self.stream])

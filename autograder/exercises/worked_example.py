@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, case
+from autograder.exercises.spec import Exercise, Mistake, Requirement, case
 from solutions import attention as ref
 
 NOTEBOOK = "01_worked_example"
@@ -14,7 +14,9 @@ NOTEBOOK = "01_worked_example"
 def token_movement_visible():
     w = worked()
     return [case("the worked example before and after attention", w.X, w.O),
-            case("shapes that differ", w.X, w.O[:3], raises="ValueError")]
+            case("the worked example twice, as a batch of 2", np.stack([w.X, w.X[::-1]]), np.stack([w.O, w.O[::-1]])),
+            case("shapes that differ", w.X, w.O[:3], raises="ValueError"),
+            case("shapes that differ but broadcast (one row of O)", w.X, w.O[:1], raises="ValueError")]
 
 
 def token_movement_hidden(rng):
@@ -22,13 +24,32 @@ def token_movement_hidden(rng):
     return [case("a batch (2, 5, 3) in float64", n(2, 5, 3), n(2, 5, 3), checks="batched"),
             case("7 tokens of width 6 in float32", n(7, 6, dtype=np.float32), n(7, 6, dtype=np.float32),
                  checks="float32"),
-            case("shapes that differ", n(3, 4), n(4, 4), raises="ValueError", checks="bad shape")]
+            case("shapes that differ", n(3, 4), n(4, 4), raises="ValueError", checks="bad shape"),
+            case("shapes that broadcast: a batch against one sequence", n(2, 4, 3), n(4, 3), raises="ValueError",
+                 checks="bad shape")]
+
+
+def _movement_last_two_axes_only(X, O):
+    """token_movement written for one sequence: the mean over axis 1, not the last axis."""
+    return np.abs(np.asarray(X, dtype=float) - np.asarray(O, dtype=float)).mean(axis=1)
+
+
+def _movement_unchecked(X, O):
+    """token_movement that lets NumPy broadcast shapes that differ."""
+    return np.abs(np.asarray(X, dtype=float) - np.asarray(O, dtype=float)).mean(axis=-1)
+
+
+def _projections_unchecked(X, W_q, W_k, W_v):
+    """project_qkv that lets NumPy's matmul decide what fits."""
+    return tuple(np.asarray(X) @ np.asarray(W) for W in (W_q, W_k, W_v))
 
 
 def project_qkv_visible():
     w = worked()
     return [case("the worked example", w.X, w.W_q, w.W_k, w.W_v),
-            case("a W_v of the wrong height", w.X, w.W_q, w.W_k, w.W_v[:3], raises="ValueError")]
+            case("a W_v of the wrong height", w.X, w.W_q, w.W_k, w.W_v[:3], raises="ValueError"),
+            case("a W_v that is a stack of 2 matrices", w.X, w.W_q, w.W_k, np.stack([w.W_v, w.W_v]),
+                 raises="ValueError")]
 
 
 def project_qkv_hidden(rng):
@@ -38,6 +59,8 @@ def project_qkv_hidden(rng):
                  *(n(9, 8, dtype=np.float32) if i == 0 else n(8, 8, dtype=np.float32) for i in range(4)),
                  checks="float32"),
             case("a W_q that does not fit X", n(5, 6), n(5, 3), n(6, 3), n(6, 3), raises="ValueError",
+                 checks="bad shape"),
+            case("a W_k that is one column, 1-D", n(5, 6), n(6, 3), n(6), n(6, 3), raises="ValueError",
                  checks="bad shape")]
 
 
@@ -49,8 +72,12 @@ EXERCISES = (
                 lambda X, O: (np.asarray(O) - np.asarray(X)).mean(axis=-1)),  # the mirror image, O − X
         Mistake("sum instead of mean", 1, "Average the sizes over the d numbers of a token; do not add them.",
                 lambda X, O: np.abs(np.asarray(X) - np.asarray(O)).sum(axis=-1)),
+    ), requirements=(
+        Requirement("any leading batch dimensions", _movement_last_two_axes_only),
+        Requirement("Raise a `ValueError` naming both shapes when they differ", _movement_unchecked),
     )),
-    Exercise("project_qkv", ref.project_qkv, project_qkv_hidden, project_qkv_visible, stream=1, mistakes=(
+    Exercise("project_qkv", ref.project_qkv, project_qkv_hidden, project_qkv_visible, stream=1,
+             parts=("Q", "K", "V"), mistakes=(
         Mistake("transposed weights", 2, "Rows of X are tokens: multiply X @ W, not X @ W.T.",
                 lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ np.asarray(W).T for W in (W_q, W_k, W_v))),
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
@@ -63,5 +90,8 @@ EXERCISES = (
                 lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_k, W_v, W_q))),
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
                 lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_v, W_q, W_k))),
+    ), requirements=(
+        Requirement("Raise a `ValueError` that names the matrix and both shapes when a matrix does not fit `X`",
+                    _projections_unchecked),
     )),
 )

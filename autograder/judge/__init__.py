@@ -8,7 +8,8 @@ expected value that it is given. One job per file:
 - policy.py      comparing a value with the expected one (type, shape, dtype,
                  finiteness, closeness) and naming a known mistake that fits;
 - verdicts.py    an outcome against a case (not started, bad input, a
-                 "Check yourself" answer's form, memory);
+                 "Check yourself" answer's form, memory), and a check's
+                 cases one after another (`Checking`: the mistake they agree on);
 - calling.py     calling an answer on fresh inputs, under a time limit;
 - outcome.py     what a call gave (`Outcome`); case.py, the keys of a case (`Case`);
 - stand_ins.py   the reference standing in for what an answer is built on
@@ -27,7 +28,7 @@ from .exceptions import CheckFailed, NotStarted
 from .outcome import Outcome
 from .policy import KINDS, Verdict, differs, judge, tolerance
 from .stand_ins import BUILT_ON, standing_in
-from .verdicts import FULL_GRID, diagnose, verdict
+from .verdicts import FULL_GRID, Checking, check_verdict, check_verdicts, diagnose, verdict
 from .wire import Seed, fresh_inputs, from_line, load_cases, outcome_from_wire, outcome_to_wire, plain, save_cases, \
     to_line
 
@@ -36,6 +37,8 @@ __all__ = [
     "NotStarted", "CheckFailed", "check", "check_answer_form", "VISIBLE_CASES",
     # the comparison policy and its verdicts
     "tolerance", "differs", "judge", "verdict", "diagnose", "Verdict", "KINDS", "FULL_GRID",
+    # a check's cases, one after another, naming a mistake only when they agree
+    "Checking", "check_verdict", "check_verdicts",
     # calling an answer
     "Outcome", "call", "outcome_of", "time_limit", "WALL_FACTOR",
     # one exercise at a time

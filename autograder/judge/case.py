@@ -23,6 +23,8 @@ class Case(TypedDict, total=False):
     raises: str                # the exception these (bad) inputs must raise, by name
     form: Literal["letter", "count"]  # a "Check yourself" answer, read as the chapter accepts it
     checks: list[str]          # the specified behaviours this case checks (autograder.cases.BEHAVIOURS)
+    parts: list[str]           # a tuple answer's parts, named in order ("output", "weights")
+    computed_from: str         # the part the others are computed from: checked first
     seconds: float             # a longer time limit than the grader's default
     memory_limit_bytes: int    # the most the call may allocate at its peak
     grid_bytes: int            # the size of the full n_q × n_k grid, for the message

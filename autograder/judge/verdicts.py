@@ -7,11 +7,13 @@ the chapter accepts it (`form`); and a cap on the memory a call may allocate.
 
 from __future__ import annotations
 
+from typing import Callable, Sequence
+
 import numpy as np
 
 from .case import Case
 from .outcome import Outcome
-from .policy import Verdict, describe, is_count, value_verdict
+from .policy import Naming, Verdict, describe, is_count, value_problem, with_mistake
 
 FULL_GRID = "builds the full n × n grid"  # the mistake that shows in memory, not in values (mistakes.py)
 
@@ -43,7 +45,88 @@ def verdict(label: str, outcome: Outcome, case: Case, reveal: bool = True) -> st
 
 
 def diagnose(label: str, outcome: Outcome, case: Case, reveal: bool = True) -> Verdict | None:
-    """`verdict`, with the kind of failure and the known mistake it matches."""
+    """`verdict`, with the kind of failure and the known mistake it matches: the verdict of a
+    check of this one case (`Checking`)."""
+    checking = Checking(reveal)
+    checking.add(label, outcome, case)
+    return checking.verdict()
+
+
+class Checking:
+    """One answer checked on the cases of one check, in order.
+
+    Its verdict is the first failing case's, naming a known mistake only when every case
+    run agrees on it (policy.Naming): those of this check, and those of the checks that
+    share its `naming` (an exercise's visible and hidden checks, where the grader has
+    both). A failing answer still runs every case: a mistake absent from the cases so far
+    (its writing raised there) may be told apart by a later one. Only an answer not
+    started is `settled` at once.
+    """
+
+    def __init__(self, reveal: bool = True, naming: Naming | None = None):
+        self.reveal = reveal
+        self.first: Verdict | None = None
+        self.naming = Naming() if naming is None else naming
+
+    def add(self, label: str, outcome: Outcome, case: Case) -> Verdict | None:
+        """What the answer did on one more case: that case's own verdict, naming no mistake."""
+        problem = _case_problem(label, outcome, case, self.reveal)
+        self.first = self.first or problem
+        if not case.get("raises"):  # bad input has no mistake's output to weigh
+            self._weigh(_value_given(outcome, case), case)
+        return problem
+
+    def _weigh(self, value, case: Case) -> None:
+        if value is _NO_VALUE:
+            self.naming.add_no_value(case.get("variants", ()))
+        else:
+            self.naming.add(value, case["expected"], case.get("variants", ()))
+
+    @property
+    def settled(self) -> bool:
+        """Is the verdict known whatever the cases left: the answer is not started?"""
+        return self.first is not None and self.first.kind == "not started"
+
+    def verdict(self) -> Verdict | None:
+        """None when every case run passed; else the first failure, naming the mistake the cases agree on."""
+        return self.first and with_mistake(self.first, self.naming.named())
+
+
+def check_verdicts(checks: Sequence[tuple[Sequence[Case], Sequence[str], bool]],
+                   outcome_for: Callable[[Case], Outcome]) -> list[Verdict | None]:
+    """The verdicts of one answer's checks, each given as (its cases, their labels, reveal), naming a
+    known mistake only when the cases of all of them agree on it. Each check runs `outcome_for(case)`
+    on its cases in order, every one unless the answer is not started (`Checking.settled`)."""
+    naming = Naming()
+    checkings = []
+    for cases, labels, reveal in checks:
+        checking = Checking(reveal, naming)
+        for case, label in zip(cases, labels, strict=True):
+            checking.add(label, outcome_for(case), case)
+            if checking.settled:
+                break
+        checkings.append(checking)
+    return [checking.verdict() for checking in checkings]
+
+
+def check_verdict(cases: Sequence[Case], labels: Sequence[str], outcome_for: Callable[[Case], Outcome],
+                  reveal: bool = True) -> Verdict | None:
+    """The verdict of one check (`check_verdicts`)."""
+    return check_verdicts([(cases, labels, reveal)], outcome_for)[0]
+
+
+_NO_VALUE = object()
+
+
+def _value_given(outcome: Outcome, case: Case):
+    """The value the answer gave, as the case reads it, or _NO_VALUE (it raised, changed its input, not started)."""
+    if not outcome.has_value:
+        return _NO_VALUE
+    return answer_as_given(outcome.value, case["form"]) if case.get("form") else outcome.value
+
+
+def _case_problem(label: str, outcome: Outcome, case: Case, reveal: bool) -> Verdict | None:
+    """How the outcome fails this one case, naming no value-based mistake; None when it passes."""
     if outcome.not_started:
         return Verdict("not started", f"{label}: not started. {outcome.message}")
     if case.get("raises"):
@@ -56,8 +139,8 @@ def diagnose(label: str, outcome: Outcome, case: Case, reveal: bool = True) -> V
     if outcome.raised:
         return Verdict("timed out" if outcome.timed_out else "error raised",
                        f"{label}: your function raised {outcome.error}: {outcome.message}")
-    value = answer_as_given(outcome.value, case["form"]) if case.get("form") else outcome.value
-    problem = value_verdict(label, value, case["expected"], case.get("variants", ()), reveal)
+    problem = value_problem(label, _value_given(outcome, case), case["expected"], reveal,
+                            case.get("parts", ()), case.get("computed_from"))
     if problem or "memory_limit_bytes" not in case:
         return problem
     return _memory_problem(label, outcome.peak, case)

@@ -6,6 +6,9 @@ from the ``grading_report.json`` beside each student's autograded notebooks:
 the kind of failure and the known mistake the answer matched. A report
 without those fields (an older grader) still counts: the failure is then
 "not recorded" and no mistake is named.
+
+Written answers (nbgrader task cells, kit/written.py) are graded by hand: the
+gradebook says which have a grader's score yet and which still wait for one.
 """
 
 from __future__ import annotations
@@ -57,12 +60,32 @@ class Student:
 
 
 @dataclass
+class WrittenQuestion:
+    """One written question across the class, graded by hand."""
+    name: str
+    notebook: str
+    points: float
+    section: int | None = None
+    graded: dict[str, float] = field(default_factory=dict)  # student → the points a grader gave
+    ungraded: list[str] = field(default_factory=list)       # students whose answer no grader has scored yet
+
+    def mean(self) -> float | None:
+        """The mean of the points given so far, None before any."""
+        return sum(self.graded.values()) / len(self.graded) if self.graded else None
+
+
+@dataclass
 class ClassResults:
     assignment: str
     exercises: list[Exercise]
     students: list[Student]       # those who submitted
     not_submitted: list[str]      # in the gradebook's roster, nothing submitted
     refused: list[dict] = field(default_factory=list)  # hand-ins the last collect refused (kit.hand_in.collect)
+    written: list[WrittenQuestion] = field(default_factory=list)
+
+    def written_counts(self) -> tuple[int, int]:
+        """(written answers graded, not yet graded), over every question and student."""
+        return (sum(len(q.graded) for q in self.written), sum(len(q.ungraded) for q in self.written))
 
 
 def read_report(path: Path) -> dict | None:
@@ -114,8 +137,25 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
                 sid, float(sub.score) - penalty, float(sub.max_score), penalty, float(sub.total_seconds_late),
                 _unreadable(submitted_folder, report), list((report or {}).get("tampering", [])), report is not None))
         roster = sorted(s.id for s in gb.students)
+        written = written_questions(entry, sections)
     return ClassResults(assignment, list(exercises.values()), students, [s for s in roster if s not in submitted],
-                        read_refused(Path(coursedir.root), assignment))
+                        read_refused(Path(coursedir.root), assignment), written)
+
+
+def written_questions(entry, sections: dict[str, int] | None = None) -> list[WrittenQuestion]:
+    """Each written question of an nbgrader assignment (its task cells), with who has a grader's score for
+    it and who does not yet."""
+    questions = {cell.name: WrittenQuestion(cell.name, notebook.name, float(cell.max_score),
+                                            (sections or {}).get(cell.name))
+                 for notebook in entry.notebooks for cell in notebook.task_cells}
+    for sub in sorted(entry.submissions, key=lambda s: s.student.id):
+        for grade in (g for notebook in sub.notebooks for g in notebook.grades if g.name in questions):
+            question = questions[grade.name]
+            if grade.manual_score is None:
+                question.ungraded.append(sub.student.id)
+            else:
+                question.graded[sub.student.id] = float(grade.manual_score)
+    return list(questions.values())
 
 
 def count_answer(exercise: Exercise, student: str, passed: dict[str, bool], report: dict | None) -> None:

@@ -1,7 +1,8 @@
 """Which chapter section each exercise follows, read from the instructor notebooks.
 
 An exercise belongs to the last "chapter section N" named in the markdown
-above its answer cell (or, before any, the notebook's "follows section N").
+above its answer cell (or, before any, the notebook's "follows section N");
+a written question (a task cell) to the last one named above it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ _FOLLOWS = re.compile(r"follows (?:the end of )?(?:chapter )?section (\d+)")
 
 
 def exercise_sections(source: Path) -> dict[str, int]:
-    """Answer cell id (the exercise) → chapter section, for every notebook in `source`."""
+    """Answer cell id (the exercise) or written question → chapter section, for every notebook in `source`."""
     sections: dict[str, int] = {}
     for path in sorted(source.glob("*.ipynb")):
         section = None
@@ -37,7 +38,7 @@ def exercise_sections(source: Path) -> dict[str, int]:
                 found = _NAMED.findall(text) or _FOLLOWS.findall(text)
                 section = int(found[-1]) if found else section
             meta = cell["metadata"].get("nbgrader", {})
-            if meta.get("solution") and section is not None:
+            if (meta.get("solution") or meta.get("task")) and section is not None:
                 sections[meta["grade_id"]] = section
     return sections
 

@@ -28,6 +28,9 @@ def summary(results: ClassResults, anonymous: bool = False, top: int = 5) -> str
         lines.append(f"Scores after late penalties (out of {max(s.max_score for s in results.students):g}): "
                      f"mean {statistics.mean(scores):.1f}, median {statistics.median(scores):.1f}, "
                      f"lowest {min(scores):g}, highest {max(scores):g}")
+    graded, ungraded = results.written_counts()
+    if graded or ungraded:
+        lines.append(f"Written answers: {graded} graded, {ungraded} not yet graded")
     for label, who in (("Late", [s for s in results.students if s.seconds_late > 0]),
                        ("Unreadable notebooks", [s for s in results.students if s.unreadable]),
                        ("Read-only cells changed", [s for s in results.students if s.tampering]),

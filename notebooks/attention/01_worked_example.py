@@ -24,8 +24,9 @@
 # Under every exercise there is a **check cell**. Run it after you write the
 # function: it tries your code on the chapter's worked example and either
 # prints a ✓ per case or stops with a message that says what was expected,
-# what came, and where. When your answer is exactly what a common mistake
-# gives on that case, the message names the mistake; otherwise it names none.
+# what came, and where. When your answer goes wrong exactly as a common
+# mistake does, on every case the check tries, the message names the mistake;
+# otherwise it names none (and never from a case where two mistakes agree).
 # When the assignment is graded, **hidden checks** run the same function on
 # inputs you have not seen (other shapes, float32, batches, extreme scores).
 #
@@ -59,7 +60,7 @@ import math
 import numpy as np
 
 from judge import NotStarted, check
-from workbook import TOKENS, pick_up_the_cube
+from workbook import TOKENS, demonstration, pick_up_the_cube
 
 X, W_q, W_k, W_v = pick_up_the_cube()
 
@@ -132,7 +133,7 @@ figures.tokens_before_after(token_movement)
 # The same three matrices serve every token: with the tokens as the rows of
 # `X`, one matrix multiply makes all the queries at once, `Q = X W_q`.
 #
-# ### Exercise 2.1: `project_qkv`
+# ### Exercise 1.2: `project_qkv`
 #
 # Write `project_qkv(X, W_q, W_k, W_v)` returning the tuple `(Q, K, V)`.
 # `X` is `(..., n, d)`; `W_q` and `W_k` are `(d, d_k)`; `W_v` is `(d, d_v)`,
@@ -174,11 +175,8 @@ hidden_check("project_qkv", project_qkv)
 # first column of `W_q`.
 
 # %% locked
-try:
+with demonstration("project_qkv"):
     Q, K, V = project_qkv(X, W_q, W_k, W_v)
-except NotImplementedError as e:
-    print("(shown once project_qkv is written)", e)
-else:
     products = X[3] * W_q[:, 0]
     print("query of cube:", np.array2string(Q[3], precision=2, sign="+"))
     print("first number :", " + ".join(f"({p:+.2f})" for p in products), f"= {products.sum():+.2f}")

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from judge import NotStarted, check
-from workbook import TOKENS, pick_up_the_cube
+from workbook import TOKENS, demonstration, pick_up_the_cube
 
 X, W_q, W_k, W_v = pick_up_the_cube()
 # The chapter's listing makes the three grids with one matrix multiply each,
@@ -52,7 +52,7 @@ products = Q[3] * K[0]
 print("q(cube) · k(pick) =", " + ".join(f"({p:+.4f})" for p in products), f"= {products.sum():+.4f}")
 
 # %% [markdown]
-# ### Exercise 3.1: `raw_scores`
+# ### Exercise 2.1: `raw_scores`
 #
 # Write `raw_scores(Q, K)`: the score of every query against every key, all at
 # once. With the queries as the rows of `Q` and the keys as the rows of `K`,
@@ -96,11 +96,8 @@ hidden_check("raw_scores", raw_scores)
 # and one column per key (the token that answers):
 
 # %% locked
-try:
+with demonstration("raw_scores"):
     S = raw_scores(Q, K)
-except NotImplementedError as e:
-    print("(shown once raw_scores is written)", e)
-else:
     print("query \\ key", "".join(f"{t:>8}" for t in TOKENS))
     for token, row in zip(TOKENS, S):
         print(f"{token:>11}", "".join(f"{s:+8.2f}" for s in row))
@@ -123,7 +120,7 @@ figures.score_grid(raw_scores)
 # `x_i·x_i + x_j·x_j ≥ 2 x_i·x_j`, so at least one of the two scores itself
 # above the other. With separate queries and keys neither holds.
 #
-# ### Exercise 3.2: `self_preference`
+# ### Exercise 2.2: `self_preference`
 #
 # Write `self_preference(S)` for a square grid `S` of shape `(n, n)` (n tokens
 # scored against the same n tokens). Return a tuple of two Python floats:
@@ -168,11 +165,8 @@ hidden_check("self_preference", self_preference)
 # Your measure on the four tokens, scored directly and through the two matrices:
 
 # %% locked
-try:
+with demonstration("self_preference"):
     direct, learned = self_preference(X @ X.T), self_preference(Q @ K.T)
-except NotImplementedError as e:
-    print("(shown once self_preference is written)", e)
-else:
     for name, (asymmetry, share) in (("X Xᵀ (direct)", direct), ("Q Kᵀ (learned)", learned)):
         print(f"{name:>15}: asymmetry {asymmetry:5.2f}, tokens scoring themselves highest {share:.0%}")
 
@@ -191,7 +185,7 @@ else:
 # the rest near 0, and through such a saturated softmax almost no gradient flows.
 # Dividing by `√d_k` brings the variance back to 1 at every head size.
 #
-# ### Exercise 3.3: `scaled_scores`
+# ### Exercise 2.3: `scaled_scores`
 #
 # Write `scaled_scores(Q, K)`: the raw scores divided by `√d_k`, with `d_k` the
 # last dimension of `Q`. Same shapes and errors as `raw_scores`. Keep float32
@@ -229,7 +223,7 @@ import figures
 figures.score_grid(scaled_scores, scaled=True)
 
 # %% [markdown]
-# ### Exercise 3.4: `score_spread`
+# ### Exercise 2.4: `score_spread`
 #
 # Check the variance argument by simulation. Write
 # `score_spread(d_k, n_samples, rng)`: draw `n_samples` random queries, **then**
@@ -278,11 +272,8 @@ hidden_check("score_spread", score_spread)
 # decimal; the chapter gives the raw spread at the two ends only.
 
 # %% locked
-try:
+with demonstration("score_spread"):
     rows = [(d_k, *score_spread(d_k, 10_000, np.random.default_rng(3))) for d_k in (4, 16, 64, 256, 1024)]
-except NotImplementedError as e:
-    print("(shown once score_spread is written)", e)
-else:
     chapter = {4: "2.04 / 1.02", 1024: "31.85 / 1.00"}
     print("head size   raw spread    √d_k   scaled spread   chapter (raw / scaled)")
     for d_k, raw, scaled in rows:
@@ -295,7 +286,7 @@ import figures
 figures.score_spread(score_spread)
 
 # %% [markdown]
-# ### Exercise 3.5: `largest_weight`
+# ### Exercise 2.5: `largest_weight`
 #
 # Now see what the growth does to the weights. Write
 # `largest_weight(d_k, n_keys, scaled, n_trials, rng)`: for each of `n_trials`
@@ -357,13 +348,10 @@ hidden_check("largest_weight", largest_weight)
 # noise in the second decimal.
 
 # %% locked
-try:
+with demonstration("largest_weight"):
     rows = [(d_k, largest_weight(d_k, 64, False, 200, np.random.default_rng(4)),
              largest_weight(d_k, 64, True, 200, np.random.default_rng(4)))
             for d_k in (4, 16, 64, 256, 1024)]
-except NotImplementedError as e:
-    print("(shown once largest_weight is written)", e)
-else:
     chapter = {4: "0.293 / 0.11", 1024: "0.941 / 0.11"}
     print("head size   raw   scaled   chapter (raw / scaled)")
     for d_k, raw, scaled in rows:
@@ -374,6 +362,78 @@ else:
 import figures
 
 figures.largest_weight(largest_weight)
+
+# %% [markdown]
+# ### Exercise 2.6: `softmax_jacobian`
+#
+# A weight near 1 does more harm than mixing in one value alone: it also stops
+# training. In the chapter's words, once the softmax saturates "the gradient
+# through softmax nearly vanishes". Training changes the scores by following
+# how much each weight moves as a score moves, and for softmax that has a
+# closed form. With p = softmax(s),
+#
+# $$\frac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j),
+# \qquad\text{the matrix } \operatorname{diag}(p) - p\,p^{\mathsf T}.$$
+#
+# Write `softmax_jacobian(s)`: `s` is `(..., n)`, the scores of a query against
+# `n` keys, with any leading batch dimensions; return the `(..., n, n)` grid
+# diag(p) − p pᵀ for every query of the batch. Compute p the stable way, as in
+# `largest_weight`: take out the row's largest score before `np.exp`.
+# Float32 stays float32; integers are computed in float64. Raise a `ValueError`
+# when `s` is a single number (0-d) rather than a row of scores. An outer
+# product by broadcasting and `np.eye(n)` do it without a loop. About 5 lines.
+
+# %% solution id=softmax_jacobian
+def softmax_jacobian(s):
+    """How softmax's weights move when its scores move: J[..., i, j] = ∂p_i / ∂s_j.
+
+    s: (..., n) scores of one query against n keys (any leading batch).
+    Returns (..., n, n) diag(p) − p pᵀ with p = softmax(s), in s's float dtype.
+    Raises ValueError for a 0-d s.
+    """
+    ### BEGIN SOLUTION
+    s = np.asarray(s)
+    if s.ndim < 1:
+        raise ValueError(f"s must be a row of scores (..., n), got shape {s.shape}")
+    s = s if s.dtype.kind == "f" else s.astype(np.float64)
+    top = s.max(axis=-1, keepdims=True)
+    e = np.exp(s - np.where(np.isfinite(top), top, 0))
+    total = e.sum(axis=-1, keepdims=True)
+    p = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return p[..., :, None] * np.eye(s.shape[-1], dtype=s.dtype) - p[..., :, None] * p[..., None, :]
+    ### END SOLUTION
+
+
+# %% tests id=check_softmax_jacobian
+# Every row of the grid adds up to 0: moving all scores together moves no weight.
+check("softmax_jacobian", softmax_jacobian)
+
+# %% tests id=hidden_softmax_jacobian
+# The hidden checks of softmax_jacobian run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("softmax_jacobian", softmax_jacobian)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Now the chapter's claim, measured with your function. The same draws as
+# `largest_weight` (64 keys per query, 200 queries per head size), and for
+# each query the size of its gradient grid, its Frobenius norm
+# √(Σᵢⱼ Jᵢⱼ²), averaged. Unscaled, the size rises a little while the weights
+# are still broad, then falls towards 0 as the head size grows: one weight
+# takes nearly everything, nudging a score changes almost nothing, and
+# training has almost nothing to follow. Scaled, it stays put at every head
+# size.
+
+# %% locked
+with demonstration("softmax_jacobian"):
+    print("head size   gradient size raw   scaled")
+    for d_k in (4, 16, 64, 256, 1024):
+        rng = np.random.default_rng(4)
+        queries, keys = rng.standard_normal((200, d_k)), rng.standard_normal((200, 64, d_k))
+        s = np.einsum("td,tkd->tk", queries, keys)
+        raw, scaled = (np.linalg.norm(softmax_jacobian(t), axis=(-2, -1)).mean() for t in (s, s / math.sqrt(d_k)))
+        print(f"{d_k:>9}   {raw:>17.3f}   {scaled:.3f}")
 
 # %% [markdown]
 # With the division, how peaked a pattern is becomes something training decides,

@@ -3,8 +3,8 @@
 #
 # This notebook follows section 4 of the chapter. Each row of scaled scores
 # becomes a row of weights (never negative, adding up to one), and each token's
-# new vector is the weighted mix of the value vectors. At the end you have the
-# whole of attention in a handful of matrix operations:
+# new vector is the weighted mix of the value vectors. At the end you have all
+# of attention in a handful of matrix operations:
 #
 # `output = softmax(Q Kᵀ / √d_k + mask) V`, with the softmax taken along each row.
 
@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from judge import NotStarted, check
-from workbook import TOKENS, pick_up_the_cube
+from workbook import TOKENS, demonstration, pick_up_the_cube
 
 X, W_q, W_k, W_v = pick_up_the_cube()
 # The chapter's listing: one matrix multiply each, then the scaled scores (d_k = 4).
@@ -43,12 +43,12 @@ S = Q @ K.T / math.sqrt(Q.shape[-1])
 #   no warning: shift it by 0 instead, and do not divide where the total is 0
 #   (`np.divide` takes `out=` and `where=`).
 #
-# ### Exercise 4.1: `softmax`
+# ### Exercise 3.1: `softmax`
 #
 # Write `softmax(S, axis=-1)`: softmax along `axis` of an array `S` of any
 # shape, returning an array of the same shape. Float32 stays float32; integers
-# are computed in float64. It must work for scores up to ±1e4. Use no Python
-# loop. About 6 lines.
+# are computed in float64. It must work for scores up to ±1e4. Use no loop.
+# About 6 lines.
 
 # %% solution id=softmax
 def softmax(S, axis=-1):
@@ -87,11 +87,8 @@ hidden_check("softmax", softmax)
 # and each weight is its exponential divided by that total.
 
 # %% locked
-try:
+with demonstration("softmax"):
     weights = softmax(S[3])
-except NotImplementedError as e:
-    print("(shown once softmax is written)", e)
-else:
     print("key        " + "".join(f"{t:>9}" for t in TOKENS))
     print("score      " + "".join(f"{s:+9.3f}" for s in S[3]))
     print("exp(score) " + "".join(f"{x:9.3f}" for x in np.exp(S[3])), f"  total {np.exp(S[3]).sum():.3f}")
@@ -116,11 +113,8 @@ figures.weight_grid(softmax)
 # up to 1, except the fully forbidden one, which should be all zeros).
 
 # %% locked
-try:
+with demonstration("softmax"):
     leads = {lead: softmax(np.array([lead, 0.0]))[0] for lead in (0.0, 1.0, 2.0, 4.0)}
-except NotImplementedError as e:
-    print("(shown once softmax is written)", e)
-else:
     chapter = {0.0: "0.500", 1.0: "0.731", 4.0: "0.982"}
     print("lead   weight of the leader   chapter")
     for lead, w in leads.items():
@@ -144,7 +138,7 @@ figures.softmax_lead(softmax)
 # `e^lead / (e^lead + e^0)`: a half at no lead, and nearer one with every point
 # of lead, until the blend is a copy of one value.
 #
-# ### Exercise 4.2: `lead_share`
+# ### Exercise 3.2: `lead_share`
 #
 # Write `lead_share(lead)`: `lead` is a number or an array of any shape, each
 # entry the lead of one key over a second key. Return an array of the same
@@ -187,14 +181,12 @@ hidden_check("lead_share", lead_share)
 
 # %% locked
 runner_up, favourite = np.sort(S[3])[-2:]
-try:
+with demonstration("softmax", "lead_share"):
     for factor in (0.25, 1, 4, 16, 64):
         row = softmax(factor * S[3])
         lead = factor * (favourite - runner_up)
         print(f"scores × {factor:>5}: weights", " ".join(f"{w:.3f}" for w in row),
               f"  lead {lead:6.2f} over the runner-up alone: {float(lead_share(lead)):.3f}")
-except NotImplementedError as e:
-    print("(shown once softmax and lead_share are written)", e)
 
 # %% [markdown]
 # ## The mix, and the whole thing as matrices
@@ -214,7 +206,7 @@ except NotImplementedError as e:
 # the only change is the shapes: `n_q` queries against `n_k` keys give an
 # `n_q × n_k` grid of weights.
 #
-# ### Exercise 4.3: `attention`
+# ### Exercise 3.3: `attention`
 #
 # Write `attention(Q, K, V, mask=None)` returning the tuple `(output, weights)`.
 # `Q` is `(..., n_q, d_k)`, `K` is `(..., n_k, d_k)`, `V` is `(..., n_k, d_v)`
@@ -265,11 +257,8 @@ hidden_check("attention", attention)
 # the chapter does it, from weights and values rounded as printed.
 
 # %% locked
-try:
+with demonstration("attention"):
     O, A = attention(Q, K, V)
-except NotImplementedError as e:
-    print("(shown once attention is written)", e)
-else:
     print("weights     " + "".join(f"{t:>8}" for t in TOKENS) + "     total")
     for token, row in zip(TOKENS, A):
         print(f"{token:>11} " + "".join(f"{w:8.3f}" for w in row) + f"  {row.sum():8.3f}")
@@ -293,7 +282,7 @@ figures.convolution_vs_attention(attention)
 # `n × d` numbers; a head's score grid holds one number per pair of tokens,
 # and every head has its own.
 #
-# ### Exercise 4.4: `layer_counts`
+# ### Exercise 3.4: `layer_counts`
 #
 # Write `layer_counts(n, d, n_heads)` returning a tuple of three Python ints:
 # the numbers in one token-by-width grid, the numbers in one head's score grid,
@@ -336,11 +325,8 @@ hidden_check("layer_counts", layer_counts)
 # on its own query and on the keys, never on the other queries.
 
 # %% locked
-try:
+with demonstration("attention"):
     O_cross, A_cross = attention(Q[2:], K, V)
-except NotImplementedError as e:
-    print("(shown once attention is written)", e)
-else:
     print("weights", A_cross.shape, "output", O_cross.shape)
     print(A_cross.round(3))
 

@@ -17,8 +17,9 @@ import math
 import numpy as np
 
 from judge import NotStarted, check
-from workbook import TOKENS, my, pick_up_the_cube
+from workbook import TOKENS, demonstration, my, pick_up_the_cube
 
+# `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
 # Your own attention from notebook 03 (its answer cells only).
 attention = my("03_softmax_and_mix", "attention")
 
@@ -39,7 +40,7 @@ Q, K, V = X @ W_q, X @ W_k, X @ W_v
 # `(..., n, d)` becomes `(..., n_heads, n, d_k)`. To `attention`, the heads then
 # look like one more batch dimension.
 #
-# ### Exercise 5.1: `split_heads`
+# ### Exercise 4.1: `split_heads`
 #
 # Write `split_heads(M, n_heads)`: `(..., n, d)` → `(..., n_heads, n, d_k)`
 # with `d_k = d // n_heads`, so that `split_heads(M, h)[..., m, i, :]` is
@@ -80,7 +81,7 @@ hidden_check("split_heads", split_heads)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 5.2: `merge_heads`
+# ### Exercise 4.2: `merge_heads`
 #
 # The heads' outputs are joined by writing them side by side, which gives the
 # original width back. Write `merge_heads(H)`: `(..., n_heads, n, d_k)` →
@@ -126,11 +127,8 @@ hidden_check("merge_heads", merge_heads)
 # looking one token back.
 
 # %% locked
-try:
+with demonstration("split_heads", "attention"):
     _, A_heads = attention(split_heads(Q, 2), split_heads(K, 2), split_heads(V, 2))
-except NotImplementedError as e:
-    print("(shown once split_heads and attention are written)", e)
-else:
     for m, (A, chapter) in enumerate(zip(A_heads, (0.691, 0.360)), start=1):
         print(f"head {m}: average largest weight {A.max(axis=-1).mean():.3f}   (chapter {chapter:.3f})")
         for token, row in zip(TOKENS, A):
@@ -150,7 +148,7 @@ figures.two_heads(split_heads, attention)
 # learned matrix, the **output projection** `W_o`, multiplies the joined grid:
 # each output number is then a learned blend of all the heads.
 #
-# ### Exercise 5.3: `multi_head_attention`
+# ### Exercise 4.3: `multi_head_attention`
 #
 # Write `multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None)`:
 #
@@ -210,7 +208,7 @@ hidden_check("multi_head_attention", multi_head_attention)
 # small model). The chapter counts them for a model of 12 layers with 12
 # heads in each.
 #
-# ### Exercise 5.4: `pattern_count`
+# ### Exercise 4.4: `pattern_count`
 #
 # Write `pattern_count(n_layers, n_heads)`: the number of attention patterns
 # (weight grids per input) of a model with `n_layers` layers of `n_heads`
@@ -267,16 +265,77 @@ print(f"4·d² = {4 * d * d:,}")
 # just the heads written side by side.
 
 # %% locked
-try:
+with demonstration("multi_head_attention"):
     W_o = np.eye(4)
     outputs = {h: multi_head_attention(X, W_q, W_k, W_v, W_o, h) for h in (1, 2, 4)}
-except NotImplementedError as e:
-    print("(shown once multi_head_attention is written)", e)
-else:
     n_numbers = sum(W.size for W in (W_q, W_k, W_v, W_o))
     for h, out in outputs.items():
         print(f"{h} head{'s' if h > 1 else ' '}, {n_numbers} numbers, new vector of cube:",
               np.array2string(out[3], precision=2, sign="+"))
+
+# %% [markdown]
+# ## What a small head can tell apart (chapter section 5)
+#
+# The price is elsewhere. The chapter: "a head of size 8 compares vectors of
+# only eight numbers". A head's score grid is `Q_m K_mᵀ`, an `(n, d_k)` grid
+# times a `(d_k, n)` one, so however many tokens there are its rank, the
+# number of independent directions its scores vary along, is at most `d_k`.
+# Measure it.
+#
+# ### Exercise 4.5: `head_score_ranks`
+#
+# Write `head_score_ranks(X, W_q, W_k, n_heads)`: `X` is `(n, d)`, `W_q` and
+# `W_k` are `(d, d_h)`. Cut the queries `X @ W_q` and the keys `X @ W_k` into
+# `n_heads` heads with your `split_heads`, make every head's `(n, n)` score
+# grid, and return the rank of each, `np.linalg.matrix_rank` with its default
+# tolerance (it takes a stack of grids at once), as an integer array of shape
+# `(n_heads,)`. Raise a `ValueError` when `n_heads` does not divide the width
+# `d_h`, when `X` is not 2-D, or when `W_q` and `W_k` differ in shape or do not
+# fit `X`. About 6 lines.
+
+# %% solution id=head_score_ranks
+def head_score_ranks(X, W_q, W_k, n_heads):
+    """The rank of each head's score grid.
+
+    X: (n, d); W_q, W_k: (d, d_h) with d_h divisible by n_heads.
+    Returns (n_heads,) integers: the rank of head m's Q_m K_mᵀ.
+    Raises ValueError when the shapes do not fit or n_heads does not divide d_h.
+    """
+    ### BEGIN SOLUTION
+    X, W_q, W_k = np.asarray(X), np.asarray(W_q), np.asarray(W_k)
+    if X.ndim != 2 or W_q.ndim != 2 or W_q.shape != W_k.shape or W_q.shape[0] != X.shape[1]:
+        raise ValueError(f"X must be (n, d) and W_q, W_k (d, d_h), got {X.shape}, {W_q.shape}, {W_k.shape}")
+    Q, K = split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads)
+    return np.linalg.matrix_rank(Q @ np.swapaxes(K, -1, -2))
+    ### END SOLUTION
+
+
+# %% tests id=check_head_score_ranks
+# On the worked example: one head of size 4, two of size 2, four of size 1, and heads given zero queries or keys.
+check("head_score_ranks", head_score_ranks)
+
+# %% tests id=hidden_head_score_ranks
+# The hidden checks of head_score_ranks run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("head_score_ranks", head_score_ranks)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your function on 32 random tokens of width 64, the same matrices cut into
+# more and more heads. Every head uses all of its `d_k` directions, and not
+# one more: past 2 heads the grids are no longer limited by the 32 tokens but
+# by the head size. Sixty-four heads of size 1 each see the tokens along a
+# single direction, so a head can rank keys by one number only.
+
+# %% locked
+with demonstration("head_score_ranks", "split_heads"):
+    rng = np.random.default_rng(5)
+    tokens, W_wide_q, W_wide_k = rng.standard_normal((32, 64)), rng.standard_normal((64, 64)), rng.standard_normal((64, 64))
+    print("heads   head size   rank of each head's 32 × 32 grid")
+    for n_heads in (1, 2, 4, 8, 16, 64):
+        ranks = head_score_ranks(tokens, W_wide_q, W_wide_k, n_heads)
+        print(f"{n_heads:>5}   {64 // n_heads:>9}   {sorted(set(ranks.tolist()))}")
 
 # %% [markdown]
 # So the price of many heads is not parameters: each head makes a score grid of

@@ -2,7 +2,7 @@
 # # Attention, part 5: self-attention, cross-attention and masks
 #
 # This notebook follows chapter section 6. Until now the queries, keys and
-# values all came from the same four tokens. Here you see what changes when
+# values all came from the same four tokens. Here you see what changes once
 # they come from two different sets, and you write the three masks that decide
 # which pairs of tokens may meet at all: `causal_mask`, `padding_mask` and
 # `block_mask`, with two measurements that test what the first two promise:
@@ -19,10 +19,11 @@ import math
 import numpy as np
 
 from judge import NotStarted, check
-from workbook import TOKENS, my, pick_up_the_cube
+from workbook import TOKENS, demonstration, my, pick_up_the_cube
 
 X, W_q, W_k, W_v = pick_up_the_cube()
 Q, K, V = X @ W_q, X @ W_k, X @ W_v
+# `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
 softmax, attention = my("03_softmax_and_mix", "softmax", "attention")
 project_qkv = my("01_worked_example", "project_qkv")
 
@@ -46,12 +47,9 @@ project_qkv = my("01_worked_example", "project_qkv")
 
 # %% locked
 robot_tokens = np.round(np.random.default_rng(6).normal(0, 0.9, (2, 4)), 1)
-try:
+with demonstration("attention"):
     _, self_weights = attention(Q, K, V)
     cross_out, cross_weights = attention(robot_tokens @ W_q, K, V)
-except NotImplementedError as e:
-    print("(shown once attention in notebook 03 is written)", e)
-else:
     print("self-attention : weights", self_weights.shape, "- 4 words ask, 4 words answer")
     print("cross-attention: weights", cross_weights.shape, "- 2 robot tokens ask, 4 words answer;",
           "output", cross_out.shape)
@@ -71,7 +69,7 @@ else:
 # notebook is a float64 array of 0.0 and `-np.inf`, ready to pass to your
 # `attention(Q, K, V, mask)`.
 #
-# ### Exercise 2.1: `causal_mask`
+# ### Exercise 5.1: `causal_mask`
 #
 # A token must not see the tokens that come after it. Write `causal_mask(n)`
 # returning the `(n, n)` float64 mask whose entry `[i, j]` is −∞ when key `j`
@@ -97,7 +95,7 @@ def causal_mask(n):
 
 
 # %% tests id=check_causal_mask
-# causal_mask(4) is 0 on and below the diagonal and -inf above it.
+# causal_mask(4) is 0 on and below the diagonal and -inf above it; n = 0 and n = True raise a ValueError.
 check("causal_mask", causal_mask)
 
 # %% tests id=hidden_causal_mask
@@ -113,12 +111,9 @@ hidden_check("causal_mask", causal_mask)
 # reads all four.
 
 # %% locked
-try:
+with demonstration("causal_mask", "attention"):
     mask = causal_mask(4)
     _, weights = attention(Q, K, V, mask)
-except NotImplementedError as e:
-    print("(shown once causal_mask and attention are written)", e)
-else:
     print("mask\n", mask)
     for token, row in zip(TOKENS, weights):
         print(f"{token:>5}", " ".join(f"{w:.3f}" for w in row), f"  total {row.sum():.3f}")
@@ -137,7 +132,7 @@ figures.causal_mask(causal_mask)
 # next token in a single forward pass, with no answer leaking from the right.
 # Feeding the true tokens in this way is called **teacher forcing**.
 #
-# ### Exercise 2.2: `first_changed_output`
+# ### Exercise 5.2: `first_changed_output`
 #
 # The mask makes a promise: the output at position `i` depends on tokens
 # `0 … i` only, so changing a later token never changes an earlier output.
@@ -178,6 +173,8 @@ def first_changed_output(X, W_q, W_k, W_v, j, mask=None):
 
 # %% tests id=check_first_changed_output
 # Changing "the" (token 2) changes outputs 2 and 3 under the causal mask, and all four without it.
+# Also: "cube" changed while every pair with it is forbidden (no row changes), "the" nearly forbidden
+# at -25 (not forbidden: its weight is tiny, not 0), and j = -1 (a ValueError).
 check("first_changed_output", first_changed_output)
 
 # %% tests id=hidden_first_changed_output
@@ -193,15 +190,46 @@ hidden_check("first_changed_output", first_changed_output)
 # changed token's own.
 
 # %% locked
-try:
+with demonstration("first_changed_output", "causal_mask"):
     for j, token in enumerate(TOKENS):
         print(f"{token:>5} changed: first output to move with the mask {first_changed_output(X, W_q, W_k, W_v, j, causal_mask(4))},"
               f" without {first_changed_output(X, W_q, W_k, W_v, j)}")
-except NotImplementedError as e:
-    print("(shown once first_changed_output and causal_mask are written)", e)
+
+# %% [markdown] written id=written_one_pass
+# ### Written question 5.a: one pass, every position
+#
+# Exercise 5.2 tested the causal mask's promise on numbers: a change to token
+# `j` moves no output before `j`. Numbers cannot say why that matters, so say
+# it in words. In three to five sentences, explain why the mask lets a model
+# learning to predict the next token be trained on every position of a
+# sentence in a single forward pass. Say what each position is trained to
+# predict, what the mask keeps from it, and what would go wrong without the
+# mask. Write your answer in the cell below; it is graded by hand.
+#
+# ### BEGIN MARK SCHEME
+# **Rubric**, 3 points (for graders; the release and the feedback leave it out):
+#
+# - **1 point**: position `i` is trained to predict the next token, `i + 1`, and the losses of all
+#   positions come out of the same pass over the true sentence (teacher forcing). Look for: "next
+#   token", "i + 1", "i+1", "following token", "teacher forcing"
+# - **1 point**: with the mask, output `i` depends on tokens `0 … i` only: every key after `i` gets
+#   a weight of exactly zero, so position `i` never sees its own target although the whole sentence
+#   is in the input. Look for: "zero", "cannot see", "can't see", "never see", "not see", "after
+#   it", "future", "later", "j > i"
+# - **1 point**: without the mask, position `i` could read token `i + 1` and copy it: the target
+#   leaks, the loss rewards copying rather than predicting, and the model fails when the next token
+#   is not there (or every prefix would need a pass of its own). Look for: "copy", "leak", "cheat",
+#   "peek"
+#
+# Model answer: each position `i` is asked for token `i + 1`. The mask gives every key after `i` a
+# weight of exactly zero, so output `i` is computed from tokens `0 … i` alone, exactly as if the
+# sentence stopped at `i`. So the whole true sentence can go in at once, and one pass gives every
+# position's prediction and loss. Without the mask, position `i` could attend to token `i + 1` and
+# copy it, a leak that teaches copying instead of prediction.
+# ### END MARK SCHEME
 
 # %% [markdown]
-# ### Exercise 2.3: `padding_mask`
+# ### Exercise 5.3: `padding_mask`
 #
 # Sentences of different lengths share one rectangular batch, and the short
 # ones are filled up at the end with places that must never be read. Write
@@ -237,6 +265,7 @@ def padding_mask(lengths, n):
 
 # %% tests id=check_padding_mask
 # Lengths 4 and 2 in a grid of 4 give shape (2, 1, 4); only the second sequence loses keys.
+# n = 4.0, lengths as floats and a length of 0 or 5 raise a ValueError.
 check("padding_mask", padding_mask)
 
 # %% tests id=hidden_padding_mask
@@ -252,12 +281,9 @@ hidden_check("padding_mask", padding_mask)
 # e^(−∞) = 0 to the total, so the other three weights still add up to one.
 
 # %% locked
-try:
+with demonstration("padding_mask", "attention"):
     mask = padding_mask(np.array([3]), 4)[0]   # (1, 4): one row for every query
     _, weights = attention(Q, K, V, mask)
-except NotImplementedError as e:
-    print("(shown once padding_mask and attention are written)", e)
-else:
     up = TOKENS.index("up")
     masked = Q[up] @ K.T / math.sqrt(K.shape[-1]) + mask[0]
     raised = np.exp(masked)
@@ -275,7 +301,7 @@ import figures
 figures.padding_mask(padding_mask)
 
 # %% [markdown]
-# ### Exercise 2.4: `padding_leak`
+# ### Exercise 5.4: `padding_leak`
 #
 # The chapter's closing warning: a padding mask that is wrong in a quiet way
 # raises no error. The model still trains, every row of weights still adds
@@ -315,6 +341,8 @@ def padding_leak(weights, lengths):
 
 # %% tests id=check_padding_leak
 # With "cube" as padding and no mask, "up" puts 0.681 of its weight on it; with the mask, nothing.
+# Also: a causal mask alone (only the padding query reads "cube"), float32 weights, and bad
+# inputs that must raise a ValueError (a head axis, a length of 0, a length of 3.0).
 check("padding_leak", padding_leak)
 
 # %% tests id=hidden_padding_leak
@@ -332,18 +360,16 @@ hidden_check("padding_leak", padding_leak)
 
 # %% locked
 lengths = np.array([4, 3, 2])
-try:
+with demonstration("padding_mask", "attention", "padding_leak"):
     masks = {"no mask": None, "off by one": padding_mask(np.minimum(lengths + 1, 4), 4),
              "your padding mask": padding_mask(lengths, 4)}
     for name, mask in masks.items():
         _, weights = attention(np.stack([Q] * 3), np.stack([K] * 3), np.stack([V] * 3), mask)
         print(f"{name:>18}: row totals all 1: {np.allclose(weights.sum(-1), 1)};",
               "leak for lengths 4, 3, 2:", " ".join(f"{x:.3f}" for x in padding_leak(weights, lengths)))
-except NotImplementedError as e:
-    print("(shown once padding_mask, attention and padding_leak are written)", e)
 
 # %% [markdown]
-# ### Exercise 2.5: `block_mask`
+# ### Exercise 5.5: `block_mask`
 #
 # A robot model reads a mixed stream: picture tokens, then words, then joint
 # readings, then action tokens, and a mask lays out which *kind* of token may
@@ -354,8 +380,8 @@ except NotImplementedError as e:
 # `(N, N)` float64 mask for all `N = sum(group_sizes)` tokens: 0 where the
 # query's group may look at the key's group, −∞ where not. Raise a
 # `ValueError` when `group_sizes` is not a non-empty 1-D array of positive
-# integers, or `allowed` is not booleans of shape `(g, g)`. No Python loop over
-# tokens: label every token with its group, then index. About 8 lines.
+# integers, or `allowed` is not booleans of shape `(g, g)`. Do it without a
+# loop over tokens: label every token with its group, then index. About 8 lines.
 
 # %% solution id=block_mask
 def block_mask(group_sizes, allowed):
@@ -382,6 +408,7 @@ def block_mask(group_sizes, allowed):
 
 # %% tests id=check_block_mask
 # The robot layout of the chapter, 277 tokens: each token's row repeats its group's row of `allowed`.
+# A group of 0 tokens, a table of 0s and 1s and a 5 x 5 table for 4 groups raise a ValueError.
 check("block_mask", block_mask)
 
 # %% tests id=hidden_block_mask
@@ -409,11 +436,8 @@ ALLOWED = np.array([
     [True,     True,  True,  False],  # joint asks
     [True,     True,  True,  True],   # actions ask
 ])
-try:
+with demonstration("block_mask"):
     mask = block_mask(SIZES, ALLOWED)
-except NotImplementedError as e:
-    print("(shown once block_mask is written)", e)
-else:
     n_allowed = int(np.isfinite(mask).sum())
     print(f"{mask.shape[0]} tokens, {mask.size:,} pairs, {n_allowed:,} allowed ({n_allowed / mask.size:.1%})")
     starts = np.concatenate([[0], np.cumsum(SIZES)[:-1]])
@@ -426,6 +450,44 @@ else:
 import figures
 
 figures.block_mask(block_mask)
+
+# %% [markdown] written id=written_injection
+# ### Written question 5.b: attention and prompt injection
+#
+# The robot's mask says which kind of token may read which because someone
+# wrote the table `ALLOWED`. A language model that reads a web page for its
+# user gets no such table: its instructions and the page's text arrive as one
+# sequence of tokens. In three to five sentences: how does attention treat a
+# token of the instructions and a token of the page, why does that leave room
+# for prompt injection (text on the page that the model follows as if it were
+# an instruction), and what could a mask like `block_mask` do about it, and
+# what not? Write your answer in the cell below; it is graded by hand.
+#
+# ### BEGIN MARK SCHEME
+# **Rubric**, 3 points (for graders; the release and the feedback leave it out):
+#
+# - **1 point**: attention has no notion of where a token came from or whom to trust: tokens of the
+#   instructions and of the page are keys and values of the same sequence, and a query weighs each
+#   by how well it matches, nothing else. Look for: "same sequence", "no notion", "no idea",
+#   "trust", "same way", "just tokens", "where a token came from", "match"
+# - **1 point**: so page text that reads like an instruction can win weight and steer the output as
+#   a real instruction would: that is prompt injection; any preference for the real instructions is
+#   something the model learned statistically, not a rule of the arithmetic. Look for: "inject",
+#   "learned", "statistic", "override", "obey", "follow", "steer"
+# - **1 point**: a mask works only on positions: it could stop some tokens from reading the page at
+#   all, but whatever must use the page still reads all of it, and no mask can tell a harmless
+#   sentence of the page from a harmful one by its content, so the defence must come from elsewhere
+#   (training, keeping untrusted input away from actions). Look for: "position", "content", "cannot
+#   tell", "can't tell", "still read", "must read", "has to read"
+#
+# Model answer: to attention, a token of the system prompt and a token of the page are both keys and
+# values of one sequence; a query gives each the weight its match earns, with no notion of source or
+# trust. Page text written to look like an instruction can therefore draw the weight an instruction
+# would and steer what the model does: prompt injection. Whatever preference the model has for its
+# real instructions was learned from data, not enforced. A block mask can forbid positions, for
+# example keep the page from some tokens, but the answer must read the page to use it, and a mask
+# sees positions, not content, so it cannot sort a harmful sentence from a harmless one.
+# ### END MARK SCHEME
 
 # %% [markdown]
 # Applying a mask costs one addition per score, yet it decides what the model

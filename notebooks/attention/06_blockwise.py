@@ -3,8 +3,8 @@
 #
 # This notebook follows the end of chapter section 7. The score grid has one
 # cell for every (query, key) pair, so storing it grows with the square of the
-# length. Real implementations never store it whole: they walk through the
-# keys in blocks, keep a running total for the softmax, and throw each block
+# length. Real implementations do not store the grid: they walk through the
+# keys in blocks, carry a running total for the softmax, and throw each block
 # of scores away once it has been used. You will write that walk,
 # `blockwise_attention`, and check that it gives exactly what your
 # `attention` from notebook 03 gives while holding far less memory.
@@ -17,8 +17,9 @@ import tracemalloc
 import numpy as np
 
 from judge import NotStarted, check
-from workbook import my
+from workbook import demonstration, my
 
+# `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
 attention = my("03_softmax_and_mix", "attention")
 
 # %% [markdown]
@@ -56,7 +57,7 @@ attention = my("03_softmax_and_mix", "attention")
 # row with $\ell = 0$ at the end has no key to read: return zeros for it, as
 # `softmax` does for an all-forbidden row.
 #
-# ### Exercise 1.1: `blockwise_attention`
+# ### Exercise 6.1: `blockwise_attention`
 #
 # Write `blockwise_attention(Q, K, V, block_size=128, causal=False)` returning
 # the output of attention, `(..., n_q, d_v)`, for `Q` `(..., n_q, d_k)`, `K`
@@ -64,7 +65,7 @@ attention = my("03_softmax_and_mix", "attention")
 # broadcast as in `attention`). Scale the scores by $1/\sqrt{d_k}$ as usual.
 # With `causal=True`, key `j` is forbidden to query `i` whenever `j > i`.
 #
-# * The only Python loop is the one over blocks of `block_size` keys (the
+# * The one loop runs over blocks of `block_size` keys (the
 #   last block may be shorter). Each step handles all queries of the block
 #   at once, as arrays of shape `(..., n_q, block_size)`.
 # * Never build an array with `n_q × n_k` cells: not the scores, not the
@@ -123,6 +124,9 @@ def blockwise_attention(Q, K, V, block_size=128, causal=False):
 
 # %% tests id=check_blockwise_attention
 # The blocks must add up to plain attention: "cube" becomes +0.58, -1.08, +0.54, +0.12.
+# Also: float32 inputs; 1,024 random tokens, where the call may hold at most half of the 8 MiB
+# grid at once; and bad inputs (V with a row more than K, a block size of True) that must raise a
+# ValueError.
 check("blockwise_attention", blockwise_attention)
 
 # %% tests id=hidden_blockwise_attention
@@ -147,7 +151,7 @@ cases = [  # (leading shape, n_q, n_k, d_k, d_v, block_size, dtype)
     ((3,), 64, 200, 32, 32, 50, np.float64),
     ((2, 2), 100, 100, 8, 16, 128, np.float32),
 ]
-try:
+with demonstration("attention", "blockwise_attention"):
     for lead, n_q, n_k, d_k, d_v, block, dtype in cases:
         Q = rng.standard_normal((*lead, n_q, d_k)).astype(dtype)
         K = rng.standard_normal((*lead, n_k, d_k)).astype(dtype)
@@ -157,8 +161,6 @@ try:
         gap = np.abs(blocks.astype(np.float64) - plain).max()
         print(f"Q {Q.shape!s:<16} K {K.shape!s:<16} blocks of {block:>3} {np.dtype(dtype).name}: "
               f"largest difference {gap:.1e}, output dtype {blocks.dtype}")
-except NotImplementedError as e:
-    print("(shown once attention and blockwise_attention are written)", e)
 
 # %% [markdown]
 # The causal version can be checked without any mask at all: query `i` must
@@ -169,12 +171,9 @@ except NotImplementedError as e:
 # %% locked
 n, d = 9, 4
 Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))
-try:
+with demonstration("attention", "blockwise_attention"):
     blocks = blockwise_attention(Q, K, V, block_size=4, causal=True)
     prefixes = np.concatenate([attention(Q[i:i + 1], K[:i + 1], V[:i + 1])[0] for i in range(n)])
-except NotImplementedError as e:
-    print("(shown once attention and blockwise_attention are written)", e)
-else:
     print(f"causal, {n} tokens in blocks of 4: largest difference from prefix attention "
           f"{np.abs(blocks - prefixes).max():.1e}")
 
@@ -202,13 +201,11 @@ def peak_mib(func, *args, **kwargs):
 
 n, d = 2048, 64
 Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))
-try:
+with demonstration("attention", "blockwise_attention"):
     for name, func, kwargs in (("attention", attention, {}),
                                ("blockwise_attention", blockwise_attention, {"block_size": 128})):
         seconds, mib = peak_mib(func, Q, K, V, **kwargs)
         print(f"{name:>19}: peak {mib:6.1f} MiB, {seconds:.2f} s")
-except NotImplementedError as e:
-    print("(shown once attention and blockwise_attention are written)", e)
 
 # %% [markdown]
 # Libraries go one step further and also cut the queries into blocks, sized so

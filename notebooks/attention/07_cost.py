@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from judge import NotStarted, check
+from workbook import demonstration
 
 # %% [markdown]
 # ## 1. One cell per pair (chapter section 7)
@@ -35,7 +36,7 @@ for n in (4, 8, 16):
 # addition. Multiplying an `(n, a)` matrix by an `(a, b)` one takes `n · a · b`
 # of them. Take a model of width `d` whose heads together also have width `d`.
 #
-# ### Exercise 2.1: `projection_flops`
+# ### Exercise 7.1: `projection_flops`
 #
 # The parts that handle each token on its own are four matrix multiplies of an
 # `(n, d)` grid by a `(d, d)` matrix: the queries, the keys, the values and the
@@ -59,7 +60,7 @@ def projection_flops(n, d):
 
 
 # %% tests id=check_projection_flops
-# At 512 tokens and width 768: 4 x 512 x 768 x 768 = 1,207,959,552 steps.
+# Checked at 512 tokens of width 768, and on sizes it must refuse.
 check("projection_flops", projection_flops)
 
 # %% tests id=hidden_projection_flops
@@ -70,7 +71,7 @@ hidden_check("projection_flops", projection_flops)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2.2: `score_flops`
+# ### Exercise 7.2: `score_flops`
 #
 # The grid itself takes two products, summed over all heads: the scores
 # `Q Kᵀ`, an `(n, d)` grid times a `(d, n)` one, and the mix `A V`, an `(n, n)`
@@ -106,7 +107,7 @@ hidden_check("score_flops", score_flops)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2.3: `attention_share`
+# ### Exercise 7.3: `attention_share`
 #
 # Write `attention_share(n, d)`: the fraction of the layer's steps (the two
 # counts above added together) that the grid takes, a float between 0 and 1.
@@ -143,17 +144,14 @@ hidden_check("attention_share", attention_share)
 
 # %% locked
 d = 768
-try:
+with demonstration("score_flops", "attention_share"):
     rows = [(n, attention_share(n, d), score_flops(n, d)) for n in (128, 512, 2048, 8192, 32768)]
-except NotImplementedError as e:
-    print("(shown once score_flops and attention_share are written)", e)
-else:
     print(f"{'tokens':>7} {'grid share':>10} {'grid steps (billion)':>21}")
     for n, share, steps in rows:
         print(f"{n:>7,} {share:>10.1%} {steps / 1e9:>21,.2f}")
 
 # %% [markdown]
-# ### Exercise 2.4: `crossover_length`
+# ### Exercise 7.4: `crossover_length`
 #
 # The projections grow in step with `n`, the grid with `n²`, so there is one
 # length where the two cost the same. Set the two counts equal, solve for `n`
@@ -187,12 +185,10 @@ hidden_check("crossover_length", crossover_length)
 ### END HIDDEN TESTS
 
 # %% locked
-try:
+with demonstration("crossover_length", "score_flops", "projection_flops"):
     n = crossover_length(768)
     print(f"crossover at width 768: {n:,} tokens;",
           f"grid {score_flops(n, 768):,} steps, projections {projection_flops(n, 768):,} steps")
-except NotImplementedError as e:
-    print("(shown once crossover_length, score_flops and projection_flops are written)", e)
 
 # %% locked
 # Your two counts on log-log axes, with your crossover.
@@ -212,7 +208,7 @@ figures.cost(projection_flops, score_flops, crossover_length)
 # not the chapter's: the chapter says only that attention dominates at tens of
 # thousands of tokens, and the crossover you compute depends on it.
 #
-# ### Exercise 2.5: `mlp_flops`
+# ### Exercise 7.5: `mlp_flops`
 #
 # Write `mlp_flops(n, d)`: the multiply-and-add steps of that MLP on `n`
 # tokens of width `d`, as a Python int. Raise a `ValueError` when `n` or `d`
@@ -234,7 +230,7 @@ def mlp_flops(n, d):
 
 
 # %% tests id=check_mlp_flops
-# 512 tokens of width 768: 2,415,919,104 steps, six times the grid's 402,653,184.
+# Checked at 512 tokens of width 768 (there the MLP outweighs the grid), and on sizes it must refuse.
 check("mlp_flops", mlp_flops)
 
 # %% tests id=hidden_mlp_flops
@@ -245,7 +241,7 @@ hidden_check("mlp_flops", mlp_flops)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2.6: `grid_over_mlp`
+# ### Exercise 7.6: `grid_over_mlp`
 #
 # Write `grid_over_mlp(n, d)`: the work of the score grid (your `score_flops`)
 # divided by the work of the MLP (your `mlp_flops`), as a Python float. Below
@@ -274,13 +270,11 @@ hidden_check("grid_over_mlp", grid_over_mlp)
 ### END HIDDEN TESTS
 
 # %% locked
-try:
+with demonstration("score_flops", "mlp_flops", "grid_over_mlp"):
     print("tokens   grid / MLP   the larger")
     for n in (128, 512, 2048, 3072, 8192, 32768):
         ratio = grid_over_mlp(n, 768)
         print(f"{n:>6,}   {ratio:>10.3f}   {'the grid' if ratio > 1 else 'the MLP' if ratio < 1 else 'equal'}")
-except NotImplementedError as e:
-    print("(shown once score_flops, mlp_flops and grid_over_mlp are written)", e)
 
 # %% [markdown]
 # ## 3. Memory (chapter section 7)
@@ -288,7 +282,7 @@ except NotImplementedError as e:
 # Work is one limit; memory often runs out first. Every head has its own
 # `n × n` score grid, and a number in 16-bit floating point takes 2 bytes.
 #
-# ### Exercise 3.1: `score_grid_bytes`
+# ### Exercise 7.7: `score_grid_bytes`
 #
 # Write `score_grid_bytes(n, n_heads, bytes_per_number=2)`: the bytes needed to
 # hold the score grids of every head of one layer at once. About 4 lines.
@@ -331,12 +325,10 @@ def readable(n_bytes):
     return f"{n_bytes / 2**20:g} MiB" if n_bytes < 2**30 else f"{n_bytes / 2**30:g} GiB"
 
 
-try:
+with demonstration("score_grid_bytes"):
     for n in (512, 2048, 8192, 32768):
         size = score_grid_bytes(n, 12)
         print(f"{n:>6,} tokens: {size:>14,} bytes = {readable(size)}")
-except NotImplementedError as e:
-    print("(shown once score_grid_bytes is written)", e)
 
 # %% locked
 # The memory table as bars, from your score_grid_bytes.
@@ -354,7 +346,7 @@ figures.memory(score_grid_bytes)
 # Cutting the width into heads changes how the columns of `W_q`, `W_k`, `W_v`
 # are grouped, not how many there are, and `W_o` stays `d × d`.
 #
-# ### Exercise 4.1: `attention_params`
+# ### Exercise 7.8: `attention_params`
 #
 # Write `attention_params(d, n_heads)`: the number of weights in `W_q`, `W_k`,
 # `W_v` and `W_o` of one attention layer of width `d` cut into `n_heads` heads
@@ -391,11 +383,9 @@ hidden_check("attention_params", attention_params)
 ### END HIDDEN TESTS
 
 # %% locked
-try:
+with demonstration("attention_params"):
     for n_heads in (1, 2, 12, 64):
         print(f"width 768, {n_heads:>2} heads of size {768 // n_heads:>3}: {attention_params(768, n_heads):,} weights")
-except NotImplementedError as e:
-    print("(shown once attention_params is written)", e)
 
 # %% [markdown]
 # More heads cost no weights, but each head needs a score grid of its own,

@@ -3,11 +3,10 @@
 #
 # The short version of the chapter closes with four "Check yourself"
 # questions, and opens with a list of what you should already be able to do
-# if you want to skip it. The chapter wants explanations, so wherever an
-# answer can be shown by computing, you show it: you write a small function,
-# and it is run on cases you have not seen. Where you must pick, you pick
-# among statements that are each someone's real mistake. Three kinds of
-# answer:
+# to skip it. The chapter wants explanations, so wherever an answer can be
+# shown by computing, you show it: you write a small function, and it is run
+# on cases you have not seen. Where you choose, the options are statements
+# that are each someone's real mistake. Three kinds of answer:
 #
 # * a **function** whose output demonstrates the answer; the cell under it
 #   checks it on the chapter's example, the grader on other inputs;
@@ -17,7 +16,7 @@
 # * a **choice**: the letter of one option, in either case (`"b"` or `"B"`).
 #
 # For counts and choices, the cell under the question checks only the form
-# of your answer; whether it is right is marked when your work is graded.
+# of your answer; grading marks whether it is right.
 
 # %% setup id=setup_08
 import math
@@ -25,10 +24,11 @@ import math
 import numpy as np
 
 from judge import NotStarted, check, check_answer_form
-from workbook import my, pick_up_the_cube
+from workbook import demonstration, my, pick_up_the_cube
 
 X, W_q, W_k, W_v = pick_up_the_cube()
 Q, K, V = X @ W_q, X @ W_k, X @ W_v
+# `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
 # Your own functions from notebooks 03 and 05.
 softmax, attention = my("03_softmax_and_mix", "softmax", "attention")
 causal_mask = my("05_masks_and_cross_attention", "causal_mask")
@@ -36,13 +36,13 @@ causal_mask = my("05_masks_and_cross_attention", "causal_mask")
 # %% [markdown]
 # ## Check yourself
 #
-# ### Question 1: what one attention step can produce (chapter section 4)
+# ### Question 8.1: what one attention step can produce (chapter section 4)
 #
-# Every output row of attention is `Σⱼ A[i, j] V[j]` with weights that are
-# never negative and add up to one over the rows token `i` may see: a convex
+# Every output row of attention is `Σⱼ A[i, j] V[j]` with non-negative
+# weights that add up to one over the rows token `i` may see: a convex
 # combination. The short chapter draws the consequence: the output lies in the
 # convex hull of those value rows, so attention can select and blend, while
-# anything new must come from the matrices around it. Show it on numbers.
+# anything new comes from the matrices around it. Show it on numbers.
 #
 # The hull lies inside a simpler region, the box whose sides are, number by
 # number, the smallest and the largest of the visible value rows. Write
@@ -78,7 +78,8 @@ def hull_excess(O, V, allowed=None):
 
 
 # %% tests id=check_hull_excess
-# Attention's outputs never stick out (with and without a mask); multiplied by W_o, they do.
+# Attention's outputs never stick out (with and without a mask); multiplied by W_o, they do (float64 and float32).
+# Then inputs that must raise a ValueError.
 check("hull_excess", hull_excess)
 
 # %% tests id=hidden_hull_excess
@@ -93,16 +94,49 @@ hidden_check("hull_excess", hull_excess)
 # add up to one: only the convex combination is bound to its values.
 
 # %% locked
-try:
+with demonstration("attention", "hull_excess"):
     O, A = attention(Q, K, V)
     for name, weights in (("attention's weights", A), ("weights doubled", 2 * A),
                           ("weights with a negative entry", A - 0.3)):
         print(f"{name:>30}: excess per row", " ".join(f"{x:.3f}" for x in hull_excess(weights @ V, V)))
-except NotImplementedError as e:
-    print("(shown once attention and hull_excess are written)", e)
+
+# %% [markdown] written id=written_convex
+# ### Written question 8.a: what a convex combination can and cannot make
+#
+# `hull_excess` showed that attention's outputs stay inside the box around the
+# value rows they may see, and that weights which add up to more than one, or
+# include a negative, leave it. In three to five sentences: what can one
+# attention step make out of the value rows it sees, what can it never make
+# (give one concrete example), and where in a transformer does anything
+# outside that region come from? Write your answer in the cell below; it is
+# graded by hand.
+#
+# ### BEGIN MARK SCHEME
+# **Rubric**, 3 points (for graders; the release and the feedback leave it out):
+#
+# - **1 point**: each output row is a weighted average of the visible value rows, with weights that
+#   are never negative and add up to one, so it lies in their convex hull: it can pick one row (one
+#   weight near 1) or blend several. Look for: "hull", "average", "blend", "mix", "between",
+#   "select", "pick"
+# - **1 point**: a concrete output it cannot make: a number larger than that number in every visible
+#   value row (or smaller than in every one), a sign that no visible row has in that place, a vector
+#   longer than the longest value row, or anything of a row it is masked from. Look for: "larger
+#   than", "bigger than", "greater than", "smaller than", "outside", "longer", "exceed", "sign"
+# - **1 point**: anything new comes from the learned matrices and the layers around attention: `W_v`
+#   decides what the value rows are, `W_o` maps the mix after it, and the MLP (with the residual
+#   stream) computes the rest. Look for: "w_o", "w_v", "mlp", "feed-forward", "feedforward", "linear
+#   map", "projection"
+#
+# Model answer: attention's output is an average of the value rows it may see, with non-negative
+# weights that sum to one, so it always lies in their convex hull: it selects one of them or blends
+# several. It cannot go beyond them: if every visible value row has a 2 in some place, no output has
+# a 3 there, and no output is longer than the longest value row. New vectors come from the matrices
+# around the mix (`W_v` before it, `W_o` after it) and from the MLP that follows; attention only
+# chooses what to mix.
+# ### END MARK SCHEME
 
 # %% [markdown]
-# ### Question 2: all scores equal (chapter section 4)
+# ### Question 8.2: all scores equal (chapter section 4)
 #
 # Suppose every score in one row of the grid is the same number. What does
 # attention output for that query (chapter section 4)? Answer with a function:
@@ -125,40 +159,28 @@ def equal_scores(V):
 
 
 # %% tests id=hidden_equal_scores
-# Form only: an array of shape (..., d_v). The values are marked when your work is graded.
-func = globals().get("equal_scores")
-if func is None:
-    raise AssertionError("equal_scores is not answered yet: run the cell that defines equal_scores.")
-for shape, wanted in (((5, 3), (3,)), ((2, 5, 3), (2, 3))):
-    try:
-        result = func(np.random.default_rng(0).standard_normal(shape))
-    except NotImplementedError:
-        raise AssertionError("equal_scores is not answered yet: write equal_scores above and run it.") from None
-    if type(result) is not np.ndarray or result.shape != wanted:
-        got = f"shape {result.shape}" if type(result) is np.ndarray else type(result).__name__
-        raise AssertionError(f"equal_scores on V of shape {shape} must return a numpy array of "
-                             f"shape {wanted}, got {got}")
-print("✓ equal_scores returns one row of width d_v per batch entry")
+# On the worked example's value rows, and on a float32 batch; the hidden checks run when your work is graded.
+check("equal_scores", equal_scores)
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("equal_scores", equal_scores)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 3: one pass, every position (chapter section 6)
+# ### Question 8.3: one pass, every position (chapter section 6)
 #
 # A model learning to predict the next token gets, at position `i`, the true
 # tokens `0 … i` and is asked for token `i + 1`. The short chapter says the
 # causal mask lets one forward pass train every position at once. The reason
-# can be counted: a position whose weights may reach token `i + 1` could copy
-# its answer instead of predicting it.
+# can be counted: a position whose weights may reach token `i + 1` could read
+# off its answer instead of predicting it.
 #
 # Write `leaked_targets(mask)`: `mask` is an additive `(n, n)` mask (0
 # allows a pair, −∞ forbids it). Return, as a Python int, how many positions
 # `i` (from 0 to `n − 2`) may look at their own target `i + 1` in one
-# attention step. With a causal mask the count is 0, and that is why the true
-# sequence can go in whole. Raise a `ValueError` when `mask` is not a square
-# 2-D grid. About 3 lines.
+# attention step. With a causal mask the count is 0, and that is why one pass
+# can take the true sequence as it is. Raise a `ValueError` when `mask` is not
+# a square 2-D grid. About 3 lines.
 
 # %% solution id=leaked_targets
 def leaked_targets(mask):
@@ -177,7 +199,8 @@ def leaked_targets(mask):
 
 
 # %% tests id=check_leaked_targets
-# The causal mask of 4 tokens leaks no target; no mask leaks 3 (every position but the last).
+# The causal mask of 4 tokens leaks no target; no mask leaks 3 (every position but the last). Then a mask that
+# lets each token see only the one before it, and masks that are not one square grid (a ValueError).
 check("leaked_targets", leaked_targets)
 
 # %% tests id=hidden_leaked_targets
@@ -188,14 +211,12 @@ hidden_check("leaked_targets", leaked_targets)
 ### END HIDDEN TESTS
 
 # %% locked
-try:
+with demonstration("causal_mask", "leaked_targets"):
     print("your causal mask of 8 tokens leaks", leaked_targets(causal_mask(8)), "targets;",
           "no mask leaks", leaked_targets(np.zeros((8, 8))))
-except NotImplementedError as e:
-    print("(shown once causal_mask and leaked_targets are written)", e)
 
 # %% [markdown]
-# ### Question 4: the head size of a large model (chapter section 5)
+# ### Question 8.4: the head size of a large model (chapter section 5)
 #
 # A model has width `d = 4096` and `h = 32` heads (chapter section 5). What is
 # the head size `d_k`? Set `HEAD_SIZE_4096` to that whole number.
@@ -215,7 +236,7 @@ hidden_check("head_size_4096", HEAD_SIZE_4096)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 5: the weights of that attention block (chapter section 5)
+# ### Question 8.5: the weights of that attention block (chapter section 5)
 #
 # Same model, `d = 4096` and `h = 32`, with full multi-head attention: how many
 # weights do `W_Q`, `W_K`, `W_V` and `W_O` hold together (no biases; chapter
@@ -242,7 +263,7 @@ hidden_check("params_4096", PARAMS_4096)
 # The chapter lets you skip it if you can write its formula from memory and
 # explain the √d, the causal mask and the heads. One question each.
 #
-# ### Question 6: the formula (chapter section 4)
+# ### Question 8.6: the formula (chapter section 4)
 #
 # Queries `Q`, keys `K` and values `V`, head size `d`. Which line computes
 # scaled dot-product attention?
@@ -270,7 +291,7 @@ hidden_check("skip_formula", SKIP_FORMULA)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 7: why √d, measured (chapter section 3)
+# ### Question 8.7: why √d, measured (chapter section 3)
 #
 # Take `t` pairs of a query and a key whose numbers are independent, with mean
 # 0 and variance 1. Write `score_variance(Q, K)`: `Q` and `K` are `(t, d_k)`,
@@ -298,7 +319,8 @@ def score_variance(Q, K):
 
 
 # %% tests id=check_score_variance
-# 400 pairs at head size 4 and at 64: the raw variance is near d_k, the scaled one near 1.
+# 400 pairs at head size 4 and at 64: the raw variance is near d_k, the scaled one near 1. Then float32
+# pairs whose scores float32 would round, and shapes that must raise a ValueError.
 check("score_variance", score_variance)
 
 # %% tests id=hidden_score_variance
@@ -310,18 +332,16 @@ hidden_check("score_variance", score_variance)
 
 # %% locked
 rng = np.random.default_rng(2)
-try:
+with demonstration("score_variance", "softmax"):
     print("  d_k   raw variance   scaled variance   largest of 64 weights: raw  scaled")
     for d_k in (4, 16, 64, 256, 1024):
         raw, scaled = score_variance(rng.standard_normal((2000, d_k)), rng.standard_normal((2000, d_k)))
         S = rng.standard_normal((200, d_k)) @ rng.standard_normal((64, d_k)).T
         top_raw, top_scaled = (softmax(S / c, axis=-1).max(axis=-1).mean() for c in (1.0, math.sqrt(d_k)))
         print(f"{d_k:>5}   {raw:>12.1f}   {scaled:>15.2f}   {top_raw:>28.3f}  {top_scaled:>6.3f}")
-except NotImplementedError as e:
-    print("(shown once score_variance and softmax are written)", e)
 
 # %% [markdown]
-# ### Question 8: the causal mask (chapter section 6)
+# ### Question 8.8: the causal mask (chapter section 6)
 #
 # Which statement describes the causal mask of a model trained to predict the
 # next token? ($S$ is the grid of scores, $A$ the weights after the softmax.)
@@ -352,7 +372,7 @@ hidden_check("skip_causal", SKIP_CAUSAL)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 9: what heads buy (chapter section 5)
+# ### Question 8.9: what heads buy (chapter section 5)
 #
 # A layer of width `d` runs `h` heads of size `d / h` instead of one head of
 # size `d`. What does it gain?

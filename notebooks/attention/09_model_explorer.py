@@ -34,10 +34,13 @@ from judge import NotStarted, check
 import matplotlib.pyplot as plt
 
 import explorer_model
-from workbook import your_attention
+from workbook import demonstration, your_attention
 
-# Your own attention, from the answer cells of notebooks 02 to 05.
+# Your own attention, from the answer cells of notebooks 02 to 05, read from the SAVED notebooks, not their
+# open tabs: after a change there, save it and re-run this cell.
 yours = your_attention()
+# The names of the functions of yours the model calls, and the attention your multi_head_attention runs on.
+PIECES = (*explorer_model.Pieces._fields, "attention")
 trained = explorer_model.load("model_weights.npz")
 # Random weights of the same shapes: exactly where training started.
 untrained = explorer_model.random_weights(trained.seed, trained.vocab)
@@ -59,12 +62,8 @@ prompt = "the cat sat on the mat . the cat sat on the mat"
 def run(model, prompt):
     """The model's forward pass on `prompt` with your attention, or None (and why) if it cannot run yet."""
     tokens = explorer_model.tokenize(prompt, model.vocab)
-    try:
+    with demonstration(*PIECES):  # a stub, or which of yours stopped the model
         return explorer_model.forward(model, tokens, yours)
-    except NotImplementedError as e:
-        print("(the grids appear once your attention functions are written)", e)
-    except Exception as e:  # a bug in one of your functions: say which error, keep the notebook going
-        print(f"(your attention functions stopped the model: {type(e).__name__}: {e})")
     return None
 
 
@@ -113,7 +112,7 @@ draw(untrained_run, untrained, f"random weights: {prompt!r}")
 # array of shape `()` (notebook 01's rule for a number answer). The checks
 # compare with the policy of notebook 01: within `1.5e-8 · max(1, |expected|)`.
 #
-# ### Exercise 2.1: `self_score`, `previous_score`, `start_score`
+# ### Exercise 9.1: `self_score`, `previous_score`, `start_score`
 #
 # * `self_score(A)`: the mean of `A[i, i]`, how much a token reads itself;
 # * `previous_score(A)`: the mean of `A[i, i−1]`, how much it reads the token just before;
@@ -188,7 +187,7 @@ hidden_check("start_score", start_score)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2.2: `induction_score`
+# ### Exercise 9.2: `induction_score`
 #
 # In "… A B … A", an induction head looks from the second A at B: the token
 # *after* an earlier copy of the current token. For a query row `i`, the
@@ -202,7 +201,7 @@ hidden_check("start_score", start_score)
 # column 2 (y, the token after the first x), row 4 (the second y) targets
 # column 3 (the x after the first y), and rows 1 and 2 have no target.
 # Build a boolean `(n, n)` grid of targets with one comparison of `tokens`
-# against itself, then keep the part below the diagonal. About 6 lines.
+# against itself, then take only the part below the diagonal. About 6 lines.
 
 # %% solution id=induction_score
 def induction_score(A, tokens):
@@ -224,7 +223,8 @@ def induction_score(A, tokens):
 
 
 # %% tests id=check_induction_score
-# On <s> x y x y with the grid given by hand, rows 3 and 4 count: (0.6 + 0.7) / 2 = 0.65.
+# On <s> x y x y with the grid given by hand, rows 3 and 4 count: (0.6 + 0.7) / 2 = 0.65. Then heads of the
+# trained model, a prompt where no token repeats, a row with two targets, and <s> x x x.
 check("induction_score", induction_score)
 
 # %% tests id=hidden_induction_score
@@ -235,14 +235,14 @@ hidden_check("induction_score", induction_score)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2.3: `classify_head`
+# ### Exercise 9.3: `classify_head`
 #
 # Put the four measures together. `classify_head(A, tokens)` computes the
 # scores in this order: self, previous, start, induction. If the largest is at
 # least 0.5, it returns that kind's name: `"self"`, `"previous"`, `"start"` or
 # `"induction"` (on a tie, the first in that order); otherwise `"spread"`: the
 # head spreads its attention over several tokens. Return a plain Python `str`.
-# Use your four measures, `self_score(A)` … `induction_score(A, tokens)`: when
+# Use your four measures, `self_score(A)` … `induction_score(A, tokens)`: while
 # `classify_head` is graded, the reference's measures stand in for yours, so a
 # mistake in a measure costs that measure's points only. About 4 lines.
 
@@ -262,7 +262,8 @@ def classify_head(A, tokens):
 
 
 # %% tests id=check_classify_head
-# Heads of the trained model on the prompt "the cat sat on the mat" written twice, and one spread grid.
+# Heads of the trained model on the prompt "the cat sat on the mat" written twice, and one spread grid;
+# then grids given by hand: two ties, and a score of exactly 0.5.
 check("classify_head", classify_head)
 
 # %% tests id=hidden_classify_head
@@ -273,7 +274,7 @@ hidden_check("classify_head", classify_head)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2.4: `copy_score`
+# ### Exercise 9.4: `copy_score`
 #
 # Looking at B is half of what an induction head does; the chapter says it
 # also *copies* B: at the second A, the model predicts B as the next token.
@@ -311,7 +312,8 @@ def copy_score(logits, tokens):
 
 
 # %% tests id=check_copy_score
-# The trained model on the prompt written twice, the random weights, and logits given by hand.
+# The trained model on the prompt written twice, the random weights, and logits given by hand
+# (a row with two targets, a prompt where no token repeats).
 check("copy_score", copy_score)
 
 # %% tests id=hidden_copy_score
@@ -329,7 +331,7 @@ hidden_check("copy_score", copy_score)
 # %% locked
 rng = np.random.default_rng(11)
 spans = [rng.choice(np.arange(1, len(trained.vocab)), size=10, replace=False) for _ in range(10)]
-try:
+with demonstration(*PIECES, "induction_score", "copy_score"):
     for model, name in ((trained, "trained"), (untrained, "random ")):
         looks, copies = [], []
         for span in spans:
@@ -337,8 +339,6 @@ try:
             looks.append(max(induction_score(A, result.tokens) for A in result.weights[1]))
             copies.append(copy_score(result.logits, result.tokens))
         print(f"{name}: layer 1's best induction score {np.mean(looks):.2f}, copy score {np.mean(copies):.2f}")
-except NotImplementedError as e:
-    print("(shown once your attention functions, induction_score and copy_score are written)", e)
 
 # %% [markdown]
 # ## 3. What training made
@@ -351,14 +351,12 @@ def head_table(result, title):
         return
     print(title)
     print("              self  previous  start  induction   kind")
-    try:
+    with demonstration("self_score", "previous_score", "start_score", "induction_score", "classify_head"):
         for layer, grids in enumerate(result.weights):
             for head, A in enumerate(grids):
                 scores = [self_score(A), previous_score(A), start_score(A), induction_score(A, result.tokens)]
                 print(f"layer {layer} head {head} " + "".join(f"{s:8.2f}" for s in scores)
                       + f"   {classify_head(A, result.tokens)}")
-    except NotImplementedError as e:
-        print("(the table appears once the measures are written)", e)
 
 
 head_table(trained_run, f"trained weights on {prompt!r}")
@@ -373,15 +371,13 @@ head_table(untrained_run, "random weights, the same prompt")
 rng = np.random.default_rng(9)
 spans = [rng.choice(np.arange(1, len(trained.vocab)), size=10, replace=False) for _ in range(20)]
 repeats = [" ".join(trained.vocab[t] for t in np.concatenate([span, span])) for span in spans]
-try:
+with demonstration(*PIECES, "induction_score"):
     for model, name in ((trained, "trained"), (untrained, "random ")):
         results = [explorer_model.forward(model, explorer_model.tokenize(text, model.vocab), yours)
                    for text in repeats]
         means = np.mean([[[induction_score(A, r.tokens) for A in layer] for layer in r.weights]
                          for r in results], axis=0)
         print(f"{name} induction scores, layer by layer:", np.array2string(means, precision=2))
-except NotImplementedError as e:
-    print("(shown once your attention functions and induction_score are written)", e)
 
 # %% [markdown]
 # The same model, with the same attention of yours, is in the **Model

@@ -7,6 +7,8 @@ another notebook of this assignment.
 
 from __future__ import annotations
 
+import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ from judge import solution_namespace
 
 TOKENS = ("pick", "up", "the", "cube")
 HERE = Path(__file__).resolve().parent
+FROM_NOTEBOOK = "__notebook__"  # in the globals of the functions `my` loads: the notebook they come from
 
 
 def pick_up_the_cube() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -28,6 +31,49 @@ def pick_up_the_cube() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return X, W_q, W_k, W_v
 
 
+@contextmanager
+def demonstration(*functions: str):
+    """The body of a demonstration cell that calls your `functions` (by name).
+
+    A function still a stub prints "(shown once ... written)"; any other error
+    prints one line naming the function of yours it came from (and which of
+    yours called it), so a bug shows where it is and the notebook goes on.
+    """
+    try:
+        yield
+    except NotImplementedError as e:
+        print(f"(shown once {_and(functions)} {'is' if len(functions) == 1 else 'are'} written)", e)
+    except Exception as e:  # a bug in one of yours, or something of yours that returned what the cell cannot use
+        print(f"({_what_went_wrong(e, functions)})")
+
+
+def _what_went_wrong(error: Exception, functions) -> str:
+    """One line on `error`: the function of yours it came from, innermost first ("your softmax,
+    called by your attention, raised ..."), found in its traceback's frames, and where to fix it."""
+    frames = [f for f, _ in traceback.walk_tb(error.__traceback__) if _yours(f, functions)]
+    raised = f"{type(error).__name__}: {error}"
+    if not frames:
+        return (f"this demonstration stopped with {raised}. It could not use what {_and(functions)} returned: "
+                "run their checks, fix what fails, then re-run this cell")
+    chain = [f.f_code.co_name for f in frames]
+    callers = [name for i, name in enumerate(chain[:-1]) if name != chain[i + 1]]
+    who = ", called by ".join(f"your {name}" for name in [chain[-1], *reversed(callers)])
+    elsewhere = frames[-1].f_globals.get(FROM_NOTEBOOK)  # set by `my` in the functions it loads
+    fix = (f"Fix {chain[-1]} in {elsewhere}, save it, then re-run this notebook's set-up cell and this one"
+           if elsewhere else f"Fix {chain[-1]}, re-run its cell, then this one")
+    return f"{who}{',' if callers else ''} raised {raised}. {fix}"
+
+
+def _yours(frame, functions) -> bool:
+    """Is `frame` a call of one of your functions: one the cell names, or any that `my` loaded?"""
+    name = frame.f_code.co_name
+    return name in functions or (FROM_NOTEBOOK in frame.f_globals and not name.startswith("<"))
+
+
+def _and(names) -> str:
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
 def my(notebook: str, *names: str):
     """Your own functions from another notebook of this assignment, read from its SAVED file.
 
@@ -37,6 +83,7 @@ def my(notebook: str, *names: str):
     ``softmax, attention = my("03_softmax_and_mix", "softmax", "attention")``
     """
     namespace = solution_namespace(HERE / f"{notebook}.ipynb")
+    namespace[FROM_NOTEBOOK] = f"{notebook}.ipynb"
     missing = [n for n in names if n not in namespace]
     if missing:
         errors = namespace.get("__cell_errors__", [])

@@ -19,7 +19,7 @@ from .case import Case
 from .exceptions import CheckFailed
 from .stand_ins import BUILT_ON, standing_in
 from .policy import COUNT_IS_EXACT, is_count, is_number
-from .verdicts import answer_as_given, verdict
+from .verdicts import Checking, answer_as_given, verdict
 from .wire import load_cases
 
 VISIBLE_CASES = Path(__file__).parent.parent / "worked_example.npz"  # beside the judge folder
@@ -29,23 +29,30 @@ def check(function_name: str, func) -> None:
     """The visible check of one exercise, on the chapter's worked example.
 
     Prints one line per passing case; raises `CheckFailed` naming the first
-    wrong answer, or saying the exercise is not started. While nbgrader
-    grades, the exercises `func` is built on are the reference's (BUILT_ON),
-    as in every other grading path.
+    wrong answer (and the known mistake the cases agree on, `Checking`), or
+    saying the exercise is not started. While nbgrader grades, the exercises
+    `func` is built on are the reference's (BUILT_ON), as in every other
+    grading path.
     """
     cases = _visible_cases(function_name)
     if not cases:
         raise KeyError(f"no visible checks for {function_name!r}")
     reference_of = _reference_while_grading()
+    checking, note = Checking(), ""
     for case in cases:
         label = f"{function_name} on {case['label']}"
         with standing_in(function_name, func, reference_of), _recording_calls(function_name, func) as called:
             outcome = outcome_of(func, case)
-        problem = verdict(label, outcome, case)
-        if problem:
-            note = "" if outcome.not_started else _failing_foundations(function_name, func, called)
-            raise CheckFailed(problem + note)
-        print(f"✓ {label}")
+        passed_so_far = checking.first is None
+        if checking.add(label, outcome, case) is None and passed_so_far:
+            print(f"✓ {label}")
+        elif passed_so_far and not outcome.not_started:  # the first failure: are its foundations to blame?
+            note = _failing_foundations(function_name, func, called)
+        if checking.settled:
+            break
+    problem = checking.verdict()
+    if problem:
+        raise CheckFailed(problem.message + note)
 
 
 @contextlib.contextmanager

@@ -17,12 +17,18 @@ Applied in this order (the release's notebook 01 states it too):
    float32. Integers must be equal.
 
 When an answer fails, the message says what was expected, what came, where
-(the worst element's index) and, only when the answer passes this same policy
-against a known mistake's own output on that case, names the mistake and
-points to the chapter section; otherwise it suggests nothing. A mistake is
-named only for an answer wrong in its values, and only on a case where that
-mistake's output differs from the expected one and from every other known
-mistake's output (`diagnosis`).
+(the worst element's index) and, only when the answer behaves as a known
+mistake, names the mistake and points to the chapter section; otherwise it
+suggests nothing. A check names a mistake from all the cases it ran, never
+from one alone (`Naming`): the answer must pass this same policy against that
+mistake's own output on every case where the mistake gives one (right where
+it is right, wrong the same way where it is wrong), and on at least one of
+them the mistake must tell itself apart: its output is wrong there and
+differs from every other known mistake's. A degenerate case, where two
+mistakes give one output or one gives the right answer (n = d, a ratio of
+exactly 1, an answer of 0, a fully masked row), so never names either, and an
+answer that only coincides with a mistake there is given no name. A mistake is
+named only for an answer wrong in its values.
 """
 
 from __future__ import annotations
@@ -91,15 +97,20 @@ def is_count(x) -> bool:
 COUNT_IS_EXACT = "a count is exact: compute it with integer arithmetic (//, not /; no rounded figure)"
 
 
-def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
-    """The first way `got` breaks the policy against `expected`: (kind, what), or None."""
+def _mismatch(got, expected, reveal: bool, parts=(), computed_from=None) -> tuple[str, str] | None:
+    """The first way `got` breaks the policy against `expected`: (kind, what), or None.
+
+    parts: a tuple answer's parts, named in order; computed_from: the part the
+    others are computed from, checked first, so the message names it and not
+    a part wrong only because of it.
+    """
     if isinstance(expected, tuple):
         if type(got) not in (tuple, list) or len(got) != len(expected):
             return "wrong type", f"expected a tuple of {len(expected)}, got {describe(got)}"
-        for i, (g, e) in enumerate(zip(got, expected)):
-            problem = _mismatch(g, e, reveal)
+        for i in sorted(range(len(expected)), key=lambda i: parts[i:i + 1] != (computed_from,)):
+            problem = _mismatch(got[i], expected[i], reveal)
             if problem:
-                return problem[0], f"part {i} of the tuple: {problem[1]}"
+                return problem[0], f"{_part_name(i, parts)}: {problem[1]}"
         return None
     if isinstance(expected, np.ndarray):
         if expected.ndim == 0 and type(got) is not np.ndarray and is_number(got):
@@ -126,6 +137,11 @@ def _mismatch(got, expected, reveal: bool) -> tuple[str, str] | None:
             return "wrong type", f"expected a number, got {describe(got)}"
         return _array_mismatch(np.asarray(_as_float(got)), np.asarray(float(expected)), reveal)
     raise TypeError(f"the policy cannot compare against {describe(expected)}")
+
+
+def _part_name(i: int, parts) -> str:
+    """Part i of a tuple answer, by its name when it has one: "the weights (part 1 of the tuple)"."""
+    return f"{parts[i]} (part {i} of the tuple)" if i < len(parts) else f"part {i} of the tuple"
 
 
 def _as_float(x) -> float:
@@ -198,22 +214,90 @@ def _where_message(where, got, expected, reveal, tol_note) -> str:
     return f"worst mismatch {place}: {_values_at(where, got, expected, reveal)}{tol_note}"
 
 
-def diagnosis(got, expected, variants) -> tuple[str, int, str] | None:
-    """The one known mistake that fits `got`, as ``(name, section, explanation)``, or None.
+def fitting(got, variants) -> set[str]:
+    """The names of the known mistakes whose own output on a case `got` follows (passes this
+    policy against it); a name with several variants fits when one of them does."""
+    return {name for name, _, _, output in variants if not _differ(got, output)}
 
-    A mistake can be named on a case only when it tells itself apart there: its
-    output is wrong (breaks this policy against `expected`) and differs from
-    every other known mistake's output on the case. So a degenerate case, where
-    two misconceptions give one output, names neither. It fits when `got`
-    passes this very policy (type, shape, dtype, finiteness, tolerance) against
-    that output.
+
+def telling(expected, variants) -> dict[str, tuple[int, str]]:
+    """name → (section, explanation) of the known mistakes a case tells apart: their output
+    is wrong there (breaks this policy against `expected`) and differs from the output of
+    every other known mistake (variants of one name are one mistake)."""
+    wrong = [v for v in variants if _differ(v[3], expected)]
+    return {name: (section, explanation) for name, section, explanation, output in wrong
+            if all(name == other or _differ(output, theirs) for other, _, _, theirs in wrong)}
+
+
+class Naming:
+    """Which known mistake an answer makes, read from every case it ran on (one check's, or an exercise's).
+
+    A mistake is named when some case tells it apart (`telling`) and the answer, wrong in
+    its values there, fits it (`fitting`), and no case rules it out: one where the answer
+    is wrong otherwise than that mistake (some value it gets wrong is not the mistake's
+    value there, `_errs_only_as`), or gave no value where the mistake gives one (it raised,
+    timed out, changed its input). Where the answer is right, it may be right where the
+    mistake's own writing is not: that rules nothing out. There must be exactly one such
+    mistake. So an answer that coincides with a mistake on a degenerate case (n = d, a
+    ratio of 1, an answer of 0, a fully masked row) but is wrong another way elsewhere is
+    given no name, and neither is one wrong only in type, shape or dtype.
     """
-    wrong = [(name, section, explanation, output) for name, section, explanation, output in variants
-             if _differ(output, expected)]
-    telling = [v for v in wrong if all(v[0] == w[0] or _differ(v[3], w[3]) for w in wrong)]
-    fitting = {(name, section, explanation) for name, section, explanation, output in telling
-               if not _differ(got, output)}
-    return fitting.pop() if len(fitting) == 1 else None
+
+    def __init__(self):
+        self._ruled_out: set[str] = set()   # mistakes with an output on a case where the answer is wrong otherwise
+        self._told: dict[str, tuple[int, str]] = {}  # ... fitted on a case that tells them apart
+
+    def add(self, got, expected, variants) -> None:
+        """One case where the answer gave `got`."""
+        names = {v[0] for v in variants}
+        self._ruled_out |= names - {v[0] for v in variants if _errs_only_as(got, expected, v[3])}
+        problem = _mismatch(got, expected, True)
+        if problem is None or problem[0] != "wrong values" and only_in_form(got, expected):
+            return  # right in its values here: it tells no mistake
+        fits = fitting(got, variants)
+        self._told |= {name: told for name, told in telling(expected, variants).items() if name in fits}
+
+    def add_no_value(self, variants) -> None:
+        """One case where the answer gave no value to weigh: every mistake with an output there is ruled out."""
+        self._ruled_out |= {v[0] for v in variants}
+
+    def named(self) -> tuple[str, int, str] | None:
+        """The mistake the answer makes, as ``(name, section, explanation)``, or None."""
+        left = [(name, *told) for name, told in self._told.items() if name not in self._ruled_out]
+        return left[0] if len(left) == 1 else None
+
+
+def _errs_only_as(got, expected, output) -> bool:
+    """Is every value `got` gets wrong against `expected` the value `output` has there?
+
+    Element by element where the three are arrays of one shape (at the looser tolerance of
+    their dtypes, so a float32 answer can match a float64 output), part by part for
+    tuples; otherwise as wholes: `got` right in its values, or `output`'s values in
+    another form (a transposed shape, an integer dtype)."""
+    if isinstance(expected, tuple):
+        parts = (got, output)
+        if all(type(x) in (tuple, list) and len(x) == len(expected) for x in parts):
+            return all(_errs_only_as(g, e, o) for g, e, o in zip(got, expected, output))
+    arrays = [_numbers(x) for x in (got, expected, output)]
+    if any(a is None for a in arrays) or len({a.shape for a in arrays}) > 1:
+        return _mismatch(got, expected, True) is None or only_in_form(got, expected) or _in_values(got, output)
+    g, e, o = arrays
+    tol = max([tolerance(a.dtype) for a in arrays if a.dtype.kind == "f"], default=0.0)
+    wrong = ~(relative_error(g, e.astype(np.float64)) <= tol)
+    return not (wrong & ~(relative_error(g, o.astype(np.float64)) <= tol)).any()
+
+
+def _numbers(x) -> np.ndarray | None:
+    """`x` as an array of real numbers (one number: its 0-d array), or None when it is not one."""
+    if type(x) is np.ndarray and x.dtype.kind in "biuf":
+        return x
+    return np.asarray(x) if is_number(x) or type(x) is bool else None
+
+
+def _in_values(got, output) -> bool:
+    """Does `got` give `output`'s values: it follows the policy against it, or the two differ only in
+    form, read either way (`output` in `got`'s form too: a float32 answer against a float64 output)?"""
+    return not _differ(got, output) or only_in_form(got, output) or only_in_form(output, got)
 
 
 def only_in_form(got, expected) -> bool:
@@ -250,7 +334,7 @@ def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | 
 
     variants: ``(name, section, explanation, output)`` for known mistakes, each
     with that mistake's own output on the case; the message names one only
-    when it fits (see `diagnosis`), and otherwise says what differs and
+    when it fits (see `Naming`), and otherwise says what differs and
     suggests nothing.
     reveal: False for hidden checks: the message then shows the student's
     value and the size of the error, never the expected value.
@@ -259,15 +343,29 @@ def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | 
     return found and found.message
 
 
-def value_verdict(label: str, got, expected, variants=(), reveal: bool = True) -> Verdict | None:
-    """`judge`, with the kind of failure (KINDS) and the known mistake it matches."""
-    problem = _mismatch(got, expected, reveal)
+def value_verdict(label: str, got, expected, variants=(), reveal: bool = True, parts=(),
+                  computed_from=None) -> Verdict | None:
+    """`judge`, with the kind of failure (KINDS) and the known mistake it matches: on this one case,
+    a check of one case (`Naming`); a tuple answer's failing part named (see `value_problem`)."""
+    problem = value_problem(label, got, expected, reveal, parts, computed_from)
     if problem is None:
         return None
-    kind, message = problem[0], f"{label}: {problem[1]}."
-    # An answer wrong only in type, shape or dtype fits no value-based mistake, whatever that mistake's output.
-    fits = None if kind != "wrong values" and only_in_form(got, expected) else diagnosis(got, expected, variants)
-    if fits:
-        name, section, explanation = fits
-        return Verdict(kind, f"{message}\nLikely mistake: {name}. {explanation} (chapter section {section})", name)
-    return Verdict(kind, message)
+    naming = Naming()
+    naming.add(got, expected, variants)
+    return with_mistake(problem, naming.named())
+
+
+def value_problem(label: str, got, expected, reveal: bool = True, parts=(), computed_from=None) -> Verdict | None:
+    """How `got` breaks the policy against `expected`, naming no mistake; None when it follows it.
+    parts, computed_from: a tuple answer's part names, and the part checked first (`_mismatch`)."""
+    problem = _mismatch(got, expected, reveal, tuple(parts), computed_from)
+    return None if problem is None else Verdict(problem[0], f"{label}: {problem[1]}.")
+
+
+def with_mistake(problem: Verdict, mistake: tuple[str, int, str] | None) -> Verdict:
+    """`problem`, naming `mistake` ``(name, section, explanation)``; as it is when None or it names one already."""
+    if mistake is None or problem.mistake:
+        return problem
+    name, section, explanation = mistake
+    return problem._replace(message=f"{problem.message}\nLikely mistake: {name}. {explanation} "
+                                    f"(chapter section {section})", mistake=name)

@@ -1,0 +1,10 @@
+"""Breaks: softmax along `axis`."""
+
+import numpy as np
+
+
+def softmax(S, axis=-1):
+    S = np.asarray(S)
+    S = S if S.dtype.kind == "f" else S.astype(np.float64)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)

@@ -1,0 +1,12 @@
+"""Mistake: the queries' rank instead of the scores'."""
+
+import numpy as np
+
+
+def head_score_ranks(X, W_q, W_k, n_heads):
+    X, W_q, W_k = np.asarray(X), np.asarray(W_q), np.asarray(W_k)
+    if X.ndim != 2 or W_q.shape != W_k.shape or W_q.shape[0] != X.shape[1] or W_q.shape[1] % n_heads:
+        raise ValueError("shapes do not fit")
+    d_k = W_q.shape[1] // n_heads
+    Q = X @ W_q
+    return np.array([np.linalg.matrix_rank(Q[:, m * d_k:(m + 1) * d_k]) for m in range(n_heads)])

@@ -1,0 +1,14 @@
+"""Wrong: a sign error, −Q Kᵀ (no known mistake)."""
+
+import numpy as np
+
+
+def raw_scores(Q, K):
+    Q, K = np.asarray(Q), np.asarray(K)
+    if Q.dtype.kind not in "fiu" or K.dtype.kind not in "fiu" or Q.ndim < 2 or K.ndim < 2:
+        raise ValueError(f"Q and K must be (..., n, d_k) arrays of numbers, got {Q.shape} and {K.shape}")
+    Q = Q if Q.dtype.kind == "f" else Q.astype(np.float64)
+    K = K if K.dtype.kind == "f" else K.astype(np.float64)
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"Q and K must share d_k, got Q {Q.shape} and K {K.shape}")
+    return -(Q @ np.swapaxes(K, -1, -2))

@@ -1,0 +1,18 @@
+"""Wrong: a sign error, the softmax of −S (the smallest score wins; no known mistake)."""
+
+import numpy as np
+
+
+def softmax(S, axis=-1):
+    S = np.asarray(S)
+    if S.dtype.kind not in "fiu":
+        raise ValueError(f"S must hold real numbers, got {S.dtype}")
+    S = -(S if S.dtype.kind == "f" else S.astype(np.float64))
+    if not -max(S.ndim, 1) <= axis < max(S.ndim, 1):
+        raise ValueError(f"axis {axis} is out of range for S of shape {S.shape}")
+    top = np.max(S, axis=axis, keepdims=True) if S.ndim else S
+    top = np.where(np.isinf(top), 0, top).astype(S.dtype)
+    e = np.exp(S - top)
+    e = np.where(np.isinf(S), 0, e).astype(S.dtype)
+    total = np.sum(e, axis=axis, keepdims=True) if S.ndim else e
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)

@@ -1,0 +1,17 @@
+"""Wrong: head m gets columns m, m + n_heads, m + 2·n_heads, … (dealt round robin), not a block (no known mistake)."""
+
+import numpy as np
+
+
+def split_heads(M, n_heads):
+    M = np.asarray(M)
+    if M.dtype.kind not in "fiu" or M.ndim < 2:
+        raise ValueError(f"M must be a (..., n, d) array of numbers, got {M.dtype} {M.shape}")
+    M = M if M.dtype.kind == "f" else M.astype(np.float64)
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    n, d = M.shape[-2:]
+    if d % n_heads:
+        raise ValueError(f"d = {d} is not divisible by n_heads = {n_heads}")
+    dealt = M.reshape(*M.shape[:-1], d // n_heads, n_heads)  # (..., n, d_k, heads)
+    return np.moveaxis(dealt, -1, -3)                          # (..., heads, n, d_k)
