@@ -17,7 +17,7 @@ code runs, unless the caller accepts grading unconfined (`confine`). `outcome(na
 case's inputs (never its expected value) down the child's stdin (one `judge.to_line` line), the child
 answers with an `Outcome` as plain data on its stdout, and the comparison happens in this process. A call that runs past
 its time limit, or code that kills the child, is reported as such; a fresh
-child takes over, and an answer that timed out is not called again. While an
+child takes over, and an answer that timed out or sent a reply past reading is not called again. While an
 answer runs, this process answers its calls to the exercises it is built on
 with the reference's values (judge.BUILT_ON; see child.py). What is done to
 the notebooks themselves (reading, restoring, tampering) is autograder/handed_in.py.
@@ -248,9 +248,9 @@ class Submission:
                 message = from_line(line)
                 if "call" not in message:
                     return outcome_from_wire(message["outcome"])
-            except Exception as e:
-                self._stop()  # what it sends next cannot be trusted to answer what it is asked
-                return Outcome.raising("UnreadableAnswer", f"the answer could not be read back ({type(e).__name__})")
+            except Exception as e:  # what it sends next cannot be trusted, and called again it would cost as much again
+                return self._stopped_for(name, "UnreadableAnswer",
+                                         f"the answer could not be read back ({type(e).__name__})")
             if self.spending.spent():
                 return self._over_budget()
             request = to_line(stand_in_reply(message, stand_ins)).encode()

@@ -469,6 +469,8 @@ def test_a_child_that_floods_trickles_or_never_reads_costs_the_grader_no_more_th
     (exercise,) = FIXTURES[name].loses
     assert all(any(words in m for words in BOUNDED[name]) for m in messages_of(report, exercise)), \
         messages_of(report, exercise)
+    if BOUNDED[name] != ("",):  # refused once, never called again: each refusal costs the grader one reply
+        assert any("not called again" in m for m in messages_of(report, exercise)), messages_of(report, exercise)
     assert bounded[name]["cpu_s"] <= BOUNDED_BUDGET[0]
     assert not any(BUDGET_SPENT in c.message for c in report.cells.values())  # graded within the budget
 
