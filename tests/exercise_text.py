@@ -21,7 +21,7 @@ HEADING = re.compile(r"^### (?:Exercise|Question) ", re.M)
 STATES_A_BEHAVIOUR = re.compile(
     r"ValueError|float32|float64|dtype|integer|\bint\b|\bnever\b|\bmust\b|\bties?\b|\bwhen\b|\bif\b|\bno row\b"
     r"|do(?:es)? not count|\bstays?\b|\bkeep\b|exactly|\bcopy\b|\bany\b|\bat least\b|unchanged|\bPython\b"
-    r"|\binverse\b|\border\b|\bwhole\b", re.I)
+    r"|\binverse\b|\border\b|\bwhole\b|\bmay differ\b|\(\.\.\., ", re.I)
 
 
 def flat(text: str) -> str:

@@ -14,15 +14,21 @@ from tests.execute import errors_outside_graded_cells, execute
 
 SOURCE = ROOT / "source" / "attention"
 BROKEN_SOFTMAX = 'def softmax(S, axis=-1):\n    raise ValueError("a planted bug")\n'
+FLAT_MASK = "def causal_mask(n):\n    return np.zeros(n)\n"  # runs, but returns (n,), not (n, n)
 
 
-def _with_broken_softmax(folder):
+def _with_answer(folder, notebook: str, grade_id: str, source: str):
+    """The instructor's notebooks in `folder`, with `grade_id`'s answer cell of `notebook` replaced by `source`."""
     shutil.copytree(SOURCE, folder, dirs_exist_ok=True)
-    path = folder / "03_softmax_and_mix.ipynb"
+    path = folder / notebook
     nb = json.loads(path.read_text())
-    [cell] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "softmax"]
-    cell["source"] = BROKEN_SOFTMAX
+    [cell] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id]
+    cell["source"] = source
     path.write_text(json.dumps(nb))
+
+
+def _printed(nb) -> list[str]:
+    return [out.get("text", "") for cell in nb.cells for out in cell.get("outputs", [])]
 
 
 @pytest.mark.parametrize("notebook, who", [
@@ -31,11 +37,20 @@ def _with_broken_softmax(folder):
 ])
 def test_a_demonstration_names_the_students_function_that_raised_and_the_notebook_goes_on(notebook, who,
                                                                                            tmp_path):
-    _with_broken_softmax(tmp_path)
+    _with_answer(tmp_path, "03_softmax_and_mix.ipynb", "softmax", BROKEN_SOFTMAX)
     nb = execute(tmp_path / notebook, with_graders=True, timeout=300)
     assert errors_outside_graded_cells(nb) == []
-    printed = [out.get("text", "") for cell in nb.cells for out in cell.get("outputs", [])]
-    named = [text for text in printed if who in text]
+    named = [text for text in _printed(nb) if who in text]
     assert named, f"no demonstration said {who!r}"
     assert all("ValueError: a planted bug" in t and "Fix softmax in 03_softmax_and_mix.ipynb, save it" in t
                for t in named), named
+
+
+def test_the_model_names_the_piece_whose_return_it_cannot_use_and_the_notebook_goes_on(tmp_path):
+    _with_answer(tmp_path, "05_masks_and_cross_attention.ipynb", "causal_mask", FLAT_MASK)
+    nb = execute(tmp_path / "09_model_explorer.ipynb", with_graders=True, timeout=300)
+    assert errors_outside_graded_cells(nb) == []
+    named = [text for text in _printed(nb) if "your causal_mask returned an array of shape (" in text]
+    assert named, "no demonstration named causal_mask"
+    assert all("where the model needs real numbers of shape" in t and "Run the check of causal_mask" in t
+               and "softmax" not in t for t in named), named

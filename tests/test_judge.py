@@ -513,6 +513,23 @@ def test_a_case_where_two_mistakes_give_one_output_names_neither():
     assert _named(np.array([0.0, 2.0]), expected, variants) == ("wrong values", "third")
 
 
+def test_a_named_mistake_is_shown_on_a_case_that_tells_it_apart_not_on_an_earlier_degenerate_one():
+    # Case "degenerate": the two mistakes give one output there; case "telling": only "first" gives the answer's.
+    answer = lambda x: x + 1.0  # noqa: E731
+    cases = [{"label": "degenerate", "args": [np.zeros(2)], "expected": np.zeros(2),
+              "variants": [("first", 3, "a.", np.ones(2)), ("second", 4, "b.", np.ones(2))]},
+             {"label": "telling", "args": [np.full(2, 5.0)], "expected": np.full(2, 5.0),
+              "variants": [("first", 3, "a.", np.full(2, 6.0)), ("second", 4, "b.", np.full(2, 10.0))]}]
+    (found,) = check_verdicts([(cases, [c["label"] for c in cases], True)],
+                              lambda case: Outcome.returned(answer(*case["args"])))
+    assert found.mistake == "first"
+    assert found.message.startswith("telling:"), found.message
+    cases[1]["variants"][0] = ("first", 3, "a.", np.full(2, 7.0))  # now nothing tells a mistake: the first failure
+    (found,) = check_verdicts([(cases, [c["label"] for c in cases], True)],
+                              lambda case: Outcome.returned(answer(*case["args"])))
+    assert found.mistake is None and found.message.startswith("degenerate:"), found.message
+
+
 def test_an_answer_off_only_in_dtype_is_given_no_name_even_when_a_mistake_is_off_only_in_dtype():
     expected = np.array([1.0, 2.0], dtype=np.float32)
     in_float64 = expected.astype(np.float64)

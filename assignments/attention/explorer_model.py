@@ -165,6 +165,23 @@ def gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
+class UnusableReturn(ValueError):
+    """A piece returned what the forward pass cannot use; `piece` is its name (a field of `Pieces`)."""
+
+    def __init__(self, piece: str, got, shape: tuple[int, ...]):
+        self.piece = piece
+        found = (f"an array of shape {got.shape} and dtype {got.dtype}" if isinstance(got, np.ndarray)
+                 else type(got).__name__)
+        super().__init__(f"{piece} returned {found}, where the model needs real numbers of shape {shape}")
+
+
+def _used(piece: str, got, shape: tuple[int, ...]) -> np.ndarray:
+    """What `piece` returned, if the model can use it: real numbers of `shape`; else UnusableReturn."""
+    if not (isinstance(got, np.ndarray) and got.shape == shape and got.dtype.kind in "fiu"):
+        raise UnusableReturn(piece, got, shape)
+    return got
+
+
 def forward(model: Model, tokens, pieces: Pieces) -> Run:
     """Run the model on `tokens` (n,) int with the attention `pieces`; n ≤ CONTEXT.
 
@@ -177,15 +194,18 @@ def forward(model: Model, tokens, pieces: Pieces) -> Run:
         raise ValueError(f"tokens must be 1 to {CONTEXT} ids of the vocabulary, got shape {tokens.shape}")
     p = model.params
     x = p["embed"][tokens] + p["position"][:n]
-    mask = np.asarray(pieces.causal_mask(n))
+    d_k = x.shape[-1] // HEADS
+    mask = _used("causal_mask", pieces.causal_mask(n), (n, n))
     scores, weights = [], []
     for layer in range(LAYERS):
         w = {name: p[f"layer{layer}.{name}"] for name in ("W_q", "W_k", "W_v", "W_o")}
         h = layer_norm(x, p[f"layer{layer}.norm1.gain"], p[f"layer{layer}.norm1.bias"])
-        S = pieces.scaled_scores(pieces.split_heads(h @ w["W_q"], HEADS), pieces.split_heads(h @ w["W_k"], HEADS))
+        Q, K = (_used("split_heads", pieces.split_heads(h @ w[W], HEADS), (HEADS, n, d_k)) for W in ("W_q", "W_k"))
+        S = _used("scaled_scores", pieces.scaled_scores(Q, K), (HEADS, n, n))
         scores.append(S)
-        weights.append(pieces.softmax(S + mask, axis=-1))
-        x = x + pieces.multi_head_attention(h, w["W_q"], w["W_k"], w["W_v"], w["W_o"], HEADS, mask=mask)
+        weights.append(_used("softmax", pieces.softmax(S + mask, axis=-1), (HEADS, n, n)))
+        mixed = pieces.multi_head_attention(h, w["W_q"], w["W_k"], w["W_v"], w["W_o"], HEADS, mask=mask)
+        x = x + _used("multi_head_attention", mixed, x.shape)
         h = layer_norm(x, p[f"layer{layer}.norm2.gain"], p[f"layer{layer}.norm2.bias"])
         x = x + gelu(h @ p[f"layer{layer}.W_in"] + p[f"layer{layer}.b_in"]) @ p[f"layer{layer}.W_out"] \
             + p[f"layer{layer}.b_out"]

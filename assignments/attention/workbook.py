@@ -52,6 +52,9 @@ def _what_went_wrong(error: Exception, functions) -> str:
     called by your attention, raised ..."), found in its traceback's frames, and where to fix it."""
     frames = [f for f, _ in traceback.walk_tb(error.__traceback__) if _yours(f, functions)]
     raised = f"{type(error).__name__}: {error}"
+    piece = getattr(error, "piece", None)  # the model's own code names the piece whose return it cannot use
+    if piece and not frames:
+        return f"your {error}. Run the check of {piece}, fix what fails, save its notebook, then re-run the set-up cell and this one"
     if not frames:
         return (f"this demonstration stopped with {raised}. It could not use what {_and(functions)} returned: "
                 "run their checks, fix what fails, then re-run this cell")

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import attention_inputs, f32, normal_draws, property_examples, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from solutions import attention as ref
 
 NOTEBOOK = "06_blockwise"
@@ -24,7 +24,8 @@ def blockwise_attention_visible():
     long = np.random.default_rng(6).standard_normal((3, VISIBLE_TOKENS, 8))
     return [case("the worked example, blocks of 3", w.Q, w.K, w.V, 3),
             case("the worked example, blocks of 2, causal", w.Q, w.K, w.V, 2, causal=True),
-            case("the worked example in float32, blocks of 3", *(f32(a) for a in (w.Q, w.K, w.V)), 3),
+            case("the worked example and its keys reversed, a batch (2, n, d) in float32, blocks of 3",
+                 *(f32(np.stack([a, a[::-1] if a is not w.Q else a])) for a in (w.Q, w.K, w.V)), 3),
             case(f"{VISIBLE_TOKENS:,} random tokens in blocks of 64, with its memory measured", *long, 64,
                  memory_limit_bytes=VISIBLE_TOKENS ** 2 * 8 // 2, grid_bytes=VISIBLE_TOKENS ** 2 * 8),
             case("V with a row more than K has keys", w.Q, w.K, np.vstack([w.V, w.V[:1]]), 2, raises="ValueError"),
@@ -127,6 +128,7 @@ EXERCISES = (
         Mistake(FULL_GRID, 7, "Its values are right but its memory grows with n²; "
                 "the memory-measured hidden case names it.", None),
     ), requirements=(
+        Requirement("leading batch dimensions broadcast as in `attention`", one_sequence_only(ref.blockwise_attention)),
         Requirement("gives exactly what your `attention` from notebook 03 gives", NOT_RESCALED),
         Requirement("Never build an array with `n_q × n_k` cells", _blockwise_by_full_grid),
         Requirement("The memory must grow with `n_q · block_size`", _blockwise_by_full_grid),

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from solutions import attention as ref
 from solutions.check_yourself import ANSWERS
 
@@ -219,6 +219,7 @@ EXERCISES = (
     )),
     Exercise("equal_scores", ANSWERS["equal_scores"], equal_scores_hidden, equal_scores_visible, stream=99,
              points=QUESTION, requirements=(
+        Requirement("`V` of shape `(..., n_k, d_v)`", one_sequence_only(ANSWERS["equal_scores"])),
         Requirement("Keep the dtype of float input (float32 in, float32 out)", _equal_scores_in_float64),
     )),
     Exercise("leaked_targets", ref.leaked_targets, leaked_targets_hidden, leaked_targets_visible, stream=30, mistakes=(

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from autograder.exercises.variants import attention_with
 from solutions import attention as ref
 
@@ -215,6 +215,7 @@ EXERCISES = (
         Mistake("heads cut by a reshape without the transpose", 5,
                 "Reshape to (..., n, n_heads, d_k) and then swap the n and n_heads axes.", _split_no_transpose),
     ), requirements=(
+        Requirement("`(..., n, d)` → `(..., n_heads, n, d_k)`", one_sequence_only(ref.split_heads)),
         Requirement("Float32 stays float32", lambda M, h: ref.split_heads(M, h).astype(np.float64)),
         Requirement("integers become float64",
                     lambda M, h: ref.split_heads(M, h).astype(np.asarray(M).dtype, copy=False)),
@@ -246,6 +247,7 @@ EXERCISES = (
         Mistake("no scaling", 3, "Divide each head's scores by √d_k.",
                 lambda *a, **k: _mha_with(*a, **k, scale=lambda d: 1.0)),
     ), requirements=(
+        Requirement("`X` is `(..., n, d)`", one_sequence_only(ref.multi_head_attention)),
         Requirement("keys and values from `context`", lambda *a, **k: _mha_with(*a, **k, reads_context=False)),
         Requirement("give it a head axis of size 1 in front of its last two",
                     lambda *a, **k: _mha_with(*a, **k, head_axis=False)),

@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed, case
+from autograder.exercises.spec import (HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed, case,
+                                       one_sequence_only)
 from solutions import attention as ref
 
 NOTEBOOK = "02_scores_and_scaling"
@@ -242,6 +243,7 @@ EXERCISES = (
         Mistake("already scaled", 3, "raw_scores is the plain dot product; the division by √d_k belongs to scaled_scores.",
                 ref.scaled_scores),
     ), requirements=SCORE_REQUIREMENTS + (
+        Requirement("`Q` is `(..., n_q, d_k)`", one_sequence_only(ref.raw_scores)),
         Requirement("turn only the last two axes of `K` on their side", _scores_unbatched),
         Requirement("Raise a `ValueError` naming both shapes when `Q` and `K` have fewer than 2 dimensions",
                     _scores_unchecked),

@@ -8,7 +8,7 @@ import numpy as np
 
 from autograder.exercises.inputs import (attention_inputs, f32, forbidding_row, normal_draws, property_examples,
                                          worked)
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
 from solutions import attention as ref
 
@@ -262,6 +262,7 @@ EXERCISES = (
         Mistake("mask sign flipped", 6, "Add the mask (−inf forbids); subtracting it makes forbidden pairs win.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="flip")),
     ), requirements=(
+        Requirement("The output is `(..., n_q, d_v)`", one_sequence_only(ref.attention)),
         Requirement("never negative, adding up to one",
                     lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=_softmax_not_divided)),
         Requirement("`mask`, when given, is additive", "mask multiplied instead of added"),

@@ -54,6 +54,15 @@ class Requirement(NamedTuple):
     unseen: str = ""
 
 
+def one_sequence_only(answer: Callable) -> Callable:
+    """`answer` written for one sequence: it refuses a first argument with leading batch dimensions (over 2-D)."""
+    def unbatched(first, *args, **kwargs):
+        if np.ndim(first) > 2:
+            raise ValueError(f"expected one sequence, a 2-D array, got shape {np.shape(first)}")
+        return answer(first, *args, **kwargs)
+    return unbatched
+
+
 class Seed(int):
     """An input that stands for ``np.random.default_rng(seed)``, new for every call."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Requirement, case
+from autograder.exercises.spec import Exercise, Mistake, Requirement, case, one_sequence_only
 from solutions import attention as ref
 
 NOTEBOOK = "01_worked_example"
@@ -44,9 +44,19 @@ def _projections_unchecked(X, W_q, W_k, W_v):
     return tuple(np.asarray(X) @ np.asarray(W) for W in (W_q, W_k, W_v))
 
 
+def _projections_of_one_width(X, W_q, W_k, W_v):
+    """project_qkv that asks all three matrices to be one shape: it refuses a d_v other than d_k."""
+    if not np.shape(W_q) == np.shape(W_k) == np.shape(W_v):
+        raise ValueError(f"W_q, W_k and W_v differ in shape: {np.shape(W_q)}, {np.shape(W_k)}, {np.shape(W_v)}")
+    return ref.project_qkv(X, W_q, W_k, W_v)
+
+
 def project_qkv_visible():
     w = worked()
+    as32 = lambda a: a.astype(np.float32)  # noqa: E731
     return [case("the worked example", w.X, w.W_q, w.W_k, w.W_v),
+            case("the worked example and its tokens reversed, a batch (2, n, d) in float32, W_v cut to d_v = 2",
+                 as32(np.stack([w.X, w.X[::-1]])), as32(w.W_q), as32(w.W_k), as32(w.W_v[:, :2])),
             case("a W_v of the wrong height", w.X, w.W_q, w.W_k, w.W_v[:3], raises="ValueError"),
             case("a W_v that is a stack of 2 matrices", w.X, w.W_q, w.W_k, np.stack([w.W_v, w.W_v]),
                  raises="ValueError")]
@@ -91,6 +101,8 @@ EXERCISES = (
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
                 lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_v, W_q, W_k))),
     ), requirements=(
+        Requirement("`X` is `(..., n, d)`", one_sequence_only(ref.project_qkv)),
+        Requirement("`d_v` may differ from `d_k`", _projections_of_one_width),
         Requirement("Raise a `ValueError` that names the matrix and both shapes when a matrix does not fit `X`",
                     _projections_unchecked),
     )),

@@ -247,15 +247,17 @@ class Naming:
         self._ruled_out: set[str] = set()   # mistakes with an output on a case where the answer is wrong otherwise
         self._told: dict[str, tuple[int, str]] = {}  # ... fitted on a case that tells them apart
 
-    def add(self, got, expected, variants) -> None:
-        """One case where the answer gave `got`."""
+    def add(self, got, expected, variants) -> set[str]:
+        """One case where the answer gave `got`; returns the names of the mistakes this case tells it makes."""
         names = {v[0] for v in variants}
         self._ruled_out |= names - {v[0] for v in variants if _errs_only_as(got, expected, v[3])}
         problem = _mismatch(got, expected, True)
         if problem is None or problem[0] != "wrong values" and only_in_form(got, expected):
-            return  # right in its values here: it tells no mistake
+            return set()  # right in its values here: it tells no mistake
         fits = fitting(got, variants)
-        self._told |= {name: told for name, told in telling(expected, variants).items() if name in fits}
+        told = {name: told for name, told in telling(expected, variants).items() if name in fits}
+        self._told |= told
+        return set(told)
 
     def add_no_value(self, variants) -> None:
         """One case where the answer gave no value to weigh: every mistake with an output there is ruled out."""

@@ -67,7 +67,7 @@ attention = my("03_softmax_and_mix", "attention")
 #
 # * The one loop runs over blocks of `block_size` keys (the
 #   last block may be shorter). Each step handles all queries of the block
-#   at once, as arrays of shape `(..., n_q, block_size)`.
+#   at once: its scores are `n_q × block_size` numbers per sequence.
 # * Never build an array with `n_q × n_k` cells: not the scores, not the
 #   weights, not the causal mask. The memory must grow with
 #   `n_q · block_size`, not with `n_q · n_k`.

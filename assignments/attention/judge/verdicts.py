@@ -55,32 +55,37 @@ def diagnose(label: str, outcome: Outcome, case: Case, reveal: bool = True) -> V
 class Checking:
     """One answer checked on the cases of one check, in order.
 
-    Its verdict is the first failing case's, naming a known mistake only when every case
-    run agrees on it (policy.Naming): those of this check, and those of the checks that
-    share its `naming` (an exercise's visible and hidden checks, where the grader has
-    both). A failing answer still runs every case: a mistake absent from the cases so far
-    (its writing raised there) may be told apart by a later one. Only an answer not
-    started is `settled` at once.
+    Its verdict names a known mistake only when every case run agrees on it
+    (policy.Naming): those of this check, and those of the checks that share its
+    `naming` (an exercise's visible and hidden checks, where the grader has both). It
+    shows the first failing case of this check that tells the named mistake apart, so
+    the numbers shown are ones only that mistake gives; with no such case, or no name,
+    the first failing case. A failing answer still runs every case: a mistake absent from
+    the cases so far (its writing raised there) may be told apart by a later one. Only
+    an answer not started is `settled` at once.
     """
 
     def __init__(self, reveal: bool = True, naming: Naming | None = None):
         self.reveal = reveal
         self.first: Verdict | None = None
         self.naming = Naming() if naming is None else naming
+        self._telling: list[tuple[set[str], Verdict]] = []  # each failing case's problem, with the mistakes it tells
 
     def add(self, label: str, outcome: Outcome, case: Case) -> Verdict | None:
         """What the answer did on one more case: that case's own verdict, naming no mistake."""
         problem = _case_problem(label, outcome, case, self.reveal)
         self.first = self.first or problem
         if not case.get("raises"):  # bad input has no mistake's output to weigh
-            self._weigh(_value_given(outcome, case), case)
+            told = self._weigh(_value_given(outcome, case), case)
+            if problem is not None and told:
+                self._telling.append((told, problem))
         return problem
 
-    def _weigh(self, value, case: Case) -> None:
+    def _weigh(self, value, case: Case) -> set[str]:
         if value is _NO_VALUE:
             self.naming.add_no_value(case.get("variants", ()))
-        else:
-            self.naming.add(value, case["expected"], case.get("variants", ()))
+            return set()
+        return self.naming.add(value, case["expected"], case.get("variants", ()))
 
     @property
     def settled(self) -> bool:
@@ -88,8 +93,10 @@ class Checking:
         return self.first is not None and self.first.kind == "not started"
 
     def verdict(self) -> Verdict | None:
-        """None when every case run passed; else the first failure, naming the mistake the cases agree on."""
-        return self.first and with_mistake(self.first, self.naming.named())
+        """None when every case run passed; else a failure, naming the mistake the cases agree on."""
+        named = self.naming.named()
+        shown = next((problem for told, problem in self._telling if named and named[0] in told), self.first)
+        return self.first and with_mistake(shown, named)
 
 
 def check_verdicts(checks: Sequence[tuple[Sequence[Case], Sequence[str], bool]],
