@@ -38,6 +38,9 @@ MISTAKEN = sorted((CORPUS / "mistakes").glob("*.py"))
 FORM_ONLY = sorted((CORPUS / "dtype_shape").glob("*.py"))
 # Answers wrong in their values as no known mistake is (a sign, an axis, an off-by-one, a mirror image of one).
 UNNAMED = sorted((CORPUS / "unnamed").glob("*.py"))
+# Answers right in their values on the text's main cases but breaking one stated requirement (an edge, a tie rule,
+# an error, a dtype, the caller's input unchanged): tests/test_requirements_held_out.py; they fail, and get no name.
+BREAKS = sorted((CORPUS / "breaks_a_requirement").glob("*.py"))
 KNOWN = MISTAKES  # every exercise's, notebook 09's too (autograder/exercises/)
 
 
@@ -134,18 +137,40 @@ def test_the_corpus_of_answers_wrong_as_no_known_mistake_is_spans_several_exerci
     assert len(UNNAMED) >= 12 and len({exercise_of(f) for f in UNNAMED}) >= 6
 
 
+def made_by(corpus_file: Path) -> set[tuple[str, str]]:
+    """(exercise, mistake) of each catalogued mistake a file's docstring says its answer also makes
+    ("Also makes: <name> (why)."): one that breaks a requirement may do so by making a known mistake."""
+    return {(exercise_of(corpus_file), name)
+            for name in re.findall(r"^Also makes: (.+?) \(", corpus_file.read_text(), re.M)}
+
+
+KINDS = {"a catalogued mistake": MISTAKEN, "wrong only in type, shape or dtype": FORM_ONLY,
+         "wrong as no known mistake is": UNNAMED, "breaks one stated requirement": BREAKS, "correct": CORRECT}
+
+
 def test_the_confusion_matrix_is_diagonal_and_names_the_mistakes(capsys):
-    """The whole corpus at once: rows are the mistakes made, columns the names given."""
-    wrongly, named = [], []
-    for corpus_file in MISTAKEN + FORM_ONLY + UNNAMED + CORRECT:
-        made = (exercise_of(corpus_file), mistake_name(corpus_file)) if corpus_file in MISTAKEN else None
-        given = names_given(graded(corpus_file))
-        wrongly += [(corpus_file.stem, name) for name in given if name != made]
-        named += [corpus_file.stem] if made in given else []
+    """The whole corpus at once: rows are the kinds of answer (for a catalogued mistake, the mistake made),
+    columns the names given. Only a catalogued mistake is named, and only by its own name."""
+    rows, wrongly, named = [], [], []
+    for kind, files in KINDS.items():
+        counts = {"failed": 0, "named": 0, "named wrongly": 0}
+        for corpus_file in files:
+            made = made_by(corpus_file) if kind != "a catalogued mistake" else \
+                {(exercise_of(corpus_file), mistake_name(corpus_file))}
+            result = graded(corpus_file)
+            given = names_given(result)
+            wrong = [(corpus_file.stem, name) for name in given if name not in made]
+            wrongly += wrong
+            named += [corpus_file.stem] if made & given else []
+            counts["failed"] += bool(failed(result))
+            counts["named"] += bool(made & given)
+            counts["named wrongly"] += bool(wrong)
+        rows.append(f"  {kind:<36} {len(files):>4} {counts['failed']:>7} {counts['named']:>6} "
+                    f"{counts['named wrongly']:>14}")
     with capsys.disabled():
-        print(f"\ncorpus confusion matrix: {len(named)} of {len(MISTAKEN)} mistakes named, "
-              f"{len(wrongly)} names given wrongly ({len(FORM_ONLY)} type/shape/dtype-only, {len(UNNAMED)} "
-              f"wrong as no known mistake is and {len(CORRECT)} correct submissions given none)")
+        print("\ncorpus confusion matrix:\n  answers                              many  failed  named  named wrongly")
+        print("\n".join(rows))
     assert wrongly == []
     unnamed = sorted({f.stem for f in MISTAKEN} - set(named))
     assert unnamed == [], f"named by no case: {unnamed}"
+    assert not [f.stem for f in FORM_ONLY + UNNAMED + BREAKS if not failed(graded(f))]

@@ -1,4 +1,7 @@
-"""Breaks: Padding queries do not count."""
+"""Breaks: Padding queries do not count.
+
+Also makes: padding queries counted too (the requirement it breaks is that catalogued mistake).
+"""
 
 import numpy as np
 

@@ -1,4 +1,7 @@
-"""Breaks: Float32 stays float32."""
+"""Breaks: Float32 stays float32.
+
+Also makes: an all-forbidden row not handled (its row maximum of an all −inf row is −inf, so that row is NaN).
+"""
 
 import numpy as np
 
