@@ -240,8 +240,8 @@ hidden_check("head_size_4096", HEAD_SIZE_4096)
 #
 # Same model, `d = 4096` and `h = 32`, with full multi-head attention: how many
 # weights do `W_Q`, `W_K`, `W_V` and `W_O` hold together (no biases; chapter
-# section 5)? Set `PARAMS_4096` to the exact count, not a rounded figure
-# such as 67.1 million.
+# section 5)? Set `PARAMS_4096` to the exact count, every digit of it, not a
+# figure rounded to millions.
 
 # %% solution id=params_4096
 # Replace `raise NotStarted()` below with PARAMS_4096 = <a whole number>.
