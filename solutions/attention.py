@@ -525,9 +525,22 @@ def layer_counts(n: int, d: int, n_heads: int) -> tuple[int, int, int]:
     return n * d, n * n, n_heads * n * n
 
 
-def pattern_count(n_layers: int, n_heads: int) -> int:
-    """Attention patterns a model has: one per head of every layer (section 5)."""
-    return _positive_int("n_layers", n_layers) * _positive_int("n_heads", n_heads)
+def head_patterns(X, W_q, W_k, n_heads: int) -> np.ndarray:
+    """The attention pattern of each head of one layer: where each token looks, head by head (section 5).
+
+    X: (..., n, d) tokens; W_q, W_k: (d, d_h) with d_h divisible by n_heads.
+    Returns (..., n_heads, n, n): head m's softmax(Q_m K_mᵀ / √d_k) over the keys, every row summing to 1.
+    A model of L such layers makes L · n_heads patterns of every input. Float32 in gives float32 out.
+    Raises ValueError when the matrices do not fit X or each other, or n_heads does not divide d_h.
+    """
+    X, W_q, W_k = _as_float("X", X, 2), _as_float("W_q", W_q, 2), _as_float("W_k", W_k, 2)
+    if W_q.ndim != 2 or W_q.shape != W_k.shape or W_q.shape[0] != X.shape[-1]:
+        raise ValueError(f"W_q and W_k must both be (d, d_h) with d = X.shape[-1], "
+                         f"got X {X.shape}, W_q {W_q.shape}, W_k {W_k.shape}")
+    dtype = _same_dtype(X, W_q, W_k)
+    X = X.astype(dtype, copy=False)
+    Q, K = (split_heads(X @ W.astype(dtype, copy=False), n_heads) for W in (W_q, W_k))
+    return softmax(scaled_scores(Q, K))
 
 
 def first_changed_output(X, W_q, W_k, W_v, j: int, mask=None) -> int:

@@ -48,6 +48,7 @@ SPECIFIED: dict[str, set[str]] = {
     "merge_heads": ARRAYS,
     "multi_head_attention": ARRAYS | SCORES,
     "head_score_ranks": {"bad shape"},
+    "head_patterns": {"float32", "batched", "bad shape"},
     "causal_mask": COUNTS,
     "padding_mask": COUNTS | {"bad shape"},
     "block_mask": COUNTS | {"bad shape"},

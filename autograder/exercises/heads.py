@@ -143,25 +143,42 @@ def multi_head_attention_hidden(rng):
     ]
 
 
-def pattern_count_visible():
-    return [case("12 layers of 12 heads (the chapter: 144)", 12, 12),
-            case("0 layers", 0, 12, raises="ValueError"),
-            case("12.0 heads, a float", 12, 12.0, raises="ValueError")]
+def head_patterns_visible():
+    w = worked()
+    return [case("the worked example, 1 head", w.X, w.W_q, w.W_k, 1),
+            case("the worked example, 2 heads", w.X, w.W_q, w.W_k, 2),
+            case("the worked example and its tokens reversed, a float32 batch of 2, in 4 heads",
+                 _float32_batch(w.X), w.W_q.astype(f32), w.W_k.astype(f32), 4),
+            case("width 4 in 3 heads", w.X, w.W_q, w.W_k, 3, raises="ValueError")]
 
 
-def pattern_count_hidden(rng):
-    return [case("2 layers of 4 heads (the explorer's model)", 2, 4),
-            case("32 layers of 32 heads", 32, 32),
-            case("0 layers", 0, 4, raises="ValueError", checks="bad size"),
-            case("−3 heads", 6, -3, raises="ValueError", checks="bad size"),
-            case("2.5 layers", 2.5, 4, raises="ValueError", checks="bad size")]
+def head_patterns_hidden(rng):
+    n = normal_draws(rng)
+    X, W_q, W_k = n(7, 12), n(12, 12), n(12, 12)
+    return [case(f"7 tokens of width 12, {h} heads", X, W_q, W_k, h) for h in (2, 3, 6)] + [
+        case("a batch (2, 5, 8) in float32, 2 heads", n(2, 5, 8, dtype=f32), n(8, 8, dtype=f32), n(8, 8, dtype=f32), 2,
+             checks="batched, float32"),
+        case("9 tokens of width 6 into d_h = 8, 4 heads", n(9, 6), n(6, 8), n(6, 8), 4),
+        case("width 12 in 5 heads", X, W_q, W_k, 5, raises="ValueError", checks="bad shape"),
+        case("W_q and W_k of different widths", X, n(12, 8), n(12, 6), 2, raises="ValueError", checks="bad shape"),
+        case("W_q that does not fit X", X, n(10, 12), n(10, 12), 2, raises="ValueError", checks="bad shape")]
 
 
-def _patterns_at_least_one(n_layers, n_heads):
-    """pattern_count that checks only that both are at least 1, so a float passes."""
-    if n_layers < 1 or n_heads < 1:
-        raise ValueError(f"n_layers and n_heads must be at least 1, got {n_layers} and {n_heads}")
-    return n_layers * n_heads
+def _patterns_with(X, W_q, W_k, n_heads, *, split=ref.split_heads, scale=None, axis=-1):
+    """head_patterns with one thing done differently: the split, the scale (of d_k), the softmax's axis."""
+    X = np.asarray(X)
+    Q, K = split(X @ W_q, n_heads), split(X @ W_k, n_heads)
+    d_k = Q.shape[-1]
+    S = ref.raw_scores(Q, K) / (math.sqrt(d_k) if scale is None else scale(d_k))
+    return ref.softmax(S, axis=axis)
+
+
+def _patterns_sliced(X, W_q, W_k, n_heads):
+    """head_patterns that slices heads by d_h // n_heads columns: a width the heads do not divide loses its last."""
+    Q, K = np.asarray(X) @ W_q, np.asarray(X) @ W_k
+    d_k = Q.shape[-1] // n_heads
+    heads = [(Q[..., m * d_k:(m + 1) * d_k], K[..., m * d_k:(m + 1) * d_k]) for m in range(n_heads)]
+    return np.stack([ref.softmax(ref.scaled_scores(q, k)) for q, k in heads], axis=-3)
 
 
 def _muted(W_q, W_k, n_heads):
@@ -252,12 +269,24 @@ EXERCISES = (
         Requirement("give it a head axis of size 1 in front of its last two",
                     lambda *a, **k: _mha_with(*a, **k, head_axis=False)),
     )),
-    Exercise("pattern_count", ref.pattern_count, pattern_count_hidden, pattern_count_visible, stream=24, mistakes=(
-        Mistake("layers plus heads", 5, "Every layer has its own heads: multiply, do not add.", lambda L, h: L + h),
-        Mistake("one layer only", 5, "Each of the n_layers layers has n_heads patterns.", lambda L, h: h),
+    Exercise("head_patterns", ref.head_patterns, head_patterns_hidden, head_patterns_visible, stream=24,
+             built_on=("split_heads", "raw_scores", "scaled_scores", "softmax"), mistakes=(
+        Mistake("scaled by the full width", 5, "Each head divides by the square root of its own size d_k = d_h / n_heads.",
+                lambda X, W_q, W_k, h: _patterns_with(X, W_q, W_k, h, scale=lambda d_k: math.sqrt(d_k * h))),
+        Mistake("no scaling", 3, "Divide each head's scores by √d_k before the softmax.",
+                lambda X, W_q, W_k, h: _patterns_with(X, W_q, W_k, h, scale=lambda d_k: 1.0)),
+        Mistake("softmax over the queries", 4, "Each row is one token's weights over the keys: softmax along the last axis.",
+                lambda X, W_q, W_k, h: _patterns_with(X, W_q, W_k, h, axis=-2)),
+        Mistake("heads cut by a reshape without the transpose", 5,
+                "Cut the queries and keys with split_heads: a bare reshape mixes tokens into heads.",
+                lambda X, W_q, W_k, h: _patterns_with(X, W_q, W_k, h, split=_split_no_transpose)),
     ), requirements=(
-        Requirement("as a Python int", lambda L, h: float(L * h)),
-        Requirement("Raise a `ValueError` when either is not a positive integer", _patterns_at_least_one),
+        Requirement("`X` is `(..., n, d)`", one_sequence_only(ref.head_patterns)),
+        Requirement("as one array of shape `(..., n_heads, n, n)`",  # the heads stacked in front of the batch
+                    lambda X, W_q, W_k, h: np.moveaxis(ref.head_patterns(X, W_q, W_k, h), -3, 0)),
+        Requirement("Float32 in gives float32 out",
+                    lambda X, W_q, W_k, h: ref.head_patterns(X, W_q, W_k, h).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _patterns_sliced),
     )),
     Exercise("head_score_ranks", ref.head_score_ranks, head_score_ranks_hidden, head_score_ranks_visible, stream=41,
              built_on=("split_heads", "raw_scores"), mistakes=(

@@ -12,7 +12,7 @@
 # | 01 the worked example (this one) | 1, 2 | `token_movement`, `project_qkv` |
 # | 02 scores and scaling | 2, 3 | `raw_scores`, `self_preference`, `scaled_scores`, `score_spread`, `largest_weight` |
 # | 03 softmax and the mix | 4 | `softmax`, `lead_share`, `attention`, `layer_counts` |
-# | 04 heads | 5 | `split_heads`, `merge_heads`, `multi_head_attention`, `pattern_count` |
+# | 04 heads | 5 | `split_heads`, `merge_heads`, `multi_head_attention`, `head_patterns` |
 # | 05 masks and cross-attention | 6 | `causal_mask`, `first_changed_output`, `padding_mask`, `padding_leak`, `block_mask` |
 # | 06 blockwise attention | 7 | `blockwise_attention` |
 # | 07 cost | 7 | the cost formulas, against the MLP too |

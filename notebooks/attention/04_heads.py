@@ -20,8 +20,9 @@ from judge import NotStarted, check
 from workbook import TOKENS, demonstration, my, pick_up_the_cube
 
 # `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
-# Your own attention from notebook 03 (its answer cells only).
-attention = my("03_softmax_and_mix", "attention")
+# Your own attention and softmax from notebook 03, and scaled_scores from 02 (their answer cells only).
+attention, softmax = my("03_softmax_and_mix", "attention", "softmax")
+scaled_scores = my("02_scores_and_scaling", "scaled_scores")
 
 X, W_q, W_k, W_v = pick_up_the_cube()
 # The chapter's listing: one matrix multiply each.
@@ -206,40 +207,64 @@ hidden_check("multi_head_attention", multi_head_attention)
 # who reads whom. Researchers who look inside trained models find heads with
 # recognisable jobs among these patterns (notebook 09 looks for them in a
 # small model). The chapter counts them for a model of 12 layers with 12
-# heads in each.
+# heads in each. Rather than multiply two numbers, make the patterns.
 #
-# ### Exercise 4.4: `pattern_count`
+# ### Exercise 4.4: `head_patterns`
 #
-# Write `pattern_count(n_layers, n_heads)`: the number of attention patterns
-# (weight grids per input) of a model with `n_layers` layers of `n_heads`
-# heads, as a Python int. Raise a `ValueError` when either is not a positive
-# integer. About 3 lines.
+# Write `head_patterns(X, W_q, W_k, n_heads)`: `X` is `(..., n, d)` and `W_q`,
+# `W_k` are `(d, d_h)`. Cut the queries `X @ W_q` and the keys `X @ W_k` into
+# heads with your `split_heads`, and return each head's weights: your
+# `softmax` of its scores, scaled by the square root of that head's own size,
+# as one array of shape `(..., n_heads, n, n)`. Row `i` of head `m` is where
+# token `i` looks in head `m`. Float32 in gives float32 out. Raise a
+# `ValueError` when `n_heads` does not divide the width `d_h`, or when the
+# matrices do not fit `X` or each other. About 6 lines.
 
-# %% solution id=pattern_count
-def pattern_count(n_layers, n_heads):
-    """Attention patterns of a model: one per head of every layer.
+# %% solution id=head_patterns
+def head_patterns(X, W_q, W_k, n_heads):
+    """The weight grid of each head of one layer.
 
-    n_layers, n_heads: positive ints. Returns an int.
-    Raises ValueError when either is not a positive integer.
+    X: (..., n, d); W_q, W_k: (d, d_h) with d_h divisible by n_heads.
+    Returns (..., n_heads, n, n): head m's softmax(Q_m K_mᵀ / √d_k).
+    Raises ValueError when the shapes do not fit or n_heads does not divide d_h.
     """
     ### BEGIN SOLUTION
-    for name, value in (("n_layers", n_layers), ("n_heads", n_heads)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(n_layers * n_heads)
+    X, W_q, W_k = np.asarray(X), np.asarray(W_q), np.asarray(W_k)
+    if W_q.ndim != 2 or W_q.shape != W_k.shape or W_q.shape[0] != X.shape[-1]:
+        raise ValueError(f"W_q and W_k must both be (d, d_h), got X {X.shape}, W_q {W_q.shape}, W_k {W_k.shape}")
+    Q, K = split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads)
+    return softmax(scaled_scores(Q, K))
     ### END SOLUTION
 
 
-# %% tests id=check_pattern_count
-# 12 layers of 12 heads: 144 patterns (chapter section 5).
-check("pattern_count", pattern_count)
+# %% tests id=check_head_patterns
+# On the worked example in 1, 2 and 4 heads, as a float32 batch too, and a width the heads do not divide.
+check("head_patterns", head_patterns)
 
-# %% tests id=hidden_pattern_count
-# The hidden checks of pattern_count run here when your work is graded.
+# %% tests id=hidden_head_patterns
+# The hidden checks of head_patterns run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("pattern_count", pattern_count)
+hidden_check("head_patterns", head_patterns)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# Your function on a model of the chapter's shape: 12 layers, each with its
+# own random `W_q` and `W_k` of width 48, cut into 12 heads of size 4, all
+# reading the same 6 tokens (a real model would feed each layer the last
+# one's output). Count the patterns, and see that no two are alike.
+
+# %% locked
+with demonstration("head_patterns", "split_heads", "scaled_scores", "softmax"):
+    rng = np.random.default_rng(12)
+    tokens = rng.standard_normal((6, 48))
+    patterns = np.concatenate([head_patterns(tokens, rng.standard_normal((48, 48)), rng.standard_normal((48, 48)), 12)
+                               for _ in range(12)])
+    flat = patterns.reshape(len(patterns), -1)
+    apart = np.abs(flat[:, None, :] - flat[None, :, :]).max(axis=-1)
+    np.fill_diagonal(apart, np.inf)
+    print(f"{len(patterns)} patterns of 6 tokens from 12 layers of 12 heads, each of shape {patterns.shape[1:]}")
+    print(f"the two most alike still differ by {apart.min():.2f} in some weight")
 
 # %% [markdown]
 # ## What heads cost
