@@ -474,12 +474,23 @@ def score_grid_bytes(n: int, n_heads: int, bytes_per_number: int = 2) -> int:
             * _positive_int("bytes_per_number", bytes_per_number))
 
 
-def attention_params(d: int, n_heads: int) -> int:
-    """Numbers in W_q, W_k, W_v and W_o (each d × d): 4·d², whatever the number of heads."""
-    d, n_heads = _positive_int("d", d), _positive_int("n_heads", n_heads)
-    if d % n_heads:
-        raise ValueError(f"d = {d} is not divisible by n_heads = {n_heads}")
-    return 4 * d * d
+def attention_params(W_q, W_k, W_v, W_o, n_heads: int) -> np.ndarray:
+    """The weights each head of an attention layer owns (section 5).
+
+    W_q, W_k: (d, d_h); W_v: (d, d_v); W_o: (d_v, d_out); n_heads divides d_h and d_v.
+    Returns (n_heads,) int64: head m's columns of W_q, W_k and W_v (its slices, as split_heads cuts a
+    matrix's columns) and its rows of W_o, d·(2·d_h + d_v)/n_heads + d_v·d_out/n_heads each. Together they
+    are every weight of the four matrices: 4·d² at d_h = d_v = d_out = d, however many heads.
+    Raises ValueError when the matrices do not fit each other or n_heads does not divide their widths.
+    """
+    W = {name: _as_float(name, w, 2) for name, w in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("W_o", W_o))}
+    if any(w.ndim != 2 for w in W.values()) or W["W_q"].shape != W["W_k"].shape or \
+            W["W_v"].shape[0] != W["W_q"].shape[0] or W["W_o"].shape[0] != W["W_v"].shape[1]:
+        raise ValueError("W_q, W_k must be (d, d_h), W_v (d, d_v) and W_o (d_v, d_out), got "
+                         + ", ".join(f"{name} {w.shape}" for name, w in W.items()))
+    slices = [split_heads(W["W_q"], n_heads), split_heads(W["W_k"], n_heads), split_heads(W["W_v"], n_heads),
+              split_heads(W["W_o"].T, n_heads)]  # W_o's rows m·d_k … are the columns of its transpose
+    return np.array([sum(part[m].size for part in slices) for m in range(n_heads)], dtype=np.int64)
 
 
 # ---------------------------------------------------------------- exercises on the chapter's claims

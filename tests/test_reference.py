@@ -301,8 +301,8 @@ BAD_INPUT = {
     "crossover_length, d = 0": (lambda: ref.crossover_length(0), "d"),
     "score_grid_bytes, n_heads = 0": (lambda: ref.score_grid_bytes(512, 0), "n_heads"),
     "score_grid_bytes, bytes_per_number = 0": (lambda: ref.score_grid_bytes(512, 12, 0), "bytes_per_number"),
-    "attention_params, d not divisible": (lambda: ref.attention_params(768, 5), "n_heads"),
-    "attention_params, d = 0": (lambda: ref.attention_params(0, 1), "d"),
+    "attention_params, d_h not divisible": (lambda: ref.attention_params(*[np.eye(6)] * 4, 4), "n_heads"),
+    "attention_params, W_o does not fit": (lambda: ref.attention_params(*[np.eye(6)] * 3, np.eye(4), 2), "W_o"),
 }
 
 

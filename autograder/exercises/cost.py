@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from autograder.exercises.inputs import normal_draws, worked
 from autograder.exercises.spec import Exercise, Mistake, Requirement, case
 from solutions import attention as ref
 
@@ -94,14 +97,42 @@ def score_grid_bytes_hidden(rng):
 
 
 def attention_params_visible():
-    return [case("width 768, 12 heads", 768, 12), case("width 768 in 10 heads", 768, 10, raises="ValueError")] + \
-        refused(("d", "n_heads"), (768, 12), visible=True)
+    w = worked()
+    return [case(f"the worked example's matrices, W_o the identity, {h} head{'s' * (h > 1)}",
+                 w.W_q, w.W_k, w.W_v, np.eye(4), h) for h in (1, 2, 4)] + [
+        case("W_o (4, 6): d_out = 6", w.W_q, w.W_k, w.W_v, np.ones((4, 6)), 2),
+        case("W_v (4, 2) and W_o (2, 4): d_v = 2", w.W_q, w.W_k, w.W_v[:, :2], np.ones((2, 4)), 2),
+        case("width 4 in 3 heads", w.W_q, w.W_k, w.W_v, np.eye(4), 3, raises="ValueError"),
+        case("W_o of 3 rows for a W_v of 4 columns", w.W_q, w.W_k, w.W_v, np.ones((3, 4)), 2, raises="ValueError")]
 
 
 def attention_params_hidden(rng):
-    return [case("width 512, 8 heads", 512, 8),
-            case("width 96, 3 heads", 96, 3),
-            case("width 100 in 3 heads", 100, 3, raises="ValueError", checks="bad shape")] + refused(("d", "n_heads"), (96, 3))
+    n = normal_draws(rng)
+    square = [n(12, 12) for _ in range(4)]
+    return [case(f"width 12, {h} heads", *square, h) for h in (1, 3, 6)] + [
+        case("d = 10, d_h = 8, d_v = 6, d_out = 5, 2 heads", n(10, 8), n(10, 8), n(10, 6), n(6, 5), 2),
+        case("d = 6, d_h = d_v = 9, d_out = 4, 3 heads", n(6, 9), n(6, 9), n(6, 9), n(9, 4), 3),
+        case("width 12 in 5 heads", *square, 5, raises="ValueError", checks="bad shape"),
+        case("W_k narrower than W_q", square[0], n(12, 6), *square[2:], 2, raises="ValueError", checks="bad shape"),
+        case("0 heads", *square, 0, raises="ValueError", checks="bad size")]
+
+
+def _params_with(W_q, W_k, W_v, W_o, n_heads, *, own_output=True, whole=False):
+    """attention_params counted otherwise: W_o left out (`own_output` None), W_o counted whole by every head
+    (`own_output` False), or every head given the whole of the four matrices (`whole`)."""
+    W_q, W_k, W_v, W_o = (np.asarray(w) for w in (W_q, W_k, W_v, W_o))
+    if whole:
+        return np.full(n_heads, W_q.size + W_k.size + W_v.size + W_o.size, dtype=np.int64)
+    slices = (W_q.size + W_k.size + W_v.size) // n_heads
+    output = 0 if own_output is None else W_o.size // n_heads if own_output else W_o.size
+    return np.full(n_heads, slices + output, dtype=np.int64)
+
+
+def _params_sliced(W_q, W_k, W_v, W_o, n_heads):
+    """attention_params that cuts d_h // n_heads columns a head: a width the heads do not divide loses its last."""
+    W_q, W_v, W_o = np.asarray(W_q), np.asarray(W_v), np.asarray(W_o)
+    d_k, d_vk = W_q.shape[1] // n_heads, W_v.shape[1] // n_heads
+    return np.full(n_heads, W_q.shape[0] * (2 * d_k + d_vk) + d_vk * W_o.shape[1], dtype=np.int64)
 
 
 EXERCISES = (
@@ -156,12 +187,17 @@ EXERCISES = (
         Mistake("heads forgotten", 7, "Every head has a score grid of its own.", lambda n, h, b=2: n * n * b),
     ), requirements=rules(ref.score_grid_bytes, lambda n, h, b=2: n * n * h * b)),
     Exercise("attention_params", ref.attention_params, attention_params_hidden, attention_params_visible, stream=20,
-             mistakes=(
-        Mistake("output projection forgotten", 5, "W_o is d × d too: 4·d² in all.", lambda d, h: 3 * d * d),
-        Mistake("divided by the number of heads", 5, "Cutting into heads does not change the count: 4·d².",
-                lambda d, h: 4 * d * d // h),
-    ), requirements=rules(ref.attention_params, lambda d, h: 4 * d * d) + (
-        Requirement("raise a `ValueError` when `d` is not divisible by `n_heads`",
-                    lambda d, h: 4 * ref.attention_params(d, 1) // 4),
+             built_on=("split_heads",), mistakes=(
+        Mistake("output projection forgotten", 5, "A head owns its rows of W_o too: d_k rows of d_out weights.",
+                lambda *a: _params_with(*a, own_output=None)),
+        Mistake("W_o counted whole by every head", 5, "W_o is cut by rows: head m owns rows m·d_k … (m+1)·d_k − 1.",
+                lambda *a: _params_with(*a, own_output=False)),
+        Mistake("every head given the whole matrices", 5,
+                "Cutting into heads splits the columns: a head owns only its slices, so the heads add up to 4·d².",
+                lambda *a: _params_with(*a, whole=True)),
+    ), requirements=(
+        Requirement("as an integer array of shape `(n_heads,)`",
+                    lambda *a: ref.attention_params(*a).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `n_heads` does not divide a width", _params_sliced),
     )),
 )

@@ -1,14 +1,16 @@
 # %% [markdown]
 # # Attention, part 7: what attention costs as the input grows
 #
-# This notebook follows chapter section 7. Nothing here needs an array: you
-# write short formulas that count the work and the memory of one attention
-# layer, and of the MLP beside it, and the demonstrations use them to rebuild
-# the chapter's numbers for a model of width 768.
+# This notebook follows chapter section 7. Until its last exercise nothing
+# needs an array: you write short formulas that count the work and the memory
+# of one attention layer, and of the MLP beside it, and the demonstrations use
+# them to rebuild the chapter's numbers for a model of width 768. The last
+# exercise counts a layer's weights from its matrices, with your `split_heads`.
 #
-# Every function takes whole numbers and checks them: an argument that is not
-# a positive integer (a Python or NumPy int; `True` and `768.0` do not count)
-# raises a `ValueError` that names it. Counts are returned as integers.
+# Every function of sections 2 and 3 takes whole numbers and checks them: an
+# argument that is not a positive integer (a Python or NumPy int; `True` and
+# `768.0` do not count) raises a `ValueError` that names it. Counts are
+# returned as integers.
 
 # %% setup id=setup_07
 import math
@@ -16,7 +18,10 @@ import math
 import numpy as np
 
 from judge import NotStarted, check
-from workbook import demonstration
+from workbook import demonstration, my
+
+# `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
+split_heads = my("04_heads", "split_heads")  # your own, from notebook 04 (for Exercise 7.8)
 
 # %% [markdown]
 # ## 1. One cell per pair (chapter section 7)
@@ -344,35 +349,38 @@ figures.memory(score_grid_bytes)
 # ## 4. Parameters: what heads cost (chapter section 5)
 #
 # Cutting the width into heads changes how the columns of `W_q`, `W_k`, `W_v`
-# are grouped, not how many there are, and `W_o` stays `d × d`.
+# are grouped, not how many there are. Count them head by head, from the
+# matrices themselves.
 #
 # ### Exercise 7.8: `attention_params`
 #
-# Write `attention_params(d, n_heads)`: the number of weights in `W_q`, `W_k`,
-# `W_v` and `W_o` of one attention layer of width `d` cut into `n_heads` heads
-# (no biases). Besides the positive-integer check, raise a `ValueError` when
-# `d` is not divisible by `n_heads`. About 5 lines.
+# Write `attention_params(W_q, W_k, W_v, W_o, n_heads)`: `W_q` and `W_k` are
+# `(d, d_h)`, `W_v` is `(d, d_v)` and `W_o` is `(d_v, d_out)`. Head `m` owns
+# the columns of `W_q`, `W_k` and `W_v` that your `split_heads` gives it (cut
+# a matrix with its rows standing for tokens), and the rows of `W_o` that its output
+# meets. Return the number of weights each head owns, as an integer array of
+# shape `(n_heads,)`. Raise a `ValueError` when `n_heads` does not divide a
+# width, or when the matrices do not fit each other. About 6 lines.
 
 # %% solution id=attention_params
-def attention_params(d, n_heads):
-    """Weights of W_q, W_k, W_v and W_o, each d x d, for any number of heads.
+def attention_params(W_q, W_k, W_v, W_o, n_heads):
+    """The weights each head owns: its slices of W_q, W_k, W_v and its rows of W_o.
 
-    d: width; n_heads: heads, dividing d. Both positive integers.
-    Returns an int.
-    Raises ValueError on a bad argument or when n_heads does not divide d.
+    W_q, W_k: (d, d_h); W_v: (d, d_v); W_o: (d_v, d_out).
+    Returns (n_heads,) integers.
+    Raises ValueError when the shapes do not fit or n_heads does not divide a width.
     """
     ### BEGIN SOLUTION
-    for name, value in (("d", d), ("n_heads", n_heads)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if d % n_heads:
-        raise ValueError(f"n_heads = {n_heads} does not divide d = {d}")
-    return 4 * int(d) ** 2
+    W_q, W_k, W_v, W_o = (np.asarray(W) for W in (W_q, W_k, W_v, W_o))
+    if W_q.shape != W_k.shape or W_v.shape[0] != W_q.shape[0] or W_o.shape[0] != W_v.shape[1]:
+        raise ValueError(f"shapes do not fit: {W_q.shape}, {W_k.shape}, {W_v.shape}, {W_o.shape}")
+    parts = [split_heads(W, n_heads) for W in (W_q, W_k, W_v, W_o.T)]
+    return np.array([sum(part[m].size for part in parts) for m in range(n_heads)])
     ### END SOLUTION
 
 
 # %% tests id=check_attention_params
-# Width 768 with 12 heads: the chapter counts 2,359,296 weights.
+# The worked example's matrices in 1, 2 and 4 heads, a W_o and a W_v of other widths, and shapes that do not fit.
 check("attention_params", attention_params)
 
 # %% tests id=hidden_attention_params
@@ -383,9 +391,12 @@ hidden_check("attention_params", attention_params)
 ### END HIDDEN TESTS
 
 # %% locked
-with demonstration("attention_params"):
+with demonstration("attention_params", "split_heads"):
+    W = np.zeros((768, 768))  # only the shapes matter here
     for n_heads in (1, 2, 12, 64):
-        print(f"width 768, {n_heads:>2} heads of size {768 // n_heads:>3}: {attention_params(768, n_heads):,} weights")
+        per_head = attention_params(W, W, W, W, n_heads)
+        print(f"width 768, {n_heads:>2} heads of size {768 // n_heads:>3}: {per_head[0]:>9,} weights each, "
+              f"{per_head.sum():,} in all")
 
 # %% [markdown]
 # More heads cost no weights, but each head needs a score grid of its own,

@@ -44,13 +44,15 @@ def score_grid_bytes(n, n_heads, bytes_per_number=2):
     return cells_per_head * int(n_heads) * int(bytes_per_number)
 
 
-def attention_params(d, n_heads):
-    for name, v in (("d", d), ("n_heads", n_heads)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    d, n_heads = int(d), int(n_heads)
-    if d % n_heads:
-        raise ValueError(f"d = {d} is not divisible by n_heads = {n_heads}")
-    d_k = d // n_heads
-    # every head has its own (d, d_k) slices of W_q, W_k, W_v and a (d_k, d) slice of W_o
-    return n_heads * (3 * d * d_k + d_k * d)
+def attention_params(W_q, W_k, W_v, W_o, n_heads):
+    shapes = [np.shape(W) for W in (W_q, W_k, W_v, W_o)]
+    if any(len(shape) != 2 for shape in shapes):
+        raise ValueError(f"each matrix must be 2-D, got {shapes}")
+    (d, d_h), (d2, d_h2), (d3, d_v), (d_v2, d_out) = shapes
+    if (d, d_h) != (d2, d_h2) or d3 != d or d_v2 != d_v:
+        raise ValueError(f"shapes do not fit: {shapes}")
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1 \
+            or d_h % n_heads or d_v % n_heads:
+        raise ValueError(f"n_heads = {n_heads!r} must divide {d_h} and {d_v}")
+    # a closed form: each head has d_k = d_h / n_heads columns of W_q and W_k, d_v / n_heads of W_v and as many rows of W_o
+    return np.full(n_heads, (d * (2 * d_h + d_v) + d_v * d_out) // n_heads, dtype=np.int64)
