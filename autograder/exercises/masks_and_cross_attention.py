@@ -407,7 +407,8 @@ def _shares_divided_plainly(weights, source, n_sources=None):
     """source_shares divided by the row totals with a plain `/`: 0 / 0 gives NaN for a row without weight."""
     shares = ref.source_shares(weights, source, n_sources)  # its checks
     with np.errstate(invalid="ignore"):
-        return _summed_by_source(weights, source, shares.shape[-1]) / _float_weights(weights).sum(axis=-1, keepdims=True)
+        total = _float_weights(weights).sum(axis=-1, keepdims=True)
+        return _summed_by_source(weights, source, shares.shape[-1]) / total
 
 
 def _shares_checking(weights, source, n_sources=None, *, weights_checked=True, integers_checked=True,
@@ -568,7 +569,8 @@ EXERCISES = (
         Requirement("when it is not given, take `source.max() + 1`", "a source without keys dropped"),
         Requirement("the total weight query `i` gives to the keys from source `s`",
                     "tokens counted instead of weights summed"),
-        Requirement("divided by the total weight of row `i`, so each row adds up to 1 even when the weights given do not",
+        Requirement("divided by the total weight of row `i`, so each row adds up to 1 even when the weights "
+                    "given do not",
                     lambda weights, source, n_sources=None: _summed_by_source(
                         weights, source, ref.source_shares(weights, source, n_sources).shape[-1])),
         Requirement("A source with no key still gets its column, of zeros", "a source without keys dropped"),

@@ -480,7 +480,7 @@ figures.block_mask(block_mask)
 # weights give float32 shares. Raise a `ValueError` when `weights` has fewer
 # than 2 axes, when `source` is not a 1-D integer array with one id per key,
 # when an id is negative, or when `n_sources` is not a positive integer
-# larger than every id. About 12 lines.
+# larger than every id. About 14 lines.
 
 # %% solution id=source_shares
 def source_shares(weights, source, n_sources=None):
