@@ -456,12 +456,11 @@ figures.block_mask(block_mask)
 # ## 3. Where a token came from (the short chapter's "Security link")
 #
 # A model that reads a web page for its user holds its instructions (from
-# the user and the system prompt) and the page's text in one sequence. To
-# attention they are all keys and values: a query weighs each key by how well
-# the two match, and nothing in `softmax(QKᵀ/√d_k)V` asks where a key came
-# from. Whatever preference for its instructions a model shows, it learned
-# from data; the arithmetic holds none. To see it in numbers, label every key
-# with its source and measure where each query's weight goes.
+# the user and the system prompt) and the page's text in one sequence. Does
+# attention weigh a token of the instructions otherwise than a token of the
+# page? Measure it rather than guess: label every key with its source and add
+# up where each query's weight goes. Written question 5.b then asks what the
+# numbers mean.
 #
 # ### Exercise 5.6: `source_shares`
 #
@@ -530,13 +529,13 @@ hidden_check("source_shares", source_shares)
 # Ten made-up tokens of width 4, through the worked example's matrices: four
 # of instructions, four of a web page, then two of the model's answer, under
 # the causal mask. The sixth token, on the page, is a copy of the second, an
-# instruction: the page can say whatever the instructions say.
+# instruction.
 #
-# First, a "trusted" flag kept beside the tokens. Mark the page trusted or
-# not: your `attention` takes queries, keys, values and a mask, and the flag
-# is none of them. Then where the two answer tokens look, by source. Last,
-# the one lever the arithmetic offers: a block mask with a table saying that
-# the answer may read the instructions and itself but not the page.
+# The cell first keeps a "trusted" flag beside the tokens and computes the
+# weights twice, with the page marked untrusted and with it marked trusted.
+# Then it shows where the two answer tokens look, by source. Last, it adds a
+# mask made by your `block_mask` from a table saying that the answer may read
+# the instructions and itself but not the page.
 
 # %% locked
 ORIGINS = ("instructions", "web page", "answer")
@@ -570,12 +569,11 @@ with demonstration("source_shares", "attention", "causal_mask", "block_mask"):
                   ", ".join(f"{origin} {share:.3f}" for origin, share in zip(ORIGINS, shares[i])))
 
 # %% [markdown]
-# Flipping the flag moved no weight at all, and the copy on the page drew
-# exactly the weight of the instruction it copies: the same vector, the same
-# key, whichever source it came from. Without the block mask both answer
-# tokens read the instructions and the page. With it the page's share is
-# exactly 0. What the answer gains by that, and what it loses, is for the
-# written question below.
+# Read the lines against each other before the written question below: what
+# the flag changed, how the copy's weight compares with the weight of the
+# instruction it copies, how the answer's weight divides between the
+# instructions and the page, and what is left of the page's share once the
+# block mask is added.
 
 # %% [markdown] written id=written_injection
 # ### Written question 5.b: attention and prompt injection
