@@ -319,6 +319,36 @@ def block_mask(group_sizes, allowed) -> np.ndarray:
     return np.where(allowed[group[:, None], group[None, :]], 0.0, FORBIDDEN)
 
 
+def source_shares(weights, source, n_sources: int | None = None) -> np.ndarray:
+    """How each query's weight divides among the sources its keys came from (the short chapter's security link).
+
+    weights: (..., n_q, n_k) attention weights; source: (n_k,) non-negative integer ids,
+    source[j] the source of key j; n_sources: how many sources, larger than every id
+    (None: source.max() + 1). Returns (..., n_q, n_sources) in weights' float dtype: the
+    weight query i gives the keys of source s over the total weight of row i; a source
+    with no key gets a column of zeros, a row without weight a row of zeros.
+    """
+    weights = _as_float("weights", weights, 2)
+    source = np.asarray(source)
+    n_k = weights.shape[-1]
+    if source.ndim != 1 or source.dtype.kind not in "iu" or source.shape[0] != n_k:
+        raise ValueError(f"source must be a 1-D integer array of one id per key, {n_k} of them for weights "
+                         f"{weights.shape}, got shape {source.shape} and dtype {source.dtype}")
+    if n_k and source.min() < 0:
+        raise ValueError(f"source ids must be 0 or more, got {source.tolist()}")
+    if n_sources is None:
+        if not n_k:
+            raise ValueError("with no keys, n_sources must be given")
+        n_sources = int(source.max()) + 1
+    n_sources = _positive_int("n_sources", n_sources)
+    if n_k and source.max() >= n_sources:
+        raise ValueError(f"n_sources = {n_sources} must be larger than every id, got ids up to {source.max()}")
+    one_hot = (source[:, None] == np.arange(n_sources)[None, :]).astype(weights.dtype)
+    summed = weights @ one_hot
+    total = weights.sum(axis=-1, keepdims=True)
+    return np.divide(summed, total, out=np.zeros_like(summed), where=total > 0)
+
+
 # ---------------------------------------------------------------- section 7
 
 

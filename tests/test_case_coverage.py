@@ -52,6 +52,7 @@ SPECIFIED: dict[str, set[str]] = {
     "causal_mask": COUNTS,
     "padding_mask": COUNTS | {"bad shape"},
     "block_mask": COUNTS | {"bad shape"},
+    "source_shares": ARRAYS | COUNTS,
     "blockwise_attention": ARRAYS | COUNTS | {"cross", "1e4"},
     "projection_flops": COUNTS,
     "score_flops": COUNTS,

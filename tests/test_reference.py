@@ -233,6 +233,7 @@ def _float32_cases():
             X, W, W, W, W, 2, mask=ref.causal_mask(3)),
         "blockwise_attention": lambda: ref.blockwise_attention(Q, K, V, block_size=2),
         "blockwise_attention, causal": lambda: ref.blockwise_attention(Q, K, V, block_size=2, causal=True),
+        "source_shares": lambda: ref.source_shares(ref.softmax(f32(2, 3, 4)), np.array([0, 1, 1, 0])),
     }
 
 
@@ -286,6 +287,12 @@ BAD_INPUT = {
     "padding_mask, float lengths": (lambda: ref.padding_mask(np.array([2.0]), 4), "lengths"),
     "block_mask, zero-sized group": (lambda: ref.block_mask([2, 0], np.ones((2, 2), bool)), "group_sizes"),
     "block_mask, allowed of the wrong shape": (lambda: ref.block_mask([2, 1], np.ones((3, 3), bool)), "allowed"),
+    "source_shares, source of the wrong length": (lambda: ref.source_shares(_w, np.array([0, 1, 1])), "source"),
+    "source_shares, a negative id": (lambda: ref.source_shares(_w, np.array([0, -1, 1, 1])), "source"),
+    "source_shares, float ids": (lambda: ref.source_shares(_w, np.array([0.0, 1.0, 1.0, 0.0])), "source"),
+    "source_shares, n_sources below an id": (lambda: ref.source_shares(_w, np.array([0, 2, 1, 0]), 2),
+                                             "n_sources"),
+    "source_shares, 1-D weights": (lambda: ref.source_shares(np.ones(4), np.array([0, 1, 1, 0])), "weights"),
     "blockwise_attention, block_size 0": (lambda: ref.blockwise_attention(_ok, _ok, _ok, block_size=0),
                                           "block_size"),
     "blockwise_attention, d_k differs": (lambda: ref.blockwise_attention(_ok, np.ones((3, 5)), _ok), "K"),
@@ -363,6 +370,23 @@ def test_does_a_padding_mask_leave_no_weight_on_padding_while_no_mask_leaks_only
     assert (ref.padding_leak(masked, lengths) == 0).all()
     leak = ref.padding_leak(unmasked, lengths)
     assert leak[0] == 0 and (leak[1:] > 0).all()
+
+
+def test_does_only_a_block_mask_take_the_answers_weight_off_the_web_page():
+    rng = np.random.default_rng(1)
+    X, W_q, W_k, W_v = normal(rng, 7, 4), normal(rng, 4, 4), normal(rng, 4, 4), normal(rng, 4, 4)
+    sizes, source = np.array([3, 2, 2]), np.repeat([0, 1, 2], [3, 2, 2])
+    Q, K, V = ref.project_qkv(X, W_q, W_k, W_v)
+    _, weights = ref.attention(Q, K, V, ref.causal_mask(7))
+    shares = ref.source_shares(weights, source)
+    np.testing.assert_allclose(shares.sum(axis=-1), 1.0)
+    assert (shares[5:, :2] > 0).all()  # the answer reads the instructions and the page
+    allowed = np.array([[True, False, False], [True, True, False], [True, False, True]])
+    _, blocked = ref.attention(Q, K, V, ref.causal_mask(7) + ref.block_mask(sizes, allowed))
+    blocked_shares = ref.source_shares(blocked, source)
+    assert (blocked_shares[5:, 1] == 0).all() and (blocked_shares[5:, 0] > 0).all()
+    assert ref.source_shares(weights, source, 5)[..., 3:].max() == 0
+    assert ref.source_shares(np.zeros((2, 3)), np.array([0, 1, 1])).max() == 0
 
 
 def test_does_a_causal_mask_leak_no_target_while_no_mask_leaks_all_but_the_last():

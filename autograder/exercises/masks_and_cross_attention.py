@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from solutions import attention as ref
 
 NOTEBOOK = "05_masks_and_cross_attention"
@@ -293,6 +293,154 @@ def _block_mask_checking(group_sizes, allowed, *, sizes_checked=True, allowed_ch
     return np.where(allowed[group[:, None], group[None, :]], 0.0, -np.inf)
 
 
+# The worked example as a prompt: "pick up" from the user (source 0), "the cube" from a web page (source 1).
+USER_AND_PAGE = np.array([0, 0, 1, 1])
+
+
+def source_shares_visible():
+    w = worked()
+    _, plain = ref.attention(w.Q, w.K, w.V)
+    _, causal = ref.attention(w.Q, w.K, w.V, ref.causal_mask(4))
+    pick_reads_nothing = np.zeros((4, 4))
+    pick_reads_nothing[0] = -np.inf
+    _, nothing_for_pick = ref.attention(w.Q, w.K, w.V, pick_reads_nothing)
+    return [case("the worked example, no mask, 'pick up' from the user and 'the cube' from a web page",
+                 plain, USER_AND_PAGE),
+            case("the worked example, causal mask", causal, USER_AND_PAGE),
+            case("e to each scaled score of the worked example (rows that do not add up to 1)", np.exp(w.S),
+                 USER_AND_PAGE),
+            case("'pick' may read no key (its row of weights all 0)", nothing_for_pick, USER_AND_PAGE),
+            case("a batch of two, (2, 4, 4): no mask and the causal mask", np.stack([plain, causal]), USER_AND_PAGE),
+            case("float32 weights", plain.astype(f32), USER_AND_PAGE),
+            case("ids 0 and 2 only ('the cube' from source 2)", plain, np.array([0, 0, 2, 2])),
+            case("3 sources asked for, ids 0 and 1 only", plain, USER_AND_PAGE, n_sources=3),
+            case("3 ids for 4 keys", plain, np.array([0, 0, 1]), raises="ValueError"),
+            case("a negative id", plain, np.array([0, -1, 1, 1]), raises="ValueError"),
+            case("ids given as floats", plain, USER_AND_PAGE.astype(float), raises="ValueError"),
+            case("n_sources = 1 with an id of 1", plain, USER_AND_PAGE, n_sources=1, raises="ValueError"),
+            case("the weights of one query, 1-D", plain[0], USER_AND_PAGE, raises="ValueError")]
+
+
+def source_shares_hidden(rng):
+    n = normal_draws(rng)
+    X, W_q, W_k, W_v = n(7, 4), n(4, 4), n(4, 4), n(4, 4)
+    Q, K, V = ref.project_qkv(X, W_q, W_k, W_v)
+    answer_reads_no_page = ref.block_mask(np.array([3, 2, 2]), np.array([[True, False, False], [True, True, False],
+                                                                          [True, False, True]]))
+    _, blocked = ref.attention(Q, K, V, ref.causal_mask(7) + answer_reads_no_page)
+    three = np.array([0, 0, 0, 1, 1, 2, 2])
+    silent = n(5, 6)
+    silent[[1, 3]] = -np.inf
+    weights = ref.softmax(n(5, 7))
+    return [
+        case("2 × 3 grids of 5 queries over 7 keys from 3 sources", ref.softmax(n(2, 3, 5, 7)),
+             np.array([0, 1, 2, 0, 1, 2, 1]), checks="batched"),
+        case("float32, 6 queries over 8 keys", ref.softmax(n(6, 8, dtype=f32)), np.array([0, 0, 0, 1, 1, 1, 2, 2]),
+             checks="float32"),
+        case("ids 0 and 3 only: sources 1 and 2 have no key", ref.softmax(n(5, 6)), np.array([0, 3, 3, 0, 3, 0])),
+        case("5 sources asked for, ids 0 to 2", weights, np.array([2, 0, 1, 1, 0, 2, 0]), n_sources=5),
+        case("e to each score: rows that do not add up to 1", np.exp(n(4, 6)), np.array([1, 0, 1, 0, 0, 2])),
+        case("the answer masked off the page: instructions 3, page 2, answer 2", blocked, three),
+        case("queries 1 and 3 may read nothing", ref.softmax(silent), np.array([0, 1, 0, 1, 1, 0])),
+        case("3 queries over 9 keys of 2 sources", ref.softmax(n(3, 9)), np.array([1, 1, 0, 0, 1, 0, 1, 1, 1])),
+        case("6 ids for 7 keys", weights, np.array([0, 1, 2, 0, 1, 2]), raises="ValueError", checks="bad shape"),
+        case("8 ids for 7 keys", weights, np.array([0, 1, 2, 0, 1, 2, 1, 0]), raises="ValueError", checks="bad shape"),
+        case("source as a (1, 7) row", weights, three[None], raises="ValueError", checks="bad shape"),
+        case("an id of −2", weights, np.array([0, 1, -2, 0, 1, 2, 1]), raises="ValueError"),
+        case("ids given as floats", weights, three.astype(float), raises="ValueError"),
+        case("n_sources = 2 with an id of 2", weights, three, n_sources=2, raises="ValueError"),
+        case("n_sources = 0", weights, np.zeros(7, dtype=int), n_sources=0, raises="ValueError", checks="bad size"),
+        case("n_sources = 3.0", weights, three, n_sources=3.0, raises="ValueError"),
+        case("the weights of one query, 1-D", weights[0], three, raises="ValueError", checks="bad shape"),
+    ]
+
+
+def _float_weights(weights) -> np.ndarray:
+    weights = np.asarray(weights)
+    return weights if weights.dtype.kind == "f" else weights.astype(np.float64)
+
+
+def _summed_by_source(weights, source, n_sources) -> np.ndarray:
+    """(..., n_q, n_sources) in weights' float dtype: the weight each query gives each source's keys, not divided."""
+    weights, source = _float_weights(weights), np.asarray(source)
+    return weights @ (source[:, None] == np.arange(n_sources)[None, :]).astype(weights.dtype)
+
+
+def _divided(part, whole) -> np.ndarray:
+    return np.divide(part, whole, out=np.zeros_like(part), where=whole > 0)
+
+
+def _sources(source, n_sources) -> int:
+    return int(np.max(source)) + 1 if n_sources is None else n_sources
+
+
+def _tokens_counted(weights, source, n_sources=None):
+    """The share of the keys each query reads (weight above 0) that come from each source: counted, not weighed."""
+    ref.source_shares(weights, source, n_sources)  # its checks
+    weights = _float_weights(weights)
+    return ref.source_shares((weights > 0).astype(weights.dtype), source, n_sources)
+
+
+def _summed_over_queries(weights, source, n_sources=None):
+    """Every query given the shares of all the queries' weight together (the query axis summed)."""
+    shares = ref.source_shares(weights, source, n_sources)
+    return np.broadcast_to(ref.source_shares(_float_weights(weights).sum(axis=-2, keepdims=True), source, n_sources),
+                           shares.shape).copy()
+
+
+def _divided_per_source(weights, source, n_sources=None):
+    """Each source's column divided by its total over the queries, not each row by its own total."""
+    ref.source_shares(weights, source, n_sources)  # its checks
+    summed = _summed_by_source(weights, source, _sources(source, n_sources))
+    return _divided(summed, summed.sum(axis=-2, keepdims=True))
+
+
+def _present_sources_only(weights, source, n_sources=None):
+    """A column for each id that some key has (np.unique), none for a source without keys; n_sources unused."""
+    ref.source_shares(weights, source, n_sources)  # its checks
+    weights, source = _float_weights(weights), np.asarray(source)
+    summed = np.stack([weights[..., source == s].sum(axis=-1) for s in np.unique(source)], axis=-1)
+    return _divided(summed, weights.sum(axis=-1, keepdims=True))
+
+
+def _shares_divided_plainly(weights, source, n_sources=None):
+    """source_shares divided by the row totals with a plain `/`: 0 / 0 gives NaN for a row without weight."""
+    shares = ref.source_shares(weights, source, n_sources)  # its checks
+    with np.errstate(invalid="ignore"):
+        total = _float_weights(weights).sum(axis=-1, keepdims=True)
+        return _summed_by_source(weights, source, shares.shape[-1]) / total
+
+
+def _shares_checking(weights, source, n_sources=None, *, weights_checked=True, integers_checked=True,
+                     negative_checked=True, count_checked=True, length_checked=True):
+    """source_shares with a check left out, computed as an answer without that check would compute it:
+    1-D weights taken as one query, float ids made integers, a negative id counted from the end
+    (np.eye(n)[id]), too small an n_sources widened, and a short source read key by key (the keys
+    past its end left out)."""
+    weights, source = _float_weights(weights), np.asarray(source)
+    if weights_checked and weights.ndim < 2:
+        raise ValueError(f"weights must be (..., n_q, n_k), got shape {weights.shape}")
+    weights = np.atleast_2d(weights)
+    if integers_checked and source.dtype.kind not in "iu":
+        raise ValueError(f"source must hold integers, got {source.dtype}")
+    source = source.astype(np.int64)
+    if source.ndim != 1 or (length_checked and source.shape[0] != weights.shape[-1]):
+        raise ValueError(f"source must be 1-D with one id per key, got shape {source.shape}")
+    if negative_checked and (source < 0).any():
+        raise ValueError(f"source ids must be 0 or more, got {source.tolist()}")
+    n = int(source.max()) + 1 if n_sources is None else n_sources
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n_sources must be a positive integer, got {n!r}")
+    if source.max() >= n:
+        if count_checked:
+            raise ValueError(f"n_sources = {n} must be larger than every id")
+        n = int(source.max()) + 1
+    summed = np.zeros((*weights.shape[:-1], n), dtype=weights.dtype)
+    for j, s in enumerate(source):
+        summed[..., s] += weights[..., j]  # a negative s counts from the end
+    return _divided(summed, weights.sum(axis=-1, keepdims=True))
+
+
 # A mask written with a large finite number: exp(−1e9 + s) is 0 only by underflow, and a row of it
 # is not all forbidden (softmax spreads the weight evenly instead of giving zeros).
 _MINUS_1E9 = Mistake("−1e9 written for −inf", 6, "Forbid a pair with −inf (np.inf), not a large finite number: "
@@ -396,5 +544,46 @@ EXERCISES = (
                     lambda sizes, allowed: _block_mask_checking(sizes, allowed, sizes_checked=False)),
         Requirement("or `allowed` is not booleans of shape `(g, g)`",
                     lambda sizes, allowed: _block_mask_checking(sizes, allowed, allowed_checked=False)),
+    )),
+    Exercise("source_shares", ref.source_shares, source_shares_hidden, source_shares_visible, stream=46,
+             points=Points(1, 2), mistakes=(
+        Mistake("tokens counted instead of weights summed", 6,
+                "Add up the weight the query gives each key of a source: how many of its keys a query reads "
+                "says nothing about how much it reads them.", _tokens_counted),
+        Mistake("summed over the queries", 6,
+                "Sum each query's row over its keys (the last axis): adding up the queries gives every row the "
+                "same shares.", _summed_over_queries),
+        Mistake("shares divided per source, not per query", 6,
+                "Divide each row by its own total weight, so each query's shares add up to 1; dividing each "
+                "source's column by its total over the queries mixes the queries.", _divided_per_source),
+        Mistake("a source without keys dropped", 6,
+                "Give every id from 0 to n_sources − 1 a column (n_sources = source.max() + 1 when not given), "
+                "a column of zeros for a source no key came from.", _present_sources_only),
+    ), requirements=(
+        Requirement("`weights` holds attention weights of shape `(..., n_q, n_k)`",
+                    one_sequence_only(ref.source_shares)),
+        Requirement("`source` is a 1-D array of `n_k` integer ids, one per key",
+                    lambda *a, **k: _shares_checking(*a, **k, integers_checked=False)),
+        Requirement("There are `n_sources` sources, numbered 0 to `n_sources - 1`",
+                    lambda weights, source, n_sources=None: ref.source_shares(weights, source)),
+        Requirement("when it is not given, take `source.max() + 1`", "a source without keys dropped"),
+        Requirement("the total weight query `i` gives to the keys from source `s`",
+                    "tokens counted instead of weights summed"),
+        Requirement("divided by the total weight of row `i`, so each row adds up to 1 even when the weights "
+                    "given do not",
+                    lambda weights, source, n_sources=None: _summed_by_source(
+                        weights, source, ref.source_shares(weights, source, n_sources).shape[-1])),
+        Requirement("A source with no key still gets its column, of zeros", "a source without keys dropped"),
+        Requirement("a row with no weight at all (a query whose every key is forbidden) gives zeros, not NaN",
+                    _shares_divided_plainly),
+        Requirement("Float32 weights give float32 shares",
+                    lambda *a, **k: ref.source_shares(*a, **k).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `weights` has fewer than 2 axes",
+                    lambda *a, **k: _shares_checking(*a, **k, weights_checked=False)),
+        Requirement("when `source` is not a 1-D integer array with one id per key",
+                    lambda *a, **k: _shares_checking(*a, **k, length_checked=False)),
+        Requirement("when an id is negative", lambda *a, **k: _shares_checking(*a, **k, negative_checked=False)),
+        Requirement("or when `n_sources` is not a positive integer larger than every id",
+                    lambda *a, **k: _shares_checking(*a, **k, count_checked=False)),
     )),
 )

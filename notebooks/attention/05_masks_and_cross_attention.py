@@ -5,8 +5,9 @@
 # values all came from the same four tokens. Here you see what changes once
 # they come from two different sets, and you write the three masks that decide
 # which pairs of tokens may meet at all: `causal_mask`, `padding_mask` and
-# `block_mask`, with two measurements that test what the first two promise:
-# `first_changed_output` and `padding_leak`.
+# `block_mask`, with two measurements that test what the first two promise,
+# `first_changed_output` and `padding_leak`, and a third, `source_shares`,
+# that shows where a query's weight goes by the source of each key.
 #
 # The set-up cell loads **your** `softmax` and `attention` from notebook 03
 # (and `project_qkv` from notebook 01), so
@@ -451,13 +452,137 @@ import figures
 
 figures.block_mask(block_mask)
 
+# %% [markdown]
+# ## 3. Where a token came from (the short chapter's "Security link")
+#
+# A model that reads a web page for its user holds its instructions (from
+# the user and the system prompt) and the page's text in one sequence. Does
+# attention weigh a token of the instructions otherwise than a token of the
+# page? Measure it rather than guess: label every key with its source and add
+# up where each query's weight goes. Written question 5.b then asks what the
+# numbers mean.
+#
+# ### Exercise 5.6: `source_shares`
+#
+# Write `source_shares(weights, source, n_sources=None)`. `weights` holds
+# attention weights of shape `(..., n_q, n_k)`: any leading batch axes, then
+# one row per query and one column per key. `source` is a 1-D array of `n_k`
+# integer ids, one per key. Id `source[j]` says where key `j` came from: say 0
+# for the user and the system prompt, 1 for a web page, 2 for the model's own
+# answer. There are `n_sources` sources, numbered 0 to `n_sources - 1`; when
+# it is not given, take `source.max() + 1`. Return an array of shape
+# `(..., n_q, n_sources)` whose entry `[..., i, s]` is the total weight query
+# `i` gives to the keys from source `s`, divided by the total weight of row
+# `i`, so each row adds up to 1 even when the weights given do not. A source
+# with no key still gets its column, of zeros, and a row with no weight at
+# all (a query whose every key is forbidden) gives zeros, not NaN. Float32
+# weights give float32 shares. Raise a `ValueError` when `weights` has fewer
+# than 2 axes, when `source` is not a 1-D integer array with one id per key,
+# when an id is negative, or when `n_sources` is not a positive integer
+# larger than every id. About 14 lines.
+
+# %% solution id=source_shares
+def source_shares(weights, source, n_sources=None):
+    """How each query's weight divides among the sources of its keys.
+
+    weights: (..., n_q, n_k) attention weights; source: (n_k,) integer ids from 0;
+    n_sources: a positive integer larger than every id, or None for source.max() + 1.
+    Returns (..., n_q, n_sources) in weights' float dtype: the weight query i gives the
+    keys of source s, over row i's total; a row without weight gives zeros.
+    Raises ValueError on bad weights, a bad source or a bad n_sources.
+    """
+    ### BEGIN SOLUTION
+    weights, source = np.asarray(weights), np.asarray(source)
+    weights = weights if weights.dtype.kind == "f" else weights.astype(np.float64)
+    if weights.ndim < 2:
+        raise ValueError(f"weights must be (..., n_q, n_k), got shape {weights.shape}")
+    n_k = weights.shape[-1]
+    if source.ndim != 1 or source.dtype.kind not in "iu" or source.shape[0] != n_k:
+        raise ValueError(f"source must be a 1-D integer array of {n_k} ids, one per key, got {source!r}")
+    if (source < 0).any():
+        raise ValueError(f"source ids must be 0 or more, got {source.tolist()}")
+    n_sources = int(source.max()) + 1 if n_sources is None else n_sources
+    if isinstance(n_sources, bool) or not isinstance(n_sources, (int, np.integer)) or n_sources <= source.max():
+        raise ValueError(f"n_sources must be an integer larger than every id, got {n_sources!r}")
+    from_source = (source[:, None] == np.arange(n_sources)[None, :]).astype(weights.dtype)
+    summed = weights @ from_source
+    total = weights.sum(axis=-1, keepdims=True)
+    return np.divide(summed, total, out=np.zeros_like(summed), where=total > 0)
+    ### END SOLUTION
+
+
+# %% tests id=check_source_shares
+# The worked example's weights with "pick up" from the user and "the cube" from a web page: without a mask,
+# with the causal mask, as e to each score (rows that do not add up to 1), with a query that may read nothing,
+# in a batch of two and in float32; ids 0 and 2 only, and 3 sources asked for. A source of 3 ids for 4 keys,
+# a negative id, ids as floats, n_sources = 1 with an id of 1 and weights of one row (1-D) raise a ValueError.
+check("source_shares", source_shares)
+
+# %% tests id=hidden_source_shares
+# The hidden checks of source_shares run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("source_shares", source_shares)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Ten made-up tokens of width 4, through the worked example's matrices: four
+# of instructions, four of a web page, then two of the model's answer, under
+# the causal mask. The sixth token, on the page, is a copy of the second, an
+# instruction.
+#
+# The cell first keeps a "trusted" flag beside the tokens and computes the
+# weights twice, with the page marked untrusted and with it marked trusted.
+# Then it shows where the two answer tokens look, by source. Last, it adds a
+# mask made by your `block_mask` from a table saying that the answer may read
+# the instructions and itself but not the page.
+
+# %% locked
+ORIGINS = ("instructions", "web page", "answer")
+SOURCE = np.repeat([0, 1, 2], [4, 4, 2])
+tokens = np.round(np.random.default_rng(1).normal(0, 0.9, (10, 4)), 1)
+tokens[5] = tokens[1]  # a sentence of the instructions, copied onto the page
+with demonstration("source_shares", "attention", "causal_mask", "block_mask"):
+    def weights_of(vectors, trusted, mask):
+        """The weights of one attention layer over tokens and their "trusted" flags."""
+        Q_s, K_s, V_s = vectors @ W_q, vectors @ W_k, vectors @ W_v
+        return attention(Q_s, K_s, V_s, mask)[1]
+
+    causal = causal_mask(10)
+    page_untrusted = weights_of(tokens, SOURCE == 0, causal)
+    page_trusted = weights_of(tokens, SOURCE != 2, causal)
+    print("trusted flag changed for the page: largest change of a weight",
+          np.abs(page_trusted - page_untrusted).max())
+    print("answer token 0 weighs the instruction and its copy on the page:",
+          page_untrusted[8, 1], "and", page_untrusted[8, 5])
+    ALLOWED_READS = np.array([
+        # instructions  web page  answer    <- may be looked at
+        [True,          False,    False],   # instructions ask
+        [True,          True,     False],   # web page asks
+        [True,          False,    True],    # answer asks
+    ])
+    blocked = weights_of(tokens, SOURCE == 0, causal + block_mask(np.array([4, 4, 2]), ALLOWED_READS))
+    for name, weights in (("causal mask only", page_untrusted), ("causal + block mask", blocked)):
+        shares = source_shares(weights, SOURCE, 3)
+        for i in (8, 9):
+            print(f"{name:>19}, answer token {i - 8}:",
+                  ", ".join(f"{origin} {share:.3f}" for origin, share in zip(ORIGINS, shares[i])))
+
+# %% [markdown]
+# Read the lines against each other before the written question below: what
+# the flag changed, how the copy's weight compares with the weight of the
+# instruction it copies, how the answer's weight divides between the
+# instructions and the page, and what is left of the page's share once the
+# block mask is added.
+
 # %% [markdown] written id=written_injection
 # ### Written question 5.b: attention and prompt injection
 #
 # The robot's mask says which kind of token may read which because someone
-# wrote the table `ALLOWED`. A language model that reads a web page for its
-# user gets no such table: its instructions and the page's text arrive as one
-# sequence of tokens. In three to five sentences: how does attention treat a
+# wrote the table `ALLOWED`, and the demonstration above needed a table of
+# its own, `ALLOWED_READS`. A language model that reads a web page for its
+# user gets no such table by itself: its instructions and the page's text
+# arrive as one sequence of tokens. In three to five sentences: how does attention treat a
 # token of the instructions and a token of the page, why does that leave room
 # for prompt injection (text on the page that the model follows as if it were
 # an instruction), and what could a mask like `block_mask` do about it, and

@@ -341,10 +341,11 @@ def renames_every_exercise(folder: Path) -> None:
 
     Outcome: a "wrong notebook" problem naming the renamed exercises; those
     exercises zero, everything else graded.
-    Loses: causal_mask, first_changed_output, padding_mask, padding_leak, block_mask.
+    Loses: causal_mask, first_changed_output, padding_mask, padding_leak, block_mask, source_shares.
     """
     def change(nb):
-        for name in ("causal_mask", "first_changed_output", "padding_mask", "padding_leak", "block_mask"):
+        for name in ("causal_mask", "first_changed_output", "padding_mask", "padding_leak", "block_mask",
+                     "source_shares"):
             _cell(nb, name)["metadata"]["nbgrader"]["grade_id"] = f"my_{name}"
     _edit(folder, MASKS_NB, change)
 

@@ -231,6 +231,30 @@ def block_mask(group_sizes, allowed):
     return mask
 
 
+
+def source_shares(weights, source, n_sources=None):
+    weights, source = np.asarray(weights), np.asarray(source)
+    weights = weights if weights.dtype.kind == "f" else weights.astype(np.float64)
+    if weights.ndim < 2:
+        raise ValueError(f"weights must be (..., n_q, n_k), got shape {weights.shape}")
+    if source.ndim != 1 or source.dtype.kind not in "iu" or len(source) != weights.shape[-1]:
+        raise ValueError(f"source must be {weights.shape[-1]} integer ids, got {source!r}")
+    if (source < 0).any():
+        raise ValueError(f"source ids must be 0 or more, got {source.tolist()}")
+    if n_sources is None:
+        n_sources = int(source.max()) + 1
+    if isinstance(n_sources, bool) or not isinstance(n_sources, (int, np.integer)) or n_sources <= source.max():
+        raise ValueError(f"n_sources must be an integer larger than every id, got {n_sources!r}")
+    shares = np.zeros((*weights.shape[:-1], n_sources), dtype=weights.dtype)
+    for index in np.ndindex(*weights.shape[:-1]):
+        row = weights[index]
+        total = row.sum()
+        if total > 0:
+            for j, s in enumerate(source.tolist()):
+                shares[index + (s,)] += row[j]
+            shares[index] /= total
+    return shares
+
 def blockwise_attention(Q, K, V, block_size=128, causal=False):
     Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
     for name, a in (("Q", Q), ("K", K), ("V", V)):

@@ -1,0 +1,22 @@
+"""Mistake: tokens counted instead of weights summed."""
+
+import numpy as np
+
+
+def source_shares(weights, source, n_sources=None):
+    weights, source = np.asarray(weights), np.asarray(source)
+    weights = weights if weights.dtype.kind == "f" else weights.astype(np.float64)
+    if weights.ndim < 2:
+        raise ValueError("weights must be (..., n_q, n_k)")
+    if source.ndim != 1 or source.dtype.kind not in "iu" or len(source) != weights.shape[-1]:
+        raise ValueError("source must be one integer id per key")
+    if (source < 0).any():
+        raise ValueError("source ids must be 0 or more")
+    if n_sources is None:
+        n_sources = int(source.max()) + 1
+    if isinstance(n_sources, bool) or not isinstance(n_sources, (int, np.integer)) or n_sources <= source.max():
+        raise ValueError("n_sources must be an integer larger than every id")
+    read = weights > 0  # the keys each query reads, counted by source
+    counts = np.stack([read[..., source == s].sum(axis=-1) for s in range(n_sources)], axis=-1)
+    total = read.sum(axis=-1, keepdims=True)
+    return np.where(total > 0, counts / np.maximum(total, 1), 0).astype(weights.dtype)
