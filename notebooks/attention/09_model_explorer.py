@@ -22,8 +22,10 @@
 # | `split_heads`, `multi_head_attention` | 04 |
 # | `causal_mask` | 05 |
 #
-# The pictures below appear once those are written; the exercises of this
-# notebook (section 2) need only NumPy.
+# The pictures below appear once those are written; the exercises of
+# section 2 need only NumPy. Those of sections 4 and 5 run on your
+# `attention` (notebook 03) and your `split_heads` and `merge_heads`
+# (notebook 04) as well.
 
 # %% setup id=setup_09
 import numpy as np
@@ -34,11 +36,14 @@ from judge import NotStarted, check
 import matplotlib.pyplot as plt
 
 import explorer_model
-from workbook import demonstration, your_attention
+from workbook import demonstration, my, your_attention
 
 # Your own attention, from the answer cells of notebooks 02 to 05, read from the SAVED notebooks, not their
 # open tabs: after a change there, save it and re-run this cell.
 yours = your_attention()
+# The pieces the exercises of sections 4 and 5 are built on, from the same saved notebooks.
+attention = my("03_softmax_and_mix", "attention")
+split_heads, merge_heads = my("04_heads", "split_heads", "merge_heads")
 # The names of the functions of yours the model calls, and the attention your multi_head_attention runs on.
 PIECES = (*explorer_model.Pieces._fields, "attention")
 trained = explorer_model.load("model_weights.npz")
@@ -387,3 +392,89 @@ with demonstration(*PIECES, "induction_score"):
 # `python explorer.py` and open the address it prints (http://127.0.0.1:8765/;
 # `python explorer.py --port 0` picks any free port). It runs on your machine
 # only, with no network, and labels each head with your `classify_head`.
+
+# %% [markdown]
+# ## 4. One pass computes every position (the chapter's causal mask)
+#
+# The chapter's reason for the causal mask: it lets one forward pass compute
+# the loss of every position of a sentence at once. Position `i` cannot see
+# the tokens after it, so its output, with the true sentence fed in from end
+# to end, is the output it would have had if the sentence stopped at `i`.
+# Feeding the true tokens in like this, each position predicting the next, is
+# teacher forcing. Notebook 05 showed that a later token moves no earlier
+# output; here you compare the one pass with the passes it stands in for.
+#
+# ### Exercise 9.5: `prefix_gaps`
+#
+# Write `prefix_gaps(Q, K, V, mask)`. `Q` and `K` are `(n, d_k)`, `V` is
+# `(n, d_v)` and `mask` is an additive `(n, n)` mask (0 allows a pair, −∞
+# forbids it). Run attention once on all `n` tokens with `mask`. Then, for
+# each position `i`, run it again on the first `i + 1` tokens alone: the
+# first `i + 1` rows of `Q`, `K` and `V`, with the mask cut to its top-left
+# `(i + 1) × (i + 1)` corner. The gap at `i` is the largest absolute
+# difference between row `i` of the first run's output and the last row of
+# the second's. Return the `n` gaps as an array of shape `(n,)`, in the dtype
+# of attention's output (float32 for float32 inputs). Raise a `ValueError`
+# when `Q`, `K`, `V` and `mask` are not of those shapes for one `n`. Use your
+# `attention(Q, K, V, mask)`. About 8 lines.
+
+# %% solution id=prefix_gaps
+def prefix_gaps(Q, K, V, mask):
+    """How far each position's output is from the output it gets on its prefix alone.
+
+    Q, K: (n, d_k); V: (n, d_v); mask: (n, n) additive.
+    Returns (n,): gap i is the largest |difference| between row i of attention on all n
+    tokens and the last row of attention on the first i + 1 (the mask cut to them).
+    Raises ValueError when the shapes do not fit.
+    """
+    ### BEGIN SOLUTION
+    Q, K, V, mask = (np.asarray(a) for a in (Q, K, V, mask))
+    n = len(Q)
+    if Q.ndim != 2 or K.shape != Q.shape or V.ndim != 2 or len(V) != n or mask.shape != (n, n):
+        raise ValueError(f"expected Q, K (n, d_k), V (n, d_v), mask (n, n); got {Q.shape}, {K.shape}, "
+                         f"{V.shape}, {mask.shape}")
+    whole, _ = attention(Q, K, V, mask)
+    gaps = np.zeros(n, dtype=whole.dtype)
+    for i in range(n):
+        alone, _ = attention(Q[:i + 1], K[:i + 1], V[:i + 1], mask[:i + 1, :i + 1])
+        gaps[i] = np.abs(whole[i] - alone[-1]).max()
+    return gaps
+    ### END SOLUTION
+
+
+# %% tests id=check_prefix_gaps
+# The worked example with a causal mask, with a mask of zeros and with 'cube' hidden from every token;
+# then one head of the trained model (float32), and shapes that do not fit (a ValueError).
+check("prefix_gaps", prefix_gaps)
+
+# %% tests id=hidden_prefix_gaps
+# The hidden checks of prefix_gaps run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("prefix_gaps", prefix_gaps)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your `prefix_gaps` on one head of the model (layer 0, head 0, your prompt),
+# then the same comparison for the whole model: its logits from one pass over
+# the prompt against those of a pass over each prefix, with your causal mask
+# and with the mask taken away (a mask of zeros). The model's weights are
+# float32, so "the same" means the same up to float32 rounding, about 1e-6 on
+# logits near 10.
+
+# %% locked
+tokens = explorer_model.tokenize(prompt, trained.vocab)
+n = len(tokens)
+no_mask = yours._replace(causal_mask=lambda n: np.zeros((n, n)))
+with demonstration(*PIECES, "prefix_gaps"):
+    p = trained.params
+    h = explorer_model.layer_norm(p["embed"][tokens] + p["position"][:n], p["layer0.norm1.gain"],
+                                  p["layer0.norm1.bias"])
+    Q, K, V = (split_heads(h @ p[f"layer0.{W}"], explorer_model.HEADS)[0] for W in ("W_q", "W_k", "W_v"))
+    for name, mask in (("your causal mask", yours.causal_mask(n)), ("no mask", np.zeros((n, n)))):
+        print(f"layer 0 head 0, {name:>16}: largest gap {prefix_gaps(Q, K, V, mask).max():.1e}")
+    for name, pieces in (("your causal mask", yours), ("no mask", no_mask)):
+        once = explorer_model.forward(trained, tokens, pieces).logits
+        gaps = [np.abs(once[i] - explorer_model.forward(trained, tokens[:i + 1], pieces).logits[-1]).max()
+                for i in range(n)]
+        print(f"whole model, {name:>16}: logit gap at each position", " ".join(f"{g:.0e}" for g in gaps))
