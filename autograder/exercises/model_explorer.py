@@ -359,6 +359,73 @@ def _checked_prefix_inputs(Q, K, V, mask):
     return Q, K, V, mask
 
 
+# ---------------------------------------------------------------- ablate_head (what a head does, by removing it)
+
+
+def ablate_head_visible():
+    w = worked()
+    s = _shown()
+    X, W_q, W_k, W_v, W_o = _attention_inputs(s.model, s.repeated)[1]
+    return [case("the worked example, 2 heads, head 0 removed", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, 0),
+            case("the worked example, 2 heads, head 1 removed, causal mask", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, 1,
+                 mask=ref.causal_mask(4)),
+            case("layer 1 of the trained model on the prompt written twice, head 0 removed, causal mask (float32)",
+                 X, W_q, W_k, W_v, W_o, HEADS, 0, mask=ref.causal_mask(len(X))),
+            case("head 2 of 2", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, 2, raises="ValueError"),
+            case("head −1", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, -1, raises="ValueError")]
+
+
+def ablate_head_hidden(rng):
+    n = normal_draws(rng)
+
+    def W(d, e):
+        return n(d, e, scale=d ** -0.5)
+
+    h = _held_out()
+    X0, *weights0 = _attention_inputs(h.model, h.sentences[0])[0]
+    X1, *weights1 = _attention_inputs(h.model, h.repeats[1])[1]
+    X = n(7, 12)
+    return [case("7 tokens of width 12, 3 heads, head 1 removed", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1),
+            case("6 tokens of width 8, 4 heads, head 3 removed, causal mask", n(6, 8), W(8, 8), W(8, 8), W(8, 8),
+                 W(8, 8), 4, 3, mask=ref.causal_mask(6)),
+            case("width 8 to 12 heads' width to 5 outputs, 4 heads, head 0 removed", n(9, 8), W(8, 12), W(8, 12),
+                 W(8, 12), W(12, 5), 4, 0),
+            case("one head of one: everything removed", n(5, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 1, 0),
+            case("layer 0 of the trained model on a hidden sentence, head 1 removed, causal mask (float32)", X0,
+                 *weights0, HEADS, 1, mask=ref.causal_mask(len(X0))),
+            case("layer 1 of the trained model on a hidden repeated span, head 2 removed, causal mask (float32)", X1,
+                 *weights1, HEADS, 2, mask=ref.causal_mask(len(X1))),
+            case("head 3 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 3, raises="ValueError"),
+            case("head −1 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, -1, raises="ValueError"),
+            case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError")]
+
+
+def _ablate_with(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None, *, zeroed="output", checked=True):
+    """ablate_head with something else zeroed: the head's columns after W_o ("columns"), token `head`'s
+    row ("token"), the head's scores ("scores": even weights), every other head ("others"); or no check of `head`."""
+    if checked and (isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads):
+        raise ValueError(f"head must be an integer from 0 to {n_heads - 1}, got {head!r}")
+    Q, K, V = (ref.split_heads(np.asarray(X) @ W, n_heads) for W in (W_q, W_k, W_v))
+    if zeroed == "scores":
+        Q = Q.copy()
+        Q[..., head, :, :] = 0
+    out, _ = ref.attention(Q, K, V, mask)
+    if zeroed in ("output", "others"):
+        kept = out[..., head, :, :].copy()
+        out[..., head, :, :] = 0
+        if zeroed == "others":
+            out[...] = 0
+            out[..., head, :, :] = kept
+    joined = ref.merge_heads(out)
+    if zeroed == "token":
+        joined[..., head, :] = 0
+    result = joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
+    if zeroed == "columns":
+        width = joined.shape[-1] // n_heads
+        result[..., head * width:(head + 1) * width] = 0
+    return result
+
+
 START_ROW_COUNTED = "the start token's row counted"
 START_ROW_EXPLAINED = "Average over rows 1 … n−1: row 0 can only look at itself."
 
@@ -446,5 +513,27 @@ EXERCISES = (
                     lambda *a: ref.prefix_gaps(*a).astype(np.float64)),
         Requirement("Raise a `ValueError` when `Q`, `K`, `V` and `mask` are not of those shapes for one `n`",
                     lambda *a: _prefix_gaps_with(*a, checked=False)),
+    )),
+    Exercise("ablate_head", ref.ablate_head, ablate_head_hidden, ablate_head_visible, stream=43, points=Points(1, 2),
+             built_on=("raw_scores", "scaled_scores", "softmax", "attention", "split_heads", "merge_heads"), mistakes=(
+        Mistake("the head's columns zeroed after W_o", SECTION,
+                "W_o mixes every head into every output column: zero the head's output before multiplying by W_o.",
+                lambda *a, **k: _ablate_with(*a, **k, zeroed="columns")),
+        Mistake("a token zeroed instead of a head", SECTION,
+                "Zero head `head` of the (n_heads, n, d_k) heads, every token of it, not row `head` of the joined heads.",
+                lambda *a, **k: _ablate_with(*a, **k, zeroed="token")),
+        Mistake("the head's scores zeroed instead of its output", SECTION,
+                "Zero scores only make the head's weights even; the head still writes its mean value: zero its output.",
+                lambda *a, **k: _ablate_with(*a, **k, zeroed="scores")),
+        Mistake("every other head zeroed", SECTION, "Remove the one head `head`; the others stay as they are.",
+                lambda *a, **k: _ablate_with(*a, **k, zeroed="others")),
+    ), requirements=(
+        Requirement("set the output of head number `head` to zero", "the head's scores zeroed instead of its output"),
+        Requirement("before the heads are joined and multiplied by `W_o`", "the head's columns zeroed after W_o"),
+        Requirement("every row of it", "a token zeroed instead of a head"),
+        Requirement("the other heads are left as they were", "every other head zeroed"),
+        Requirement("float32 for float32 inputs", lambda *a, **k: ref.ablate_head(*a, **k).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `head` is not an integer from 0 to `n_heads − 1`",
+                    lambda *a, **k: _ablate_with(*a, **k, checked=False)),
     )),
 )

@@ -478,3 +478,89 @@ with demonstration(*PIECES, "prefix_gaps"):
         gaps = [np.abs(once[i] - explorer_model.forward(trained, tokens[:i + 1], pieces).logits[-1]).max()
                 for i in range(n)]
         print(f"whole model, {name:>16}: logit gap at each position", " ".join(f"{g:.0e}" for g in gaps))
+
+# %% [markdown]
+# ## 5. What a head does, found by taking it out
+#
+# Section 3 sorted the heads by where they look. Where a head looks does not
+# yet say what the model needs it for: two heads can look alike while only one
+# of them matters. Interpretability courses (ARENA's among them) test a head
+# directly: take it out, run the model again, and measure what the model can
+# no longer do. The task measured here is the chapter's copying in
+# "… A B … A", with your `copy_score`.
+#
+# ### Exercise 9.6: `ablate_head`
+#
+# Write `ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None)`: the
+# multi-head attention of notebook 04 with one head taken out. `X` is
+# `(n, d)`; `W_q`, `W_k` and `W_v` are `(d, d_h)` with `d_h` divisible by
+# `n_heads`; `W_o` is `(d_h, d_out)`; `mask` is an additive `(n, n)` mask or
+# `None`. Compute the queries, keys and values, cut each into `n_heads` heads
+# and run attention on all the heads together. Then set the output of head
+# number `head` to zero, every row of it, before the heads are joined and
+# multiplied by `W_o`; the other heads are left as they were. Return the
+# `(n, d_out)` result, float32 for float32 inputs. Raise a `ValueError` when
+# `head` is not an integer from 0 to `n_heads − 1`. Use your
+# `split_heads(M, n_heads)`, `attention(Q, K, V, mask)` and `merge_heads(H)`.
+# About 7 lines.
+
+# %% solution id=ablate_head
+def ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None):
+    """Multi-head attention with head `head` taken out: its output zeroed before W_o.
+
+    X: (n, d); W_q, W_k, W_v: (d, d_h); W_o: (d_h, d_out); mask: None or (n, n) additive.
+    Returns (n, d_out). Raises ValueError when head is not an integer from 0 to n_heads − 1.
+    """
+    ### BEGIN SOLUTION
+    if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
+        raise ValueError(f"head must be an integer from 0 to {n_heads - 1}, got {head!r}")
+    X = np.asarray(X)
+    heads, _ = attention(split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads),
+                         split_heads(X @ W_v, n_heads), mask)
+    heads[head] = 0
+    joined = merge_heads(heads)
+    return joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
+    ### END SOLUTION
+
+
+# %% tests id=check_ablate_head
+# The worked example in 2 heads (one without a mask, one causal), layer 1 of the trained model (float32),
+# then heads that do not exist (a ValueError).
+check("ablate_head", ablate_head)
+
+# %% tests id=hidden_ablate_head
+# The hidden checks of ablate_head run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("ablate_head", ablate_head)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The copy score of the model on the 20 spans of section 3 (written twice),
+# with every head in place, then with one head taken out at a time: your
+# `ablate_head` stands in for the attention of that one layer. Read the
+# numbers against section 3's table of kinds: which head's removal costs the
+# copying most, and do two heads that look alike cost the same?
+
+# %% locked
+rng = np.random.default_rng(9)  # the 20 spans of section 3
+spans = [rng.choice(np.arange(1, len(trained.vocab)), size=10, replace=False) for _ in range(20)]
+sequences = [np.concatenate([[0], span, span]) for span in spans]
+
+
+def removing(head):
+    """A layer's attention with `head` taken out, by your ablate_head."""
+    return lambda X, W_q, W_k, W_v, W_o, n_heads, mask=None: ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask)
+
+
+def copying(replaced=None):
+    """The mean copy score over the spans, with `replaced` layers' attention (None: every head in place)."""
+    return np.mean([copy_score(explorer_model.forward(trained, tokens, yours, replaced).logits, tokens)
+                    for tokens in sequences])
+
+
+with demonstration(*PIECES, "ablate_head", "copy_score"):
+    print(f"every head in place: copy score {copying():.2f}")
+    for layer in range(explorer_model.LAYERS):
+        print(f"layer {layer}, one head out:",
+              "   ".join(f"head {head} {copying({layer: removing(head)}):.2f}" for head in range(explorer_model.HEADS)))
