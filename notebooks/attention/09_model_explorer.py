@@ -455,29 +455,28 @@ hidden_check("prefix_gaps", prefix_gaps)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Your `prefix_gaps` on one head of the model (layer 0, head 0, your prompt),
-# then the same comparison for the whole model: its logits from one pass over
-# the prompt against those of a pass over each prefix, with your causal mask
-# and with the mask taken away (a mask of zeros). The model's weights are
-# float32, so "the same" means the same up to float32 rounding, about 1e-6 on
-# logits near 10.
+# The chapter's claim on the whole model: its logits from one pass over your
+# prompt against those of a separate pass over each prefix, with your causal
+# mask and with the mask taken away (a mask of zeros); under each, your
+# `prefix_gaps` on one head of the model (layer 0, head 0) with the same mask.
+# The model's weights are float32, so "the same" means the same up to float32
+# rounding, about 1e-6 on logits near 10.
 
 # %% locked
 tokens = explorer_model.tokenize(prompt, trained.vocab)
-n = len(tokens)
 no_mask = yours._replace(causal_mask=lambda n: np.zeros((n, n)))
+p = trained.params
 with demonstration(*PIECES, "prefix_gaps"):
-    p = trained.params
-    h = explorer_model.layer_norm(p["embed"][tokens] + p["position"][:n], p["layer0.norm1.gain"],
-                                  p["layer0.norm1.bias"])
-    Q, K, V = (split_heads(h @ p[f"layer0.{W}"], explorer_model.HEADS)[0] for W in ("W_q", "W_k", "W_v"))
-    for name, mask in (("your causal mask", yours.causal_mask(n)), ("no mask", np.zeros((n, n)))):
-        print(f"layer 0 head 0, {name:>16}: largest gap {prefix_gaps(Q, K, V, mask).max():.1e}")
     for name, pieces in (("your causal mask", yours), ("no mask", no_mask)):
-        once = explorer_model.forward(trained, tokens, pieces).logits
-        gaps = [np.abs(once[i] - explorer_model.forward(trained, tokens[:i + 1], pieces).logits[-1]).max()
-                for i in range(n)]
-        print(f"whole model, {name:>16}: logit gap at each position", " ".join(f"{g:.0e}" for g in gaps))
+        one_pass = explorer_model.forward(trained, tokens, pieces)
+        gaps = [np.abs(one_pass.logits[i] - explorer_model.forward(trained, tokens[:i + 1], pieces).logits[-1]).max()
+                for i in range(len(tokens))]
+        print(f"{name}: the model's logit gap at each position", " ".join(f"{g:.0e}" for g in gaps))
+        h = explorer_model.layer_norm(p["embed"][tokens] + p["position"][:len(tokens)], p["layer0.norm1.gain"],
+                                      p["layer0.norm1.bias"])
+        Q, K, V = (split_heads(h @ p[f"layer0.{W}"], explorer_model.HEADS)[0] for W in ("W_q", "W_k", "W_v"))
+        print(f"{' ' * len(name)}  layer 0 head 0 alone, your prefix_gaps: largest gap "
+              f"{prefix_gaps(Q, K, V, one_pass.mask).max():.0e}")
 
 # %% [markdown]
 # ## 5. What a head does, found by taking it out
