@@ -328,13 +328,15 @@ def prefix_gaps_hidden(rng):
             case("6 tokens, the last 2 hidden from every token", n(6, 4), n(6, 4), n(6, 4),
                  ref.padding_mask(np.array([4]), 6)[0] + np.zeros((6, 6))),
             case("layer 1 head 0 of the trained model on a hidden repeated span, causal mask (float32)",
-                 induction_q, induction_k, induction_v, ref.causal_mask(len(induction_q))),
+                 induction_q, induction_k, induction_v, ref.causal_mask(len(induction_q)), checks="float32"),
             case("the same head, a mask of zeros (float32)", induction_q, induction_k, induction_v,
                  np.zeros((len(induction_q),) * 2)),
             case("5 queries, keys and values of 6 tokens", n(5, 4), n(6, 4), n(6, 4), np.zeros((5, 6)),
-                 raises="ValueError"),
-            case("values of 4 tokens for 5", n(5, 4), n(5, 4), n(4, 4), ref.causal_mask(5), raises="ValueError"),
-            case("a mask of one row, (1, 6)", n(6, 4), n(6, 4), n(6, 4), np.zeros((1, 6)), raises="ValueError")]
+                 raises="ValueError", checks="bad shape"),
+            case("values of 4 tokens for 5", n(5, 4), n(5, 4), n(4, 4), ref.causal_mask(5), raises="ValueError",
+                 checks="bad shape"),
+            case("a mask of one row, (1, 6)", n(6, 4), n(6, 4), n(6, 4), np.zeros((1, 6)), raises="ValueError",
+                 checks="bad shape")]
 
 
 def _prefix_gaps_with(Q, K, V, mask, *, short=False, prefix_masked=True, row=-1, largest=True, checked=True):
@@ -392,7 +394,7 @@ def ablate_head_hidden(rng):
                  W(8, 12), W(12, 5), 4, 0),
             case("one head of one: everything removed", n(5, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 1, 0),
             case("layer 0 of the trained model on a hidden sentence, head 1 removed, causal mask (float32)", X0,
-                 *weights0, HEADS, 1, mask=ref.causal_mask(len(X0))),
+                 *weights0, HEADS, 1, mask=ref.causal_mask(len(X0)), checks="float32"),
             case("layer 1 of the trained model on a hidden repeated span, head 2 removed, causal mask (float32)", X1,
                  *weights1, HEADS, 2, mask=ref.causal_mask(len(X1))),
             case("head 3 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 3, raises="ValueError"),
