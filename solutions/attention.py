@@ -688,3 +688,48 @@ def score_variance(Q, K) -> tuple[float, float]:
         raise ValueError(f"Q and K must both be (t, d_k), got Q {Q.shape} and K {K.shape}")
     raw = (Q.astype(np.float64) * K).sum(axis=-1)
     return float(raw.var()), float((raw / math.sqrt(Q.shape[1])).var())
+
+
+# ---------------------------------------------------------------- the chapter's claims, on the explorer's model
+
+
+def prefix_gaps(Q, K, V, mask) -> np.ndarray:
+    """How far each position's output is from the one it gets when the sequence stops there (teacher forcing).
+
+    Q, K: (n, d_k); V: (n, d_v); mask: (n, n) additive (0 allows a pair, −inf forbids it).
+    Runs attention once on all n tokens, then for each i on the first i + 1 tokens alone
+    (Q, K, V and the mask cut to them). Returns (n,) in the dtype of attention's output:
+    gap i is the largest |difference| between row i of the first run and the last row of
+    the second. A causal mask makes every gap 0 (up to rounding): one pass serves every position.
+    """
+    Q, K, V = _as_float("Q", Q, 2), _as_float("K", K, 2), _as_float("V", V, 2)
+    mask = _as_float("mask", mask, 2)
+    n = Q.shape[0]
+    if (Q.ndim, K.ndim, V.ndim) != (2, 2, 2) or K.shape != Q.shape or V.shape[0] != n or mask.shape != (n, n):
+        raise ValueError(f"Q and K must be (n, d_k), V (n, d_v) and mask (n, n), got Q {Q.shape}, K {K.shape}, "
+                         f"V {V.shape} and mask {mask.shape}")
+    whole, _ = attention(Q, K, V, mask)
+    gaps = np.zeros(n, dtype=whole.dtype)
+    for i in range(n):
+        prefix, _ = attention(Q[:i + 1], K[:i + 1], V[:i + 1], mask[:i + 1, :i + 1])
+        gaps[i] = np.abs(whole[i] - prefix[-1]).max()
+    return gaps
+
+
+def ablate_head(X, W_q, W_k, W_v, W_o, n_heads: int, head: int, mask=None) -> np.ndarray:
+    """Multi-head attention with one head removed: its output set to zero before the output projection.
+
+    X: (n, d); W_q, W_k, W_v: (d, d_h) with d_h divisible by n_heads; W_o: (d_h, d_out);
+    head: 0 ≤ head < n_heads; mask: None or additive, (n, n). Returns (n, d_out) in the
+    dtype of attention's output. What the model loses without the head is what the head did.
+    """
+    n_heads = _positive_int("n_heads", n_heads)
+    if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
+        raise ValueError(f"head must be an integer from 0 to n_heads - 1 = {n_heads - 1}, got {head!r}")
+    X, W_o = _as_float("X", X, 2), _as_float("W_o", W_o, 2)
+    heads, _ = attention(split_heads(X @ _as_float("W_q", W_q, 2), n_heads),
+                         split_heads(X @ _as_float("W_k", W_k, 2), n_heads),
+                         split_heads(X @ _as_float("W_v", W_v, 2), n_heads), mask)
+    heads[..., head, :, :] = 0
+    joined = merge_heads(heads)
+    return joined @ W_o.astype(joined.dtype, copy=False)

@@ -61,6 +61,8 @@ SPECIFIED: dict[str, set[str]] = {
     "score_grid_bytes": COUNTS,
     "attention_params": COUNTS | {"bad shape"},
     "equal_scores": {"float32", "batched"},
+    "prefix_gaps": {"float32", "bad shape"},
+    "ablate_head": {"float32"},
 }
 
 

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from model import grammar, heads
-from model.reference import WEIGHTS, run, trained, untrained
-from model.transformer import HEADS, LAYERS, WeightsMismatch, load, shapes
+from model.reference import REFERENCE, WEIGHTS, run, trained, untrained
+from model.transformer import HEADS, LAYERS, WeightsMismatch, forward, load, shapes
+from solutions import attention as ref
 
 SELF, PREVIOUS, START, INDUCTION = range(4)
 @pytest.fixture(scope="module")
@@ -126,3 +127,32 @@ def test_does_retraining_from_the_seed_find_the_same_kinds_of_heads(tmp_path):
     table = heads.profile(retrained)
     assert table[..., PREVIOUS].max() > 0.5 and table[..., INDUCTION].max() > 0.5 and table[..., SELF].max() > 0.5
     assert heads.kinds(retrained)[0][0] == "self"
+
+
+# ---------------------------------------------------------------- what a head does, by removing it
+
+
+def _removing(head: int):
+    """A layer's attention with `head` taken out (the reference's ablate_head), for `forward`'s `replaced`."""
+    return lambda X, W_q, W_k, W_v, W_o, n_heads, mask=None: ref.ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head,
+                                                                             mask)
+
+
+def _copying(model, sequences, replaced=None) -> float:
+    return float(np.mean([heads.copy_score(forward(model, tokens, REFERENCE, replaced).logits, tokens)
+                          for tokens in sequences]))
+
+
+def test_does_a_replaced_layer_change_nothing_when_it_is_the_same_attention():
+    tokens = grammar.encode("<s> the cat sat on the mat . the cat sat on the mat".split())
+    plain = run(trained(), tokens)
+    same = forward(trained(), tokens, REFERENCE, {1: ref.multi_head_attention})
+    assert np.array_equal(plain.logits, same.logits) and np.array_equal(plain.weights, same.weights)
+
+
+def test_does_removing_the_induction_head_cost_the_copying_most_among_layer_1s_heads():
+    model, sequences = trained(), heads.held_out(count=20)
+    induction = int(np.argmax(heads.profile(model, count=20)[1, :, INDUCTION]))  # layer 1's most induction-like head
+    without = [_copying(model, sequences, {1: _removing(head)}) for head in range(HEADS)]
+    assert int(np.argmin(without)) == induction, np.round(without, 2)
+    assert without[induction] < _copying(model, sequences) - 0.3, np.round(without, 2)

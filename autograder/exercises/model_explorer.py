@@ -14,9 +14,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from autograder.exercises.inputs import normal_draws, worked
 from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
 from model import grammar, heads
-from model.reference import run, trained, untrained
+from model.reference import REFERENCE, run, trained, untrained
+from model.transformer import HEADS, LAYERS, forward
+from solutions import attention as ref
 
 NOTEBOOK = "09_model_explorer"
 HIDDEN_SEED = 61_283  # appears nowhere in the notebooks
@@ -255,6 +258,176 @@ def _copy_with(logits, tokens, shift: int = 1, every_row: bool = False, latest_o
     return float(np.mean(hits)) if hits else 0.0
 
 
+def _attention_inputs(model, tokens) -> list[tuple[np.ndarray, ...]]:
+    """Per layer, (X, W_q, W_k, W_v, W_o): what its multi-head attention received on `tokens` (float32)."""
+    seen = {}
+
+    def seeing(layer):
+        def attend(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+            seen[layer] = (X, W_q, W_k, W_v, W_o)
+            return ref.multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=mask)
+        return attend
+
+    forward(model, tokens, REFERENCE, {layer: seeing(layer) for layer in range(LAYERS)})
+    return [seen[layer] for layer in range(LAYERS)]
+
+
+def _head_qkv(model, tokens, layer: int, head: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One head's queries, keys and values (each (n, d_k), float32) in the model's run on `tokens`."""
+    X, W_q, W_k, W_v, _ = _attention_inputs(model, tokens)[layer]
+    return tuple(ref.split_heads(X @ W, HEADS)[head] for W in (W_q, W_k, W_v))
+
+
+# ---------------------------------------------------------------- prefix_gaps (teacher forcing)
+
+TEACHER_FORCING = 6  # the chapter's section on masks: the causal mask and teacher forcing
+
+
+def _cube_hidden() -> np.ndarray:
+    """(4, 4): 'cube' (key 3) hidden from every token, as padding would be; the rest allowed."""
+    return worked().last_key_forbidden
+
+
+def _drawn_mask(rng, n: int) -> np.ndarray:
+    """(n, n) additive mask allowing each pair with probability 0.6, and every token itself."""
+    allowed = (rng.random((n, n)) < 0.6) | np.eye(n, dtype=bool)
+    return np.where(allowed, 0.0, -np.inf)
+
+
+def _window(n: int, width: int) -> np.ndarray:
+    """(n, n) causal mask that also hides the tokens more than `width − 1` before each query."""
+    i, j = np.indices((n, n))
+    return np.where((j <= i) & (j > i - width), 0.0, -np.inf)
+
+
+def prefix_gaps_visible():
+    w = worked()
+    s = _shown()
+    Q, K, V = _head_qkv(s.model, s.repeated, 0, 0)
+    return [case("the worked example, causal mask", w.Q, w.K, w.V, ref.causal_mask(4)),
+            case("the worked example, a mask of zeros (every token sees every token)", w.Q, w.K, w.V, np.zeros((4, 4))),
+            case("the worked example, 'cube' hidden from every token", w.Q, w.K, w.V, _cube_hidden()),
+            case("layer 0 head 0 of the trained model on the prompt written twice, causal mask (float32)", Q, K, V,
+                 ref.causal_mask(len(Q))),
+            case("the worked example's 4 queries with keys and values of 3 tokens", w.Q, w.K[:3], w.V[:3],
+                 ref.causal_mask(4)[:, :3], raises="ValueError"),
+            case("a mask of one row, (1, 4)", w.Q, w.K, w.V, np.zeros((1, 4)), raises="ValueError")]
+
+
+def prefix_gaps_hidden(rng):
+    n = normal_draws(rng)
+    h = _held_out()
+    induction_q, induction_k, induction_v = _head_qkv(h.model, h.repeats[0], 1, 0)
+    Q, K, V = n(8, 5), n(8, 5), n(8, 3)
+    return [case("8 tokens, causal mask", Q, K, V, ref.causal_mask(8)),
+            case("8 tokens, a mask of zeros", Q, K, V, np.zeros((8, 8))),
+            case("8 tokens, a drawn mask (some later keys allowed, some earlier ones hidden)", Q, K, V,
+                 _drawn_mask(rng, 8)),
+            case("7 tokens, a causal mask that hides all but the last 3 tokens", n(7, 4), n(7, 4), n(7, 6),
+                 _window(7, 3)),
+            case("6 tokens, the last 2 hidden from every token", n(6, 4), n(6, 4), n(6, 4),
+                 ref.padding_mask(np.array([4]), 6)[0] + np.zeros((6, 6))),
+            case("layer 1 head 0 of the trained model on a hidden repeated span, causal mask (float32)",
+                 induction_q, induction_k, induction_v, ref.causal_mask(len(induction_q)), checks="float32"),
+            case("the same head, a mask of zeros (float32)", induction_q, induction_k, induction_v,
+                 np.zeros((len(induction_q),) * 2)),
+            case("5 queries, keys and values of 6 tokens", n(5, 4), n(6, 4), n(6, 4), np.zeros((5, 6)),
+                 raises="ValueError", checks="bad shape"),
+            case("values of 4 tokens for 5", n(5, 4), n(5, 4), n(4, 4), ref.causal_mask(5), raises="ValueError",
+                 checks="bad shape"),
+            case("a mask of one row, (1, 6)", n(6, 4), n(6, 4), n(6, 4), np.zeros((1, 6)), raises="ValueError",
+                 checks="bad shape")]
+
+
+def _prefix_gaps_with(Q, K, V, mask, *, short=False, prefix_masked=True, row=-1, largest=True, checked=True):
+    """prefix_gaps with one thing done differently: a prefix one token short (`short`), the mask
+    left out of the prefix runs, another row of the prefix run, the mean gap, or no shape check."""
+    if checked:
+        return _prefix_gaps_with(*_checked_prefix_inputs(Q, K, V, mask), short=short, prefix_masked=prefix_masked,
+                                 row=row, largest=largest, checked=False)
+    Q, K, V, mask = (np.asarray(a) for a in (Q, K, V, mask))
+    whole, _ = ref.attention(Q, K, V, mask)
+    gaps = np.zeros(len(Q), dtype=whole.dtype)
+    for i in range(len(Q)):
+        p = max(i, 1) if short else i + 1
+        alone, _ = ref.attention(Q[:p], K[:p], V[:p], mask[:p, :p] if prefix_masked else None)
+        difference = np.abs(whole[i] - alone[row])
+        gaps[i] = difference.max() if largest else difference.mean()
+    return gaps
+
+
+def _checked_prefix_inputs(Q, K, V, mask):
+    ref.prefix_gaps(Q, K, V, mask)  # raises the reference's ValueError on shapes that do not fit
+    return Q, K, V, mask
+
+
+# ---------------------------------------------------------------- ablate_head (what a head does, by removing it)
+
+
+def ablate_head_visible():
+    w = worked()
+    s = _shown()
+    X, W_q, W_k, W_v, W_o = _attention_inputs(s.model, s.repeated)[1]
+    return [case("the worked example, 2 heads, head 0 removed", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, 0),
+            case("the worked example, 2 heads, head 1 removed, causal mask", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, 1,
+                 mask=ref.causal_mask(4)),
+            case("layer 1 of the trained model on the prompt written twice, head 0 removed, causal mask (float32)",
+                 X, W_q, W_k, W_v, W_o, HEADS, 0, mask=ref.causal_mask(len(X))),
+            case("head 2 of 2", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, 2, raises="ValueError"),
+            case("head −1", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, -1, raises="ValueError")]
+
+
+def ablate_head_hidden(rng):
+    n = normal_draws(rng)
+
+    def W(d, e):
+        return n(d, e, scale=d ** -0.5)
+
+    h = _held_out()
+    X0, *weights0 = _attention_inputs(h.model, h.sentences[0])[0]
+    X1, *weights1 = _attention_inputs(h.model, h.repeats[1])[1]
+    X = n(7, 12)
+    return [case("7 tokens of width 12, 3 heads, head 1 removed", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1),
+            case("6 tokens of width 8, 4 heads, head 3 removed, causal mask", n(6, 8), W(8, 8), W(8, 8), W(8, 8),
+                 W(8, 8), 4, 3, mask=ref.causal_mask(6)),
+            case("width 8 to 12 heads' width to 5 outputs, 4 heads, head 0 removed", n(9, 8), W(8, 12), W(8, 12),
+                 W(8, 12), W(12, 5), 4, 0),
+            case("one head of one: everything removed", n(5, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 1, 0),
+            case("layer 0 of the trained model on a hidden sentence, head 1 removed, causal mask (float32)", X0,
+                 *weights0, HEADS, 1, mask=ref.causal_mask(len(X0)), checks="float32"),
+            case("layer 1 of the trained model on a hidden repeated span, head 2 removed, causal mask (float32)", X1,
+                 *weights1, HEADS, 2, mask=ref.causal_mask(len(X1))),
+            case("head 3 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 3, raises="ValueError"),
+            case("head −1 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, -1, raises="ValueError"),
+            case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError")]
+
+
+def _ablate_with(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None, *, zeroed="output", checked=True):
+    """ablate_head with something else zeroed: the head's columns after W_o ("columns"), token `head`'s
+    row ("token"), the head's scores ("scores": even weights), every other head ("others"); or no check of `head`."""
+    if checked and (isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads):
+        raise ValueError(f"head must be an integer from 0 to {n_heads - 1}, got {head!r}")
+    Q, K, V = (ref.split_heads(np.asarray(X) @ W, n_heads) for W in (W_q, W_k, W_v))
+    if zeroed == "scores":
+        Q = Q.copy()
+        Q[..., head, :, :] = 0
+    out, _ = ref.attention(Q, K, V, mask)
+    if zeroed in ("output", "others"):
+        kept = out[..., head, :, :].copy()
+        out[..., head, :, :] = 0
+        if zeroed == "others":
+            out[...] = 0
+            out[..., head, :, :] = kept
+    joined = ref.merge_heads(out)
+    if zeroed == "token":
+        joined[..., head, :] = 0
+    result = joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
+    if zeroed == "columns":
+        width = joined.shape[-1] // n_heads
+        result[..., head * width:(head + 1) * width] = 0
+    return result
+
+
 START_ROW_COUNTED = "the start token's row counted"
 START_ROW_EXPLAINED = "Average over rows 1 … n−1: row 0 can only look at itself."
 
@@ -317,5 +490,52 @@ EXERCISES = (
         Requirement("as a Python float", lambda logits, tokens: np.array(_copy_hits(logits, tokens), dtype=float)),
         Requirement("or `0.0` when no row has a target",
                     lambda logits, tokens: float(np.mean(_copy_hits(logits, tokens)))),
+    )),
+    Exercise("prefix_gaps", ref.prefix_gaps, prefix_gaps_hidden, prefix_gaps_visible, stream=42, points=Points(1, 2),
+             built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
+        Mistake("the prefix one token short", TEACHER_FORCING,
+                "Position i belongs to its own prefix: run on the first i + 1 tokens, Q[:i + 1] and so on.",
+                lambda *a: _prefix_gaps_with(*a, short=True)),
+        Mistake("the mask left out of the prefix runs", TEACHER_FORCING,
+                "Pass the mask to the prefix runs too, cut to their size: mask[:i + 1, :i + 1].",
+                lambda *a: _prefix_gaps_with(*a, prefix_masked=False)),
+        Mistake("the first row of the prefix run", TEACHER_FORCING,
+                "Position i is the last token of its prefix: compare with the last row, [-1].",
+                lambda *a: _prefix_gaps_with(*a, row=0)),
+        Mistake("the mean difference instead of the largest", TEACHER_FORCING,
+                "The gap is the largest absolute difference along the row, not its mean.",
+                lambda *a: _prefix_gaps_with(*a, largest=False)),
+    ), requirements=(
+        Requirement("run it again on the first `i + 1` tokens alone", "the prefix one token short"),
+        Requirement("with the mask cut to its top-left `(i + 1) × (i + 1)` corner",
+                    "the mask left out of the prefix runs"),
+        Requirement("the largest absolute difference", "the mean difference instead of the largest"),
+        Requirement("the last row of the second's", "the first row of the prefix run"),
+        Requirement("in the dtype of attention's output (float32 for float32 inputs)",
+                    lambda *a: ref.prefix_gaps(*a).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `Q`, `K`, `V` and `mask` are not of those shapes for one `n`",
+                    lambda *a: _prefix_gaps_with(*a, checked=False)),
+    )),
+    Exercise("ablate_head", ref.ablate_head, ablate_head_hidden, ablate_head_visible, stream=43, points=Points(1, 2),
+             built_on=("raw_scores", "scaled_scores", "softmax", "attention", "split_heads", "merge_heads"), mistakes=(
+        Mistake("the head's columns zeroed after W_o", SECTION,
+                "W_o mixes every head into every output column: zero the head's output before multiplying by W_o.",
+                lambda *a, **k: _ablate_with(*a, **k, zeroed="columns")),
+        Mistake("a token zeroed instead of a head", SECTION,
+                "Zero head `head` of the (n_heads, n, d_k) heads, every token of it, not row `head` of the joined heads.",
+                lambda *a, **k: _ablate_with(*a, **k, zeroed="token")),
+        Mistake("the head's scores zeroed instead of its output", SECTION,
+                "Zero scores only make the head's weights even; the head still writes its mean value: zero its output.",
+                lambda *a, **k: _ablate_with(*a, **k, zeroed="scores")),
+        Mistake("every other head zeroed", SECTION, "Remove the one head `head`; the others stay as they are.",
+                lambda *a, **k: _ablate_with(*a, **k, zeroed="others")),
+    ), requirements=(
+        Requirement("set the output of head number `head` to zero", "the head's scores zeroed instead of its output"),
+        Requirement("before the heads are joined and multiplied by `W_o`", "the head's columns zeroed after W_o"),
+        Requirement("every row of it", "a token zeroed instead of a head"),
+        Requirement("the other heads are left as they were", "every other head zeroed"),
+        Requirement("float32 for float32 inputs", lambda *a, **k: ref.ablate_head(*a, **k).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `head` is not an integer from 0 to `n_heads − 1`",
+                    lambda *a, **k: _ablate_with(*a, **k, checked=False)),
     )),
 )

@@ -22,8 +22,10 @@
 # | `split_heads`, `multi_head_attention` | 04 |
 # | `causal_mask` | 05 |
 #
-# The pictures below appear once those are written; the exercises of this
-# notebook (section 2) need only NumPy.
+# The pictures below appear once those are written; the exercises of
+# section 2 need only NumPy. Those of sections 4 and 5 run on your
+# `attention` (notebook 03) and your `split_heads` and `merge_heads`
+# (notebook 04) as well.
 
 # %% setup id=setup_09
 import numpy as np
@@ -34,11 +36,14 @@ from judge import NotStarted, check
 import matplotlib.pyplot as plt
 
 import explorer_model
-from workbook import demonstration, your_attention
+from workbook import demonstration, my, your_attention
 
 # Your own attention, from the answer cells of notebooks 02 to 05, read from the SAVED notebooks, not their
 # open tabs: after a change there, save it and re-run this cell.
 yours = your_attention()
+# The pieces the exercises of sections 4 and 5 are built on, from the same saved notebooks.
+attention = my("03_softmax_and_mix", "attention")
+split_heads, merge_heads = my("04_heads", "split_heads", "merge_heads")
 # The names of the functions of yours the model calls, and the attention your multi_head_attention runs on.
 PIECES = (*explorer_model.Pieces._fields, "attention")
 trained = explorer_model.load("model_weights.npz")
@@ -387,3 +392,174 @@ with demonstration(*PIECES, "induction_score"):
 # `python explorer.py` and open the address it prints (http://127.0.0.1:8765/;
 # `python explorer.py --port 0` picks any free port). It runs on your machine
 # only, with no network, and labels each head with your `classify_head`.
+
+# %% [markdown]
+# ## 4. One pass computes every position (the chapter's causal mask)
+#
+# The chapter's reason for the causal mask: it lets one forward pass compute
+# the loss of every position of a sentence at once. Position `i` cannot see
+# the tokens after it, so its output, with the true sentence fed in from end
+# to end, is the output it would have had if the sentence stopped at `i`.
+# Feeding the true tokens in like this, each position predicting the next, is
+# teacher forcing. Notebook 05 showed that a later token moves no earlier
+# output; here you compare the one pass with the passes it stands in for.
+#
+# ### Exercise 9.5: `prefix_gaps`
+#
+# Write `prefix_gaps(Q, K, V, mask)`. `Q` and `K` are `(n, d_k)`, `V` is
+# `(n, d_v)` and `mask` is an additive `(n, n)` mask (0 allows a pair, −∞
+# forbids it). Run attention once on all `n` tokens with `mask`. Then, for
+# each position `i`, run it again on the first `i + 1` tokens alone: the
+# first `i + 1` rows of `Q`, `K` and `V`, with the mask cut to its top-left
+# `(i + 1) × (i + 1)` corner. The gap at `i` is the largest absolute
+# difference between row `i` of the first run's output and the last row of
+# the second's. Return the `n` gaps as an array of shape `(n,)`, in the dtype
+# of attention's output (float32 for float32 inputs). Raise a `ValueError`
+# when `Q`, `K`, `V` and `mask` are not of those shapes for one `n`. Use your
+# `attention(Q, K, V, mask)`. About 8 lines.
+
+# %% solution id=prefix_gaps
+def prefix_gaps(Q, K, V, mask):
+    """How far each position's output is from the output it gets on its prefix alone.
+
+    Q, K: (n, d_k); V: (n, d_v); mask: (n, n) additive.
+    Returns (n,): gap i is the largest |difference| between row i of attention on all n
+    tokens and the last row of attention on the first i + 1 (the mask cut to them).
+    Raises ValueError when the shapes do not fit.
+    """
+    ### BEGIN SOLUTION
+    Q, K, V, mask = (np.asarray(a) for a in (Q, K, V, mask))
+    n = len(Q)
+    if Q.ndim != 2 or K.shape != Q.shape or V.ndim != 2 or len(V) != n or mask.shape != (n, n):
+        raise ValueError(f"expected Q, K (n, d_k), V (n, d_v), mask (n, n); got {Q.shape}, {K.shape}, "
+                         f"{V.shape}, {mask.shape}")
+    whole, _ = attention(Q, K, V, mask)
+    gaps = np.zeros(n, dtype=whole.dtype)
+    for i in range(n):
+        alone, _ = attention(Q[:i + 1], K[:i + 1], V[:i + 1], mask[:i + 1, :i + 1])
+        gaps[i] = np.abs(whole[i] - alone[-1]).max()
+    return gaps
+    ### END SOLUTION
+
+
+# %% tests id=check_prefix_gaps
+# The worked example with a causal mask, with a mask of zeros and with 'cube' hidden from every token;
+# then one head of the trained model (float32), and shapes that do not fit (a ValueError).
+check("prefix_gaps", prefix_gaps)
+
+# %% tests id=hidden_prefix_gaps
+# The hidden checks of prefix_gaps run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("prefix_gaps", prefix_gaps)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The chapter's claim on the whole model: its logits from one pass over your
+# prompt against those of a separate pass over each prefix, with your causal
+# mask and with the mask taken away (a mask of zeros); under each, your
+# `prefix_gaps` on one head of the model (layer 0, head 0) with the same mask.
+# The model's weights are float32, so "the same" means the same up to float32
+# rounding, about 1e-6 on logits near 10.
+
+# %% locked
+tokens = explorer_model.tokenize(prompt, trained.vocab)
+no_mask = yours._replace(causal_mask=lambda n: np.zeros((n, n)))
+p = trained.params
+with demonstration(*PIECES, "prefix_gaps"):
+    for name, pieces in (("your causal mask", yours), ("no mask", no_mask)):
+        one_pass = explorer_model.forward(trained, tokens, pieces)
+        gaps = [np.abs(one_pass.logits[i] - explorer_model.forward(trained, tokens[:i + 1], pieces).logits[-1]).max()
+                for i in range(len(tokens))]
+        print(f"{name}: the model's logit gap at each position", " ".join(f"{g:.0e}" for g in gaps))
+        h = explorer_model.layer_norm(p["embed"][tokens] + p["position"][:len(tokens)], p["layer0.norm1.gain"],
+                                      p["layer0.norm1.bias"])
+        Q, K, V = (split_heads(h @ p[f"layer0.{W}"], explorer_model.HEADS)[0] for W in ("W_q", "W_k", "W_v"))
+        print(f"{' ' * len(name)}  layer 0 head 0 alone, your prefix_gaps: largest gap "
+              f"{prefix_gaps(Q, K, V, one_pass.mask).max():.0e}")
+
+# %% [markdown]
+# ## 5. What a head does, found by taking it out
+#
+# Section 3 sorted the heads by where they look. Where a head looks does not
+# yet say what the model needs it for: two heads can look alike while only one
+# of them matters. Interpretability courses (ARENA's among them) test a head
+# directly: take it out, run the model again, and measure what the model can
+# no longer do. The task measured here is the chapter's copying in
+# "… A B … A", with your `copy_score`.
+#
+# ### Exercise 9.6: `ablate_head`
+#
+# Write `ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None)`: the
+# multi-head attention of notebook 04 with one head taken out. `X` is
+# `(n, d)`; `W_q`, `W_k` and `W_v` are `(d, d_h)` with `d_h` divisible by
+# `n_heads`; `W_o` is `(d_h, d_out)`; `mask` is an additive `(n, n)` mask or
+# `None`. Compute the queries, keys and values, cut each into `n_heads` heads
+# and run attention on all the heads together. Then set the output of head
+# number `head` to zero, every row of it, before the heads are joined and
+# multiplied by `W_o`; the other heads are left as they were. Return the
+# `(n, d_out)` result, float32 for float32 inputs. Raise a `ValueError` when
+# `head` is not an integer from 0 to `n_heads − 1`. Use your
+# `split_heads(M, n_heads)`, `attention(Q, K, V, mask)` and `merge_heads(H)`.
+# About 7 lines.
+
+# %% solution id=ablate_head
+def ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None):
+    """Multi-head attention with head `head` taken out: its output zeroed before W_o.
+
+    X: (n, d); W_q, W_k, W_v: (d, d_h); W_o: (d_h, d_out); mask: None or (n, n) additive.
+    Returns (n, d_out). Raises ValueError when head is not an integer from 0 to n_heads − 1.
+    """
+    ### BEGIN SOLUTION
+    if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
+        raise ValueError(f"head must be an integer from 0 to {n_heads - 1}, got {head!r}")
+    X = np.asarray(X)
+    heads, _ = attention(split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads),
+                         split_heads(X @ W_v, n_heads), mask)
+    heads[head] = 0
+    joined = merge_heads(heads)
+    return joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
+    ### END SOLUTION
+
+
+# %% tests id=check_ablate_head
+# The worked example in 2 heads (one without a mask, one causal), layer 1 of the trained model (float32),
+# then heads that do not exist (a ValueError).
+check("ablate_head", ablate_head)
+
+# %% tests id=hidden_ablate_head
+# The hidden checks of ablate_head run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("ablate_head", ablate_head)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The copy score of the model on the 20 spans of section 3 (written twice),
+# with every head in place, then with one head taken out at a time: your
+# `ablate_head` stands in for the attention of that one layer. Read the
+# numbers against section 3's table of kinds: which head's removal costs the
+# copying most, and do two heads that look alike cost the same?
+
+# %% locked
+rng = np.random.default_rng(9)  # the 20 spans of section 3
+spans = [rng.choice(np.arange(1, len(trained.vocab)), size=10, replace=False) for _ in range(20)]
+sequences = [np.concatenate([[0], span, span]) for span in spans]
+
+
+def removing(head):
+    """A layer's attention with `head` taken out, by your ablate_head."""
+    return lambda X, W_q, W_k, W_v, W_o, n_heads, mask=None: ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask)
+
+
+def copying(replaced=None):
+    """The mean copy score over the spans, with `replaced` layers' attention (None: every head in place)."""
+    return np.mean([copy_score(explorer_model.forward(trained, tokens, yours, replaced).logits, tokens)
+                    for tokens in sequences])
+
+
+with demonstration(*PIECES, "ablate_head", "copy_score"):
+    print(f"every head in place: copy score {copying():.2f}")
+    for layer in range(explorer_model.LAYERS):
+        print(f"layer {layer}, one head out:",
+              "   ".join(f"head {head} {copying({layer: removing(head)}):.2f}" for head in range(explorer_model.HEADS)))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -182,11 +182,14 @@ def _used(piece: str, got, shape: tuple[int, ...]) -> np.ndarray:
     return got
 
 
-def forward(model: Model, tokens, pieces: Pieces) -> Run:
+def forward(model: Model, tokens, pieces: Pieces, replaced: Mapping[int, Callable] | None = None) -> Run:
     """Run the model on `tokens` (n,) int with the attention `pieces`; n ≤ CONTEXT.
 
     Each layer's scores and weights are computed with `pieces` head by head for
     display, and the layer's output with `pieces.multi_head_attention`.
+    replaced: layer → a function with multi_head_attention's signature that
+    computes that layer's output instead (one with a head removed, say); the
+    scores and weights shown are still those of `pieces`.
     """
     tokens = np.asarray(tokens, dtype=np.int64)
     n = len(tokens)
@@ -204,7 +207,8 @@ def forward(model: Model, tokens, pieces: Pieces) -> Run:
         S = _used("scaled_scores", pieces.scaled_scores(Q, K), (HEADS, n, n))
         scores.append(S)
         weights.append(_used("softmax", pieces.softmax(S + mask, axis=-1), (HEADS, n, n)))
-        mixed = pieces.multi_head_attention(h, w["W_q"], w["W_k"], w["W_v"], w["W_o"], HEADS, mask=mask)
+        attend = (replaced or {}).get(layer, pieces.multi_head_attention)
+        mixed = attend(h, w["W_q"], w["W_k"], w["W_v"], w["W_o"], HEADS, mask=mask)
         x = x + _used("multi_head_attention", mixed, x.shape)
         h = layer_norm(x, p[f"layer{layer}.norm2.gain"], p[f"layer{layer}.norm2.bias"])
         x = x + gelu(h @ p[f"layer{layer}.W_in"] + p[f"layer{layer}.b_in"]) @ p[f"layer{layer}.W_out"] \

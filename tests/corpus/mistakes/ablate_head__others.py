@@ -1,0 +1,16 @@
+"""Mistake: every other head zeroed."""
+
+import numpy as np
+
+
+def ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None):
+    if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
+        raise ValueError(f"no head {head!r} among {n_heads}")
+    X = np.asarray(X)
+    heads, _ = attention(split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads),
+                         split_heads(X @ W_v, n_heads), mask)
+    keep = np.zeros(n_heads, dtype=bool)
+    keep[head] = True
+    heads[~keep] = 0
+    joined = merge_heads(heads)
+    return joined @ np.asarray(W_o).astype(joined.dtype, copy=False)

@@ -1,0 +1,14 @@
+"""Mistake: a token zeroed instead of a head."""
+
+import numpy as np
+
+
+def ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None):
+    if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
+        raise ValueError(f"no head {head!r} among {n_heads}")
+    X = np.asarray(X)
+    heads, _ = attention(split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads),
+                         split_heads(X @ W_v, n_heads), mask)
+    joined = merge_heads(heads)
+    joined[head] = 0
+    return joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
