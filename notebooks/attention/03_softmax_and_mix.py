@@ -274,6 +274,125 @@ import figures
 figures.convolution_vs_attention(attention)
 
 # %% [markdown]
+# ## Where a neighbour sits, or what it holds (chapter section 1)
+#
+# The figure above sets a convolution's weights beside your attention's. Each
+# row of the convolution is the same few numbers slid one place along: how
+# much token `i` takes from token `j` is settled by the offset `j − i` alone,
+# before a single token has been read. Attention's weights come from queries
+# and keys, so from what the tokens hold. A picture only suggests this; a
+# shuffle puts it to the test.
+#
+# Shuffle a sentence with a permutation `perm` of its positions: `X[perm]` is
+# the sentence whose row `i` is the original token `perm[i]`. A layer `f` that
+# is blind to position gives each token the same new vector wherever it
+# stands, so its output on the shuffled sentence is its old output shuffled
+# the same way: `f(X[perm]) = f(X)[perm]`. For a layer that reads positions,
+# the two sides part.
+#
+# The fixed mix to test is a convolution of the value vectors `V = X W_v`.
+# Its `kernel` holds an odd number `2r + 1` of weights, one for each offset
+# from `−r` to `r`: new row `i` is `Σₖ kernel[k + r] · V[i + k]`, so
+# `kernel[0]` weighs the value `r` places before and `kernel[-1]` the value
+# `r` places after. An offset that would leave the sentence adds nothing
+# (zero padding: the sentence does not wrap round).
+#
+# ### Exercise 3.4: `permutation_gaps`
+#
+# Write `permutation_gaps(X, W_q, W_k, W_v, kernel, perm)` for one sentence
+# `X` of shape `(n, d)`, with `W_q`, `W_k` of shape `(d, d_k)` and `W_v` of
+# shape `(d, d_v)` as in notebook 01. Return the tuple
+# `(attention_gap, fixed_gap)`: first for `f` your self-attention (the output
+# of attention on the queries, keys and values of the sentence it is given),
+# then for `f` the fixed mix, the largest `|f(X[perm]) − f(X)[perm]|` over all
+# the numbers of the output. Use your `attention(Q, K, V)`. The gaps keep the
+# inputs' dtype: float32 inputs give float32 gaps. Raise a `ValueError` when
+# `perm` is not a permutation of `0 … n − 1` (a position repeated or missing,
+# or the wrong length), or when `kernel` is not one-dimensional with an odd
+# number of weights. About 12 lines.
+
+# %% solution id=permutation_gaps
+def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
+    """How far self-attention and a fixed mix are from following a shuffle of the tokens.
+
+    X: (n, d) one sentence; W_q, W_k: (d, d_k); W_v: (d, d_v);
+    kernel: (2r + 1,) one weight per offset −r … r; perm: (n,) each of 0 … n − 1 once.
+    Returns (attention_gap, fixed_gap), each the largest |f(X[perm]) − f(X)[perm]|.
+    Raises ValueError when perm is not a permutation or kernel is not 1-D of odd length.
+    """
+    ### BEGIN SOLUTION
+    X, kernel, perm = np.asarray(X), np.asarray(kernel), np.asarray(perm)
+    n = len(X)
+    if kernel.ndim != 1 or kernel.size % 2 == 0:
+        raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
+    if perm.shape != (n,) or not np.array_equal(np.sort(perm), np.arange(n)):
+        raise ValueError(f"perm must hold each position 0 … {n - 1} once, got {perm.tolist()}")
+    r = kernel.size // 2
+    offset = np.arange(n)[None, :] - np.arange(n)[:, None]  # j − i
+    C = np.where(np.abs(offset) <= r, kernel[np.clip(offset + r, 0, 2 * r)], 0).astype(kernel.dtype)
+
+    def self_attention(T):
+        return attention(T @ W_q, T @ W_k, T @ W_v)[0]
+
+    def fixed_mix(T):
+        return C @ (T @ W_v)
+
+    return tuple(np.abs(f(X[perm]) - f(X)[perm]).max() for f in (self_attention, fixed_mix))
+    ### END SOLUTION
+
+
+# %% tests id=check_permutation_gaps
+# Shuffles of "pick up the cube": attention's gap is rounding only; the fixed mix's is not.
+check("permutation_gaps", permutation_gaps)
+
+# %% tests id=hidden_permutation_gaps
+# The hidden checks of permutation_gaps run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("permutation_gaps", permutation_gaps)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your gaps on the worked example, for three shuffles and two kernels: the
+# even one of the figure and a lopsided one. Look at the reversed sentence
+# with the even kernel: a kernel that reads the same both ways cannot tell a
+# sentence from its mirror image, so a single shuffle that leaves a gap of 0
+# proves nothing about a layer.
+
+# %% locked
+with demonstration("permutation_gaps", "attention"):
+    shuffles = {"cube pick up the": [3, 0, 1, 2], "the pick cube up": [2, 0, 3, 1], "cube the up pick": [3, 2, 1, 0]}
+    kernels = {"0.25 0.50 0.25": np.array([0.25, 0.5, 0.25]), "0.6 0.3 0.1": np.array([0.6, 0.3, 0.1])}
+    print(f"{'shuffled to':<18}{'kernel':<16}{'attention gap':>14}{'fixed mix gap':>15}")
+    for words, perm in shuffles.items():
+        for name, kernel in kernels.items():
+            gap_a, gap_f = permutation_gaps(X, W_q, W_k, W_v, kernel, np.array(perm))
+            print(f"{words:<18}{name:<16}{float(gap_a):>14.1e}{float(gap_f):>15.3f}")
+
+# %% [markdown]
+# Near and far. The chapter's claim is that one attention layer can draw on a
+# word three places back in one sentence and ninety places back in the next.
+# Here are two sentences of 94 tokens built from the worked example's: "cube"
+# comes last, "pick" stands 3 places before it in one sentence and 90 places
+# before it in the other, and "up" and "the" take turns everywhere else. The
+# weight "cube" gives "pick" comes from your attention; beside it, the weight
+# a convolution of width 3 (one neighbour each side) can give a token that far
+# back.
+
+# %% locked
+with demonstration("attention"):
+    def sentence_with_pick(back):
+        fillers = [1, 2] * 46                 # "up", "the", "up", ...: 92 tokens
+        cut = len(fillers) + 1 - back         # "pick" goes here, `back` places before "cube" at the end
+        return X[fillers[:cut] + [0] + fillers[cut:] + [3]]
+
+    for back in (3, 90):
+        T = sentence_with_pick(back)
+        _, A_long = attention(T @ W_q, T @ W_k, T @ W_v)
+        print(f"'pick' {back:>2} places back: the weight of 'cube' on it {A_long[-1, -1 - back]:.4f};"
+              f" a width-3 convolution's weight there: 0")
+
+# %% [markdown]
 # ### The sizes of a real layer
 #
 # The chapter gives the sizes for a small language model: 512 tokens, each a
@@ -282,7 +401,7 @@ figures.convolution_vs_attention(attention)
 # `n × d` numbers; a head's score grid holds one number per pair of tokens,
 # and every head has its own.
 #
-# ### Exercise 3.4: `layer_counts`
+# ### Exercise 3.5: `layer_counts`
 #
 # Write `layer_counts(n, d, n_heads)` returning a tuple of three Python ints:
 # the numbers in one token-by-width grid, the numbers in one head's score grid,
