@@ -525,23 +525,25 @@ def _fixed_mix(V, kernel) -> np.ndarray:
     return C.astype(dtype, copy=False) @ V.astype(dtype, copy=False)
 
 
-def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
+def permutation_gaps(X, W_q, W_k, W_v, kernel, perm) -> tuple[float, float]:
     """How far attention and a fixed-pattern mix are from following a shuffle of the tokens (section 1).
 
     X: (n, d) one sentence; W_q, W_k: (d, d_k); W_v: (d, d_v); kernel: (2r + 1,)
     weights by offset (see _fixed_mix); perm: (n,) a permutation of 0 … n − 1.
     f(X) is attention's output on X's own queries, keys and values, or _fixed_mix(X W_v, kernel).
-    Returns (attention_gap, fixed_gap), each max |f(X[perm]) − f(X)[perm]|, one number (a 0-d
-    array) in the inputs' float dtype (float32 stays float32). Attention's is 0 up to rounding.
+    Returns (attention_gap, fixed_gap), each max |f(X[perm]) − f(X)[perm]|, Python floats
+    computed in float64 whatever the inputs' dtype. Attention's is 0 up to float64 rounding.
     Raises ValueError when perm is not a permutation of 0 … n − 1 or kernel is not 1-D of odd length.
     """
-    X = _as_float("X", X, 2)
+    X = _as_float("X", X, 2).astype(np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be one sentence (n, d), got shape {X.shape}")
-    kernel = _as_float("kernel", kernel, 0)
+    kernel = _as_float("kernel", kernel, 0).astype(np.float64)
     if kernel.ndim != 1 or kernel.size % 2 == 0:
         raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
     perm = _permutation("perm", perm, X.shape[0])
+    W_q, W_k, W_v = (_as_float(name, w, 2).astype(np.float64)
+                     for name, w in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)))
 
     def attended(T):
         return attention(*project_qkv(T, W_q, W_k, W_v))[0]
@@ -549,8 +551,23 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
     def mixed(T):
         return _fixed_mix(project_qkv(T, W_q, W_k, W_v)[2], kernel)
 
-    # 0-d arrays, so that the gaps' dtype is checked as an array's would be.
-    return tuple(np.asarray(np.abs(f(X[perm]) - f(X)[perm]).max()) for f in (attended, mixed))
+    return tuple(float(np.abs(f(X[perm]) - f(X)[perm]).max()) for f in (attended, mixed))
+
+
+def reach(weights) -> np.ndarray:
+    """How far each query reads: the weighted average distance Σ_j A[i, j] · |i − j| (section 1).
+
+    weights: (..., n, n) self-attention weights, row i those of query i over the n keys.
+    Returns (..., n) in weights' float dtype (integers give float64). A convolution of
+    width 2r + 1 never reaches past r; attention's reach follows what the tokens hold.
+    Raises ValueError when weights has fewer than 2 dimensions or is not square in the last two.
+    """
+    A = _as_float("weights", weights, 2)
+    if A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"weights must be (..., n, n), one row per query of the same n tokens, got shape {A.shape}")
+    position = np.arange(A.shape[-1])
+    distance = np.abs(position[:, None] - position[None, :]).astype(A.dtype)
+    return (A * distance).sum(axis=-1)
 
 
 def lead_share(lead) -> np.ndarray:

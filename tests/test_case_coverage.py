@@ -59,7 +59,8 @@ SPECIFIED: dict[str, set[str]] = {
     "score_grid_bytes": COUNTS,
     "attention_params": COUNTS | {"bad shape"},
     "equal_scores": {"float32", "batched"},
-    "permutation_gaps": {"float32", "bad shape"},
+    "permutation_gaps": {"bad shape"},
+    "reach": {"float32", "batched", "bad shape"},
 }
 
 

@@ -305,8 +305,9 @@ figures.convolution_vs_attention(attention)
 # `(attention_gap, fixed_gap)`: first for `f` your self-attention (the output
 # of attention on the queries, keys and values of the sentence it is given),
 # then for `f` the fixed mix, the largest `|f(X[perm]) − f(X)[perm]|` over all
-# the numbers of the output. Use your `attention(Q, K, V)`. The gaps keep the
-# inputs' dtype: float32 inputs give float32 gaps. Raise a `ValueError` when
+# the numbers of the output. Use your `attention(Q, K, V)`. The two gaps are
+# numbers computed in float64 whatever the inputs' dtype (convert the inputs
+# first), so that rounding is as small as it can be. Raise a `ValueError` when
 # `perm` is not a permutation of `0 … n − 1` (a position repeated or missing,
 # or the wrong length), or when `kernel` is not one-dimensional with an odd
 # number of weights. About 12 lines.
@@ -317,11 +318,12 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
 
     X: (n, d) one sentence; W_q, W_k: (d, d_k); W_v: (d, d_v);
     kernel: (2r + 1,) one weight per offset −r … r; perm: (n,) each of 0 … n − 1 once.
-    Returns (attention_gap, fixed_gap), each the largest |f(X[perm]) − f(X)[perm]|.
+    Returns (attention_gap, fixed_gap), each the largest |f(X[perm]) − f(X)[perm]|, in float64.
     Raises ValueError when perm is not a permutation or kernel is not 1-D of odd length.
     """
     ### BEGIN SOLUTION
-    X, kernel, perm = np.asarray(X), np.asarray(kernel), np.asarray(perm)
+    X, W_q, W_k, W_v, kernel = (np.asarray(a, dtype=np.float64) for a in (X, W_q, W_k, W_v, kernel))
+    perm = np.asarray(perm)
     n = len(X)
     if kernel.ndim != 1 or kernel.size % 2 == 0:
         raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
@@ -329,7 +331,7 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
         raise ValueError(f"perm must hold each position 0 … {n - 1} once, got {perm.tolist()}")
     r = kernel.size // 2
     offset = np.arange(n)[None, :] - np.arange(n)[:, None]  # j − i
-    C = np.where(np.abs(offset) <= r, kernel[np.clip(offset + r, 0, 2 * r)], 0).astype(kernel.dtype)
+    C = np.where(np.abs(offset) <= r, kernel[np.clip(offset + r, 0, 2 * r)], 0.0)
 
     def self_attention(T):
         return attention(T @ W_q, T @ W_k, T @ W_v)[0]
@@ -337,7 +339,7 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
     def fixed_mix(T):
         return C @ (T @ W_v)
 
-    return tuple(np.abs(f(X[perm]) - f(X)[perm]).max() for f in (self_attention, fixed_mix))
+    return tuple(float(np.abs(f(X[perm]) - f(X)[perm]).max()) for f in (self_attention, fixed_mix))
     ### END SOLUTION
 
 
@@ -370,27 +372,82 @@ with demonstration("permutation_gaps", "attention"):
             print(f"{words:<18}{name:<16}{float(gap_a):>14.1e}{float(gap_f):>15.3f}")
 
 # %% [markdown]
-# Near and far. The chapter's claim is that one attention layer can draw on a
-# word three places back in one sentence and ninety places back in the next.
-# Here are two sentences of 94 tokens built from the worked example's: "cube"
-# comes last, "pick" stands 3 places before it in one sentence and 90 places
-# before it in the other, and "up" and "the" take turns everywhere else. The
-# weight "cube" gives "pick" comes from your attention; beside it, the weight
-# a convolution of width 3 (one neighbour each side) can give a token that far
-# back.
+# ### How far a token reads
+#
+# A convolution of width `2r + 1` takes nothing from a token more than `r`
+# places off, whatever the sentence says. Attention has no such horizon: how
+# far a query reads depends on where the tokens it looks for happen to
+# stand. One number per query measures it: the distance to each key,
+# weighted by how much the query takes from that key and added up,
+# `Σⱼ A[i, j] · |i − j|`. As the weights of a row add up to one, that is the
+# average distance the query reads over.
+#
+# ### Exercise 3.5: `reach`
+#
+# Write `reach(weights)` for a grid of self-attention weights `(..., n, n)`
+# (row `i` the weights of query `i` over the keys of its own sentence),
+# returning the `(..., n)` array whose number `i` is that weighted distance
+# for query `i`. Float32 stays float32. Raise a `ValueError` when `weights`
+# has fewer than two dimensions or its last two differ. Use no loop. About
+# 4 lines.
+
+# %% solution id=reach
+def reach(weights):
+    """The weighted average distance each query reads over: Σⱼ A[i, j] · |i − j|.
+
+    weights: (..., n, n) self-attention weights, one row per query.
+    Returns (..., n) in weights' float dtype.
+    Raises ValueError when weights is not (..., n, n).
+    """
+    ### BEGIN SOLUTION
+    A = np.asarray(weights)
+    A = A if A.dtype.kind == "f" else A.astype(np.float64)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"weights must be (..., n, n), got shape {A.shape}")
+    position = np.arange(A.shape[-1])
+    return (A * np.abs(position[:, None] - position[None, :]).astype(A.dtype)).sum(axis=-1)
+    ### END SOLUTION
+
+
+# %% tests id=check_reach
+# The worked example's weights, the figure's convolution, and every token reading "pick" alone.
+check("reach", reach)
+
+# %% tests id=hidden_reach
+# The hidden checks of reach run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("reach", reach)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Near and far. The chapter says one attention layer can draw on a word three
+# places back in one sentence and ninety places back in the next. Here are two
+# sentences of 94 tokens that end in "up the cube", with "pick" either just
+# before them (3 places back from "cube") or 90 places back. Every other token
+# is a filler made from the worked example's matrices so that the query of
+# "cube" scores it −12: content that "cube" is not looking for. The layer is
+# the worked example's, unchanged; your `attention` gives the weights and your
+# `reach` how far "cube" reads. Beside them, the reach of the figure's
+# convolution on the same 94 tokens, which no sentence can change.
 
 # %% locked
-with demonstration("attention"):
-    def sentence_with_pick(back):
-        fillers = [1, 2] * 46                 # "up", "the", "up", ...: 92 tokens
-        cut = len(fillers) + 1 - back         # "pick" goes here, `back` places before "cube" at the end
-        return X[fillers[:cut] + [0] + fillers[cut:] + [3]]
+with demonstration("attention", "reach"):
+    u = W_k @ Q[3]
+    filler = -u * (2 * 12 / (u @ u))  # its key meets the query of "cube" at a scaled score of −12
+
+    def sentence_with_pick(back, n=94):
+        T = np.array([filler] * (n - 3) + list(X[1:]))  # ... up the cube
+        T[-1 - back] = X[0]                              # "pick", `back` places before "cube"
+        return T
 
     for back in (3, 90):
         T = sentence_with_pick(back)
         _, A_long = attention(T @ W_q, T @ W_k, T @ W_v)
-        print(f"'pick' {back:>2} places back: the weight of 'cube' on it {A_long[-1, -1 - back]:.4f};"
-              f" a width-3 convolution's weight there: 0")
+        print(f"'pick' {back:>2} places back: 'cube' gives it {A_long[-1, -1 - back]:.3f} of its mix"
+              f" and reads {float(reach(A_long)[-1]):5.2f} places back on average")
+    conv = 0.25 * np.eye(94, k=-1) + 0.5 * np.eye(94) + 0.25 * np.eye(94, k=1)
+    print(f"the convolution 0.25, 0.50, 0.25: the farthest any token reads is {float(reach(conv).max()):.2f}")
 
 # %% [markdown]
 # ### The sizes of a real layer
@@ -401,7 +458,7 @@ with demonstration("attention"):
 # `n × d` numbers; a head's score grid holds one number per pair of tokens,
 # and every head has its own.
 #
-# ### Exercise 3.5: `layer_counts`
+# ### Exercise 3.6: `layer_counts`
 #
 # Write `layer_counts(n, d, n_heads)` returning a tuple of three Python ints:
 # the numbers in one token-by-width grid, the numbers in one head's score grid,

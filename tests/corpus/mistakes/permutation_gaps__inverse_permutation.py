@@ -4,7 +4,8 @@ import numpy as np
 
 
 def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
-    X, kernel, perm = np.asarray(X), np.asarray(kernel), np.asarray(perm)
+    X, W_q, W_k, W_v, kernel = (np.asarray(a, dtype=np.float64) for a in (X, W_q, W_k, W_v, kernel))
+    perm = np.asarray(perm)
     n = len(X)
     if kernel.ndim != 1 or kernel.size % 2 == 0:
         raise ValueError(f"kernel must be 1-D of odd length, got shape {kernel.shape}")
@@ -24,4 +25,4 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
         return C @ (T @ W_v)
 
     where = np.argsort(perm)
-    return tuple(np.abs(f(X[perm]) - f(X)[where]).max() for f in (self_attention, fixed_mix))
+    return tuple(float(np.abs(f(X[perm]) - f(X)[where]).max()) for f in (self_attention, fixed_mix))
