@@ -447,7 +447,15 @@ with demonstration("attention", "reach"):
         print(f"'pick' {back:>2} places back: 'cube' gives it {A_long[-1, -1 - back]:.3f} of its mix"
               f" and reads {float(reach(A_long)[-1]):5.2f} places back on average")
     conv = 0.25 * np.eye(94, k=-1) + 0.5 * np.eye(94) + 0.25 * np.eye(94, k=1)
-    print(f"the convolution 0.25, 0.50, 0.25: the farthest any token reads is {float(reach(conv).max()):.2f}")
+    farthest = np.abs(np.subtract.outer(np.arange(94), np.arange(94)))[conv > 0].max()
+    print(f"the convolution 0.25, 0.50, 0.25 on any 94 tokens: reach at most {float(reach(conv).max()):.2f},"
+          f" and nothing taken from more than {farthest} place away")
+
+# %% locked
+# The same two sentences drawn: the weight "cube" gives each token, by how far back it stands, from your attention.
+import figures
+
+figures.near_and_far(attention)
 
 # %% [markdown]
 # ### The sizes of a real layer
