@@ -542,6 +542,75 @@ def self_preference(S) -> tuple[float, float]:
     return asymmetry, float((np.diagonal(S) >= S.max(axis=1)).mean())
 
 
+def _permutation(name: str, perm, n: int) -> np.ndarray:
+    """`perm` as an (n,) integer array holding each of 0 … n − 1 once, or a ValueError."""
+    perm = np.asarray(perm)
+    if perm.shape != (n,) or perm.dtype.kind not in "iu" or not np.array_equal(np.sort(perm), np.arange(n)):
+        raise ValueError(f"{name} must hold each position 0 … {n - 1} of the {n} tokens once, got {perm.tolist()!r}")
+    return perm
+
+
+def _fixed_mix(V, kernel) -> np.ndarray:
+    """A convolution of the rows of V: output i is Σ_k kernel[k + r] · V[i + k], k = −r … r, zero-padded.
+
+    V: (n, d_v); kernel: (2r + 1,), kernel[0] weighing the row r places before.
+    Returns (n, d_v) in the dtype V and kernel share. Not an exercise: permutation_gaps's helper.
+    """
+    V, kernel = _as_float("V", V, 2), _as_float("kernel", kernel, 0)
+    if kernel.ndim != 1 or kernel.size % 2 == 0:
+        raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
+    n, r = V.shape[-2], kernel.size // 2
+    offset = np.arange(n)[None, :] - np.arange(n)[:, None]  # j − i
+    C = np.where(np.abs(offset) <= r, kernel[np.clip(offset + r, 0, kernel.size - 1)], 0).astype(kernel.dtype)
+    dtype = _same_dtype(V, kernel)
+    return C.astype(dtype, copy=False) @ V.astype(dtype, copy=False)
+
+
+def permutation_gaps(X, W_q, W_k, W_v, kernel, perm) -> tuple[float, float]:
+    """How far attention and a fixed-pattern mix are from following a shuffle of the tokens (section 1).
+
+    X: (n, d) one sentence; W_q, W_k: (d, d_k); W_v: (d, d_v); kernel: (2r + 1,)
+    weights by offset (see _fixed_mix); perm: (n,) a permutation of 0 … n − 1.
+    f(X) is attention's output on X's own queries, keys and values, or _fixed_mix(X W_v, kernel).
+    Returns (attention_gap, fixed_gap), each max |f(X[perm]) − f(X)[perm]|, Python floats
+    computed in float64 whatever the inputs' dtype. Attention's is 0 up to float64 rounding.
+    Raises ValueError when perm is not a permutation of 0 … n − 1 or kernel is not 1-D of odd length.
+    """
+    X = _as_float("X", X, 2).astype(np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be one sentence (n, d), got shape {X.shape}")
+    kernel = _as_float("kernel", kernel, 0).astype(np.float64)
+    if kernel.ndim != 1 or kernel.size % 2 == 0:
+        raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
+    perm = _permutation("perm", perm, X.shape[0])
+    W_q, W_k, W_v = (_as_float(name, w, 2).astype(np.float64)
+                     for name, w in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)))
+
+    def attended(T):
+        return attention(*project_qkv(T, W_q, W_k, W_v))[0]
+
+    def mixed(T):
+        return _fixed_mix(project_qkv(T, W_q, W_k, W_v)[2], kernel)
+
+    return tuple(float(np.abs(f(X[perm]) - f(X)[perm]).max()) for f in (attended, mixed))
+
+
+def reach(weights) -> np.ndarray:
+    """How far each query reads: the weighted average distance Σ_j A[i, j] · |i − j| (section 1).
+
+    weights: (..., n, n) self-attention weights, row i those of query i over the n keys.
+    Returns (..., n) in weights' float dtype (integers give float64). A convolution of
+    width 2r + 1 never reaches past r; attention's reach follows what the tokens hold.
+    Raises ValueError when weights has fewer than 2 dimensions or is not square in the last two.
+    """
+    A = _as_float("weights", weights, 2)
+    if A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"weights must be (..., n, n), one row per query of the same n tokens, got shape {A.shape}")
+    position = np.arange(A.shape[-1])
+    distance = np.abs(position[:, None] - position[None, :]).astype(A.dtype)
+    return (A * distance).sum(axis=-1)
+
+
 def lead_share(lead) -> np.ndarray:
     """The weight softmax gives the leading key of two whose scores differ by `lead` (section 4).
 

@@ -63,6 +63,8 @@ SPECIFIED: dict[str, set[str]] = {
     "equal_scores": {"float32", "batched"},
     "prefix_gaps": {"float32", "bad shape"},
     "ablate_head": {"float32"},
+    "permutation_gaps": {"bad shape"},
+    "reach": {"float32", "batched", "bad shape"},
 }
 
 

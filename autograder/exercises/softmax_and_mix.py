@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from autograder.exercises.inputs import (attention_inputs, f32, forbidding_row, normal_draws, property_examples,
+from autograder.exercises.inputs import (attention_inputs, f32, f64, forbidding_row, normal_draws, property_examples,
                                          worked)
 from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
@@ -178,6 +178,167 @@ def _attention_by_einsum(Q, K, V, mask=None, *, check_widths=True, check_keys=Tr
     return np.einsum("...qk,...kv->...qv", A, V), A
 
 
+def _kernel_grid(n, kernel, *, wrap=False, flipped=False):
+    """(n, n) weights of the fixed mix: row i takes kernel[k + r] of token i + k, r = len(kernel) // 2,
+    zero-padded (with `wrap`, of token (i + k) mod n); with `flipped`, the kernel read back to front."""
+    kernel = np.asarray(kernel).reshape(-1)
+    kernel = kernel[::-1] if flipped else kernel
+    r = kernel.size // 2
+    C = np.zeros((n, n), dtype=kernel.dtype)
+    for k in range(-r, kernel.size - r):
+        if wrap:
+            C += kernel[k + r] * np.roll(np.eye(n, dtype=kernel.dtype), k, axis=1)
+        else:
+            C += kernel[k + r] * np.eye(n, k=k, dtype=kernel.dtype)
+    return C
+
+
+def _gaps(X, W_q, W_k, W_v, kernel, perm, *, compare="moved", queries_kept=False, wrap=False, flipped=False,
+          tokens_mixed=False, in_float64=True, perm_checked=True, kernel_checked=True):
+    """permutation_gaps with one thing done differently: the permuted run compared with f(X) as it is
+    (compare="unmoved") or moved by the inverse permutation ("inverse"); the queries left in their
+    places (`queries_kept`); the mix wrapping round the ends, its kernel flipped, or mixing the tokens
+    rather than their values; computed in the inputs' own dtype (not `in_float64`); perm or kernel unchecked."""
+    X, W_q, W_k, W_v, kernel = (np.asarray(a) for a in (X, W_q, W_k, W_v, kernel))
+    if in_float64:
+        X, W_q, W_k, W_v, kernel = (a.astype(np.float64) for a in (X, W_q, W_k, W_v, kernel))
+    X = X if X.dtype.kind == "f" else X.astype(np.float64)
+    kernel = kernel if kernel.dtype.kind == "f" else kernel.astype(np.float64)
+    if kernel_checked and (kernel.ndim != 1 or kernel.size % 2 == 0):
+        raise ValueError(f"kernel must be 1-D of odd length, got shape {kernel.shape}")
+    perm = np.asarray(perm)
+    if perm_checked and (perm.shape != (len(X),) or not np.array_equal(np.sort(perm), np.arange(len(X)))):
+        raise ValueError(f"perm must be a permutation of 0 … {len(X) - 1}, got {perm.tolist()}")
+    C = _kernel_grid(len(X), kernel, wrap=wrap, flipped=flipped)
+
+    def attended(T, queries_from=None):
+        Q = (T if queries_from is None else queries_from) @ W_q
+        return ref.attention(Q, T @ W_k, T @ W_v)[0]
+
+    def mixed(T):
+        return C @ (T if tokens_mixed else T @ W_v)
+
+    where = {"moved": perm, "unmoved": np.arange(len(X)), "inverse": np.argsort(perm)}[compare]
+    shuffled = X[perm]
+    att = attended(shuffled, queries_from=X if queries_kept else None)
+    return float(np.abs(att - attended(X)[where]).max()), float(np.abs(mixed(shuffled) - mixed(X)[where]).max())
+
+
+def permutation_gaps_visible():
+    w = worked()
+    even, lopsided = np.array([0.25, 0.5, 0.25]), np.array([0.6, 0.3, 0.1])
+    args = (w.X, w.W_q, w.W_k, w.W_v)
+    return [case("the worked example shuffled to 'cube pick up the', the kernel 0.25, 0.50, 0.25", *args, even,
+                 np.array([3, 0, 1, 2])),
+            case("shuffled to 'the pick cube up', the lopsided kernel 0.6, 0.3, 0.1", *args, lopsided,
+                 np.array([2, 0, 3, 1])),
+            case("that shuffle in float32", *(a.astype(f32) for a in args), lopsided.astype(f32),
+                 np.array([2, 0, 3, 1])),
+            case("a shuffle that repeats a position: 0, 1, 1, 2", *args, even, np.array([0, 1, 1, 2]),
+                 raises="ValueError"),
+            case("a kernel of 4 weights", *args, np.array([0.1, 0.4, 0.4, 0.1]), np.array([3, 0, 1, 2]),
+                 raises="ValueError")]
+
+
+def _shuffle(rng, n):
+    """A random permutation of n positions that is not its own inverse (so the inverse tells apart)."""
+    while True:
+        perm = rng.permutation(n)
+        if not np.array_equal(perm[perm], np.arange(n)):
+            return perm
+
+
+def permutation_gaps_hidden(rng):
+    n = normal_draws(rng)
+
+    def sentence(length, d=5, d_v=None, dtype=f64):
+        return (n(length, d, dtype=dtype), n(d, 4, dtype=dtype, scale=0.6), n(d, 4, dtype=dtype, scale=0.6),
+                n(d, d_v or d, dtype=dtype, scale=0.6))
+
+    def kernel(width, dtype=f64):
+        return rng.uniform(0.05, 1.0, width).astype(dtype)
+
+    return [
+        case("7 tokens shuffled, a lopsided kernel of width 3", *sentence(7), kernel(3), _shuffle(rng, 7)),
+        case("9 tokens shuffled, d_v = 3, a kernel of width 5", *sentence(9, d=6, d_v=3), kernel(5),
+             _shuffle(rng, 9)),
+        case("6 tokens, each moved 2 places along (the last two to the front)", *sentence(6), kernel(3),
+             np.roll(np.arange(6), 2)),
+        case("8 tokens in float32", *sentence(8, dtype=f32), kernel(3, f32), _shuffle(rng, 8)),
+        case("5 tokens read backwards, a lopsided kernel", *sentence(5), kernel(3), np.arange(5)[::-1]),
+        case("4 tokens, a kernel of width 9, wider than the sentence", *sentence(4), kernel(9), _shuffle(rng, 4)),
+        case("6 tokens, a kernel of width 1", *sentence(6), kernel(1), _shuffle(rng, 6)),
+        case("5 tokens left in place", *sentence(5), kernel(3), np.arange(5)),
+        case("a shuffle with position 3 twice and 0 missing", *sentence(5), kernel(3), np.array([3, 1, 2, 3, 4]),
+             raises="ValueError"),
+        case("a shuffle of 4 positions for 5 tokens", *sentence(5), kernel(3), np.array([3, 1, 2, 0]),
+             raises="ValueError", checks="bad shape"),
+        case("a shuffle that names position 5 of 5 tokens", *sentence(5), kernel(3), np.array([1, 2, 3, 4, 5]),
+             raises="ValueError"),
+        case("a kernel of 2 weights", *sentence(5), kernel(2), _shuffle(rng, 5), raises="ValueError",
+             checks="bad shape"),
+        case("a kernel given as a (1, 3) grid", *sentence(5), kernel(3)[None], _shuffle(rng, 5),
+             raises="ValueError", checks="bad shape"),
+    ]
+
+
+def _distances(n, dtype=np.float64, signed=False):
+    """(n, n) distances between query i and key j: |i − j|, or j − i when `signed`."""
+    offset = np.arange(n)[None, :] - np.arange(n)[:, None]
+    return (offset if signed else np.abs(offset)).astype(dtype)
+
+
+def _reach_with(weights, *, signed=False, power=1, axis=-1, mean=False, checked=True):
+    """reach with one thing done differently: signed offsets, distances to a power, the sum
+    taken over the queries (axis=-2), a mean for the sum, or the shape unchecked."""
+    A = np.asarray(weights)
+    A = A if A.dtype.kind == "f" else A.astype(np.float64)
+    if checked and (A.ndim < 2 or A.shape[-1] != A.shape[-2]):
+        raise ValueError(f"weights must be (..., n, n), got shape {A.shape}")
+    n_q, n_k = A.shape[-2:]
+    offset = np.arange(n_k)[None, :] - np.arange(n_q)[:, None]
+    D = (offset if signed else np.abs(offset)).astype(A.dtype) ** power
+    product = A * D
+    return product.mean(axis=axis) if mean else product.sum(axis=axis)
+
+
+def _normalised(kernel):
+    """The kernel's weights scaled to add up to one, as a mixture's do."""
+    return kernel / kernel.sum()
+
+
+def reach_visible():
+    w = worked()
+    A = ref.attention(w.Q, w.K, w.V)[1]
+    only_pick = np.zeros((4, 4))
+    only_pick[:, 0] = 1.0
+    return [case("the worked example's weights", A),
+            case("a convolution's weights, 0.25, 0.50, 0.25 (zero at the ends)", _kernel_grid(4, np.array([0.25, 0.5, 0.25]))),
+            case("every token reading 'pick' alone", only_pick),
+            case("the worked example's weights twice, as a float32 batch of 2", np.stack([A, A[::-1, ::-1]]).astype(f32)),
+            case("a (4, 3) grid: 4 queries, 3 keys", A[:, :3], raises="ValueError"),
+            case("one row of 4 weights", A[3], raises="ValueError")]
+
+
+def reach_hidden(rng):
+    n = normal_draws(rng)
+    far = np.eye(96)
+    far[95] = 0.0
+    far[95, 5] = 1.0  # the last token reads the token 90 places back
+    return [
+        case("the weights of 7 tokens", ref.softmax(n(7, 7, scale=2))),
+        case("a batch (2, 3) of 6 tokens in float32", ref.softmax(n(2, 3, 6, 6, dtype=f32, scale=2)),
+             checks="batched, float32"),
+        case("causal weights of 8 tokens", ref.softmax(n(8, 8, scale=2) + ref.causal_mask(8))),
+        case("96 tokens each reading itself, the last reading 90 places back", far),
+        case("a convolution of width 5 on 9 tokens", _kernel_grid(9, _normalised(rng.uniform(0.05, 1.0, 5)))),
+        case("one token", np.ones((1, 1))),
+        case("a (5, 4) grid", ref.softmax(n(5, 4)), raises="ValueError", checks="bad shape"),
+        case("a batch of 2 (3, 4) grids", ref.softmax(n(2, 3, 4)), raises="ValueError", checks="bad shape"),
+        case("one row of 6 weights", ref.softmax(n(6)), raises="ValueError", checks="bad shape"),
+    ]
+
+
 def layer_counts_visible():
     return [case("512 tokens of width 768, 12 heads (the chapter: 393,216 / 262,144 / 3,145,728)", 512, 768, 12),
             case("width 768 in 10 heads", 512, 768, 10, raises="ValueError"),
@@ -272,6 +433,52 @@ EXERCISES = (
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_widths=False)),
         Requirement("`K` and `V` differ in the number of keys",
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_keys=False)),
+    )),
+    Exercise("permutation_gaps", ref.permutation_gaps, permutation_gaps_hidden, permutation_gaps_visible, stream=44,
+             parts=("attention's gap", "the fixed mix's gap"),
+             built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
+        Mistake("the shuffled output compared with the output unshuffled", 1,
+                "Put f(X)'s rows where the shuffle puts the tokens, f(X)[perm], before comparing: a token's new "
+                "vector should move with it.",
+                lambda *a: _gaps(*a, compare="unmoved")),
+        Mistake("the output moved by the inverse permutation", 1,
+                "Row i of X[perm] is token perm[i]: move f(X)'s rows the same way, f(X)[perm], not by the inverse.",
+                lambda *a: _gaps(*a, compare="inverse")),
+        Mistake("the queries left in their places", 1,
+                "Run attention on the shuffled sentence as a whole: its queries, keys and values all come from X[perm].",
+                lambda *a: _gaps(*a, queries_kept=True)),
+        Mistake("the kernel applied flipped", 1,
+                "kernel[0] weighs the token r places before, kernel[-1] the token r places after: read it that way round.",
+                lambda *a: _gaps(*a, flipped=True)),
+        Mistake("the fixed mix wrapping round the ends", 1,
+                "A neighbour outside the sentence contributes nothing (zero padding): the first token has no token "
+                "before it.",
+                lambda *a: _gaps(*a, wrap=True)),
+        Mistake("the tokens mixed instead of their values", 1, "The fixed mix mixes the values V = X W_v, as attention does.",
+                lambda *a: _gaps(*a, tokens_mixed=True)),
+    ), requirements=(
+        Requirement("computed in float64 whatever the inputs' dtype", lambda *a: _gaps(*a, in_float64=False)),
+        Requirement("Raise a `ValueError` when `perm` is not a permutation", lambda *a: _gaps(*a, perm_checked=False)),
+        Requirement("`kernel` is not one-dimensional with an odd number of weights",
+                    lambda *a: _gaps(*a, kernel_checked=False)),
+    )),
+    Exercise("reach", ref.reach, reach_hidden, reach_visible, stream=45, mistakes=(
+        Mistake("signed offsets j − i", 1, "A key before the query is as far away as one after it: weigh |i − j|.",
+                lambda A: _reach_with(A, signed=True)),
+        Mistake("squared distances", 1, "Weigh the distance |i − j| itself, not its square.",
+                lambda A: _reach_with(A, power=2)),
+        Mistake("summed over the queries", 1,
+                "Row i holds query i's weights: add along the keys (the last axis), one number per query.",
+                lambda A: _reach_with(A, axis=-2)),
+        Mistake("a mean over the keys instead of the weighted sum", 1,
+                "The weights already add up to one: Σⱼ A[i, j] · |i − j| is the average; do not divide by n again.",
+                lambda A: _reach_with(A, mean=True)),
+    ), requirements=(
+        Requirement("for a grid of self-attention weights `(..., n, n)`", one_sequence_only(ref.reach)),
+        Requirement("returning the `(..., n)` array", lambda A: ref.reach(A)[..., None]),
+        Requirement("Float32 stays float32", lambda A: ref.reach(A).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `weights` has fewer than two dimensions or its last two differ",
+                    lambda A: _reach_with(A, checked=False)),
     )),
     Exercise("layer_counts", ref.layer_counts, layer_counts_hidden, layer_counts_visible, stream=23,
              parts=("the token grid's size", "one head's score grid size", "all heads' score grids' size"),

@@ -274,6 +274,190 @@ import figures
 figures.convolution_vs_attention(attention)
 
 # %% [markdown]
+# ## Where a neighbour sits, or what it holds (chapter section 1)
+#
+# The figure above sets a convolution's weights beside your attention's. Each
+# row of the convolution is the same few numbers slid one place along: how
+# much token `i` takes from token `j` is settled by the offset `j − i` alone,
+# before a single token has been read. Attention's weights come from queries
+# and keys, so from what the tokens hold. A picture only suggests this; a
+# shuffle puts it to the test.
+#
+# Shuffle a sentence with a permutation `perm` of its positions: `X[perm]` is
+# the sentence whose row `i` is the original token `perm[i]`. A layer `f` that
+# is blind to position gives each token the same new vector wherever it
+# stands, so its output on the shuffled sentence is its old output shuffled
+# the same way: `f(X[perm]) = f(X)[perm]`. For a layer that reads positions,
+# the two sides part.
+#
+# The fixed mix to test is a convolution of the value vectors `V = X W_v`.
+# Its `kernel` holds an odd number `2r + 1` of weights, one for each offset
+# from `−r` to `r`: new row `i` is `Σₖ kernel[k + r] · V[i + k]`, so
+# `kernel[0]` weighs the value `r` places before and `kernel[-1]` the value
+# `r` places after. An offset that would leave the sentence adds nothing
+# (zero padding: the sentence does not wrap round).
+#
+# ### Exercise 3.4: `permutation_gaps`
+#
+# Write `permutation_gaps(X, W_q, W_k, W_v, kernel, perm)` for one sentence
+# `X` of shape `(n, d)`, with `W_q`, `W_k` of shape `(d, d_k)` and `W_v` of
+# shape `(d, d_v)` as in notebook 01. Return the tuple
+# `(attention_gap, fixed_gap)`: first for `f` your self-attention (the output
+# of attention on the queries, keys and values of the sentence it is given),
+# then for `f` the fixed mix, the largest `|f(X[perm]) − f(X)[perm]|` over all
+# the numbers of the output. Use your `attention(Q, K, V)`. The two gaps are
+# numbers computed in float64 whatever the inputs' dtype (convert the inputs
+# first), so that rounding is as small as it can be. Raise a `ValueError` when
+# `perm` is not a permutation of `0 … n − 1` (a position repeated or missing,
+# or the wrong length), or when `kernel` is not one-dimensional with an odd
+# number of weights. About 12 lines.
+
+# %% solution id=permutation_gaps
+def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
+    """How far self-attention and a fixed mix are from following a shuffle of the tokens.
+
+    X: (n, d) one sentence; W_q, W_k: (d, d_k); W_v: (d, d_v);
+    kernel: (2r + 1,) one weight per offset −r … r; perm: (n,) each of 0 … n − 1 once.
+    Returns (attention_gap, fixed_gap), each the largest |f(X[perm]) − f(X)[perm]|, in float64.
+    Raises ValueError when perm is not a permutation or kernel is not 1-D of odd length.
+    """
+    ### BEGIN SOLUTION
+    X, W_q, W_k, W_v, kernel = (np.asarray(a, dtype=np.float64) for a in (X, W_q, W_k, W_v, kernel))
+    perm = np.asarray(perm)
+    n = len(X)
+    if kernel.ndim != 1 or kernel.size % 2 == 0:
+        raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
+    if perm.shape != (n,) or not np.array_equal(np.sort(perm), np.arange(n)):
+        raise ValueError(f"perm must hold each position 0 … {n - 1} once, got {perm.tolist()}")
+    r = kernel.size // 2
+    offset = np.arange(n)[None, :] - np.arange(n)[:, None]  # j − i
+    C = np.where(np.abs(offset) <= r, kernel[np.clip(offset + r, 0, 2 * r)], 0.0)
+
+    def self_attention(T):
+        return attention(T @ W_q, T @ W_k, T @ W_v)[0]
+
+    def fixed_mix(T):
+        return C @ (T @ W_v)
+
+    return tuple(float(np.abs(f(X[perm]) - f(X)[perm]).max()) for f in (self_attention, fixed_mix))
+    ### END SOLUTION
+
+
+# %% tests id=check_permutation_gaps
+# Shuffles of "pick up the cube": attention's gap is rounding only; the fixed mix's is not.
+check("permutation_gaps", permutation_gaps)
+
+# %% tests id=hidden_permutation_gaps
+# The hidden checks of permutation_gaps run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("permutation_gaps", permutation_gaps)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your gaps on the worked example, for three shuffles and two kernels: the
+# even one of the figure and a lopsided one. Look at the reversed sentence
+# with the even kernel: a kernel that reads the same both ways cannot tell a
+# sentence from its mirror image, so a single shuffle that leaves a gap of 0
+# proves nothing about a layer.
+
+# %% locked
+with demonstration("permutation_gaps", "attention"):
+    shuffles = {"cube pick up the": [3, 0, 1, 2], "the pick cube up": [2, 0, 3, 1], "cube the up pick": [3, 2, 1, 0]}
+    kernels = {"0.25 0.50 0.25": np.array([0.25, 0.5, 0.25]), "0.6 0.3 0.1": np.array([0.6, 0.3, 0.1])}
+    print(f"{'shuffled to':<18}{'kernel':<16}{'attention gap':>14}{'fixed mix gap':>15}")
+    for words, perm in shuffles.items():
+        for name, kernel in kernels.items():
+            gap_a, gap_f = permutation_gaps(X, W_q, W_k, W_v, kernel, np.array(perm))
+            print(f"{words:<18}{name:<16}{float(gap_a):>14.1e}{float(gap_f):>15.3f}")
+
+# %% [markdown]
+# ### How far a token reads
+#
+# A convolution of width `2r + 1` takes nothing from a token more than `r`
+# places off, whatever the sentence says. Attention has no such horizon: how
+# far a query reads depends on where the tokens it looks for happen to
+# stand. One number per query measures it: the distance to each key,
+# weighted by how much the query takes from that key and added up,
+# `Σⱼ A[i, j] · |i − j|`. As the weights of a row add up to one, that is the
+# average distance the query reads over.
+#
+# ### Exercise 3.5: `reach`
+#
+# Write `reach(weights)` for a grid of self-attention weights `(..., n, n)`
+# (row `i` the weights of query `i` over the keys of its own sentence),
+# returning the `(..., n)` array whose number `i` is that weighted distance
+# for query `i`. Float32 stays float32. Raise a `ValueError` when `weights`
+# has fewer than two dimensions or its last two differ. Use no loop. About
+# 4 lines.
+
+# %% solution id=reach
+def reach(weights):
+    """The weighted average distance each query reads over: Σⱼ A[i, j] · |i − j|.
+
+    weights: (..., n, n) self-attention weights, one row per query.
+    Returns (..., n) in weights' float dtype.
+    Raises ValueError when weights is not (..., n, n).
+    """
+    ### BEGIN SOLUTION
+    A = np.asarray(weights)
+    A = A if A.dtype.kind == "f" else A.astype(np.float64)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"weights must be (..., n, n), got shape {A.shape}")
+    position = np.arange(A.shape[-1])
+    return (A * np.abs(position[:, None] - position[None, :]).astype(A.dtype)).sum(axis=-1)
+    ### END SOLUTION
+
+
+# %% tests id=check_reach
+# The worked example's weights, the figure's convolution, and every token reading "pick" alone.
+check("reach", reach)
+
+# %% tests id=hidden_reach
+# The hidden checks of reach run here when your work is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import hidden_check
+hidden_check("reach", reach)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Near and far. The chapter says one attention layer can draw on a word three
+# places back in one sentence and ninety places back in the next. Here are two
+# sentences of 94 tokens that end in "up the cube", with "pick" either just
+# before them (3 places back from "cube") or 90 places back. Every other token
+# is a filler made from the worked example's matrices so that the query of
+# "cube" scores it −12: content that "cube" is not looking for. The layer is
+# the worked example's, unchanged; your `attention` gives the weights and your
+# `reach` how far "cube" reads. Beside them, the reach of the figure's
+# convolution on the same 94 tokens, which no sentence can change.
+
+# %% locked
+with demonstration("attention", "reach"):
+    u = W_k @ Q[3]
+    filler = -u * (2 * 12 / (u @ u))  # its key meets the query of "cube" at a scaled score of −12
+
+    def sentence_with_pick(back, n=94):
+        T = np.array([filler] * (n - 3) + list(X[1:]))  # ... up the cube
+        T[-1 - back] = X[0]                              # "pick", `back` places before "cube"
+        return T
+
+    for back in (3, 90):
+        T = sentence_with_pick(back)
+        _, A_long = attention(T @ W_q, T @ W_k, T @ W_v)
+        print(f"'pick' {back:>2} places back: 'cube' gives it {A_long[-1, -1 - back]:.3f} of its mix"
+              f" and reads {float(reach(A_long)[-1]):5.2f} places back on average")
+    conv = 0.25 * np.eye(94, k=-1) + 0.5 * np.eye(94) + 0.25 * np.eye(94, k=1)
+    farthest = np.abs(np.subtract.outer(np.arange(94), np.arange(94)))[conv > 0].max()
+    print(f"the convolution 0.25, 0.50, 0.25 on any 94 tokens: reach at most {float(reach(conv).max()):.2f},"
+          f" and nothing taken from more than {farthest} place away")
+
+# %% locked
+# The same two sentences drawn: the weight "cube" gives each token, by how far back it stands, from your attention.
+import figures
+
+figures.near_and_far(attention)
+
+# %% [markdown]
 # ### The sizes of a real layer
 #
 # The chapter gives the sizes for a small language model: 512 tokens, each a
@@ -282,7 +466,7 @@ figures.convolution_vs_attention(attention)
 # `n × d` numbers; a head's score grid holds one number per pair of tokens,
 # and every head has its own.
 #
-# ### Exercise 3.4: `layer_counts`
+# ### Exercise 3.6: `layer_counts`
 #
 # Write `layer_counts(n, d, n_heads)` returning a tuple of three Python ints:
 # the numbers in one token-by-width grid, the numbers in one head's score grid,

@@ -39,7 +39,7 @@ from judge import differs as wrong_where  # the checks' closeness rule, marked c
 from workbook import TOKENS
 
 __all__ = ["tokens_before_after", "score_grid", "score_spread", "largest_weight", "cube_weights",
-           "weight_grid", "softmax_lead", "convolution_vs_attention", "two_heads", "causal_mask",
+           "weight_grid", "softmax_lead", "convolution_vs_attention", "near_and_far", "two_heads", "causal_mask",
            "padding_mask", "block_mask", "cost", "memory"]
 
 # Where each function is asked for ("03_softmax_and_mix"), so that a placeholder can
@@ -663,6 +663,62 @@ def convolution_vs_attention(attention) -> None:
         _finish(fig, title, differs, [attempt.message])
         _show(fig, f"{title}. Convolution rows: 0.25 before, 0.50 itself, 0.25 after (· outside the sentence). "
                    f"Your attention's weights: {_grid_text(yours, _plain)}")
+
+
+def _sentence_with_pick(X, W_q, W_k, back: int, n: int = 94) -> np.ndarray:
+    """n tokens ending in "up the cube", "pick" `back` places before "cube", every other token a
+    filler whose key meets the query of "cube" at a scaled score of −12 (notebook 03's demonstration)."""
+    u = W_k @ (X[3] @ W_q)
+    filler = -u * (2 * 12 / (u @ u))
+    T = np.array([filler] * (n - 3) + list(X[1:]))
+    T[-1 - back] = X[0]
+    return T
+
+
+def near_and_far(attention) -> None:
+    """The weight "cube" gives each of 94 tokens, "pick" 3 or 90 places back, from your attention."""
+    title = ('One layer, near and far: the weight "cube" gives each of 94 tokens when "pick" stands 3 or 90 '
+             'places back (chapter section 1)')
+    attempt = _attempt("attention", attention, _case("attention"))
+    if _not_started(title, [attempt]):
+        return
+    from workbook import pick_up_the_cube
+
+    X, W_q, W_k, W_v = pick_up_the_cube()
+    rows, notes = {}, {}
+    for back in (3, 90):
+        T = _sentence_with_pick(X, W_q, W_k, back)
+        value, problem = _value(attention, T @ W_q, T @ W_k, T @ W_v)
+        weights = value[1] if isinstance(value, (tuple, list)) and len(value) == 2 else value
+        grid, note = (None, problem) if problem else _as_grid(weights, (94, 94))
+        if grid is None:
+            notes[back] = f"your attention on these 94 tokens: {note}"
+        else:
+            rows[back] = grid[-1, ::-1]  # by places back from "cube": 0 is "cube" itself
+    cmap = _mpl().colormaps[CMAP]
+    back_of = np.arange(94)
+    with _style():
+        fig = _new_figure(10.5, 3.7)
+        axes = fig.subplots(1, 2, sharey=True)
+        for ax, back in zip(axes, (3, 90)):
+            ax.set(xlabel='places back from "cube"', xlim=(-3, 96), ylim=(0, 1.0))
+            ax.grid(True, axis="y", alpha=0.3)
+            if back not in rows:
+                _panel_note(ax, notes[back])
+                continue
+            row = np.nan_to_num(rows[back], nan=0.0, posinf=0.0, neginf=0.0)
+            ax.vlines(back_of, 0, row, color=cmap(YOURS), lw=2.2, label="your attention's weights")
+            ax.plot([0, 1], [0.5, 0.25], "o", mfc="none", mec="black", ms=7,
+                    label="a convolution 0.25, 0.50, 0.25")
+            ax.annotate(f'"pick": {_plain(float(row[back]))}', (back, row[back]), xytext=(-4 if back > 50 else 8, 6),
+                        textcoords="offset points", ha="right" if back > 50 else "left", fontsize=9)
+            ax.set_title(f'"pick" {back} places back: on average "cube" reads '
+                         f'{_plain(float((row * back_of).sum()), 2)} places back')
+        axes[0].set_ylabel('weight "cube" gives the token')
+        axes[0].legend(loc="upper right", fontsize=8.5)
+        _finish(fig, title, None, [attempt.message, *notes.values()])
+        shown = "; ".join(f'"pick" {back} back: weight {_plain(float(rows[back][back]))}' for back in rows)
+        _show(fig, f"{title}. Yours: {shown or 'not drawn'}. A convolution of width 3 gives nothing past 1 place.")
 
 
 # ---------------------------------------------------------------- section 5: heads

@@ -294,3 +294,49 @@ def blockwise_attention(Q, K, V, block_size=128, causal=False):
             if total > 0:
                 out[b][i] = acc / total
     return out
+
+
+def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
+    X, W_q, W_k, W_v, kernel = (np.array(a, dtype=np.float64) for a in (X, W_q, W_k, W_v, kernel))
+    if kernel.ndim != 1 or len(kernel) % 2 != 1:
+        raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
+    n = len(X)
+    if np.ndim(perm) != 1 or len(perm) != n or sorted(int(p) for p in perm) != list(range(n)):
+        raise ValueError(f"perm must hold each of 0 ... {n - 1} once, got {list(perm)}")
+    perm = [int(p) for p in perm]
+    r = len(kernel) // 2
+
+    def mixed(T):
+        V = T @ W_v
+        out = np.zeros(V.shape, np.result_type(V, kernel))
+        for i in range(n):
+            for k in range(-r, r + 1):
+                if 0 <= i + k < n:
+                    out[i] += kernel[k + r] * V[i + k]
+        return out
+
+    def attended(T):
+        return attention(T @ W_q, T @ W_k, T @ W_v)[0]
+
+    gaps = []
+    for f in (attended, mixed):
+        moved, before = f(X[perm]), f(X)
+        gap = 0.0
+        for i in range(n):
+            for a, b in zip(moved[i], before[perm[i]]):
+                gap = max(gap, abs(float(a) - float(b)))
+        gaps.append(gap)
+    return tuple(gaps)
+
+
+def reach(weights):
+    A = np.asarray(weights)
+    A = A if A.dtype.kind == "f" else A.astype(np.float64)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"weights must be (..., n, n), got shape {A.shape}")
+    n = A.shape[-1]
+    out = np.zeros(A.shape[:-1], A.dtype)
+    for i in range(n):
+        for j in range(n):
+            out[..., i] += A[..., i, j] * abs(i - j)
+    return out
