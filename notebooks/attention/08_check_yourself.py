@@ -265,26 +265,33 @@ hidden_check("params_4096", PARAMS_4096)
 #
 # ### Question 8.6: the formula (chapter section 4)
 #
-# Queries `Q`, keys `K` and values `V`, head size `d`. Which line computes
-# scaled dot-product attention?
+# Queries `Q`, keys `K` and values `V` of head size `d = 64`, several tokens.
+# Someone writes the formula with the division in the wrong place:
+# $\operatorname{softmax}(QK^{\top})\,V / 8$, where 8 is $\sqrt{64}$. Compared
+# with what scaled dot-product attention gives on the same `Q`, `K` and `V`,
+# what does this line do?
 #
-# * **a.** $\operatorname{softmax}(QK^{\top} / d)\,V$
-# * **b.** $\operatorname{softmax}(QK^{\top} / \sqrt{d})\,V$
-# * **c.** $\operatorname{softmax}(KQ^{\top} / \sqrt{d})\,V$
-# * **d.** $\operatorname{softmax}(QK^{\top})\,V / \sqrt{d}$
-# * **e.** $\operatorname{softmax}(QK^{\top})\,V$
+# * **a.** Nothing different: dividing by 8 before the softmax or after the
+#   mix gives the same outputs, because both are a division by a constant.
+# * **b.** It gives the same weights on the tokens; only every output is 8
+#   times smaller.
+# * **c.** Its weights are those of the unscaled scores, more peaked than the
+#   right ones, and the mix made with them is then shrunk to an eighth.
+# * **d.** Its weights are flatter than the right ones, closer to an equal
+#   share per token, because the division by 8 comes too late to sharpen
+#   them.
 #
 # Set `SKIP_FORMULA` to your letter.
 
 # %% solution id=skip_formula
 # Replace `raise NotStarted()` below with SKIP_FORMULA = "<letter>".
 ### BEGIN SOLUTION
-SKIP_FORMULA = "b"
+SKIP_FORMULA = "c"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_formula
 # Form only: one of the letters offered. The answer itself is marked when your work is graded.
-check_answer_form("SKIP_FORMULA", globals(), letters="abcde")
+check_answer_form("SKIP_FORMULA", globals(), letters="abcd")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("skip_formula", SKIP_FORMULA)
@@ -343,24 +350,26 @@ with demonstration("score_variance", "softmax"):
 # %% [markdown]
 # ### Question 8.8: the causal mask (chapter section 6)
 #
-# Which statement describes the causal mask of a model trained to predict the
-# next token? ($S$ is the grid of scores, $A$ the weights after the softmax.)
+# A model trained to predict the next token runs on four tokens, positions 0
+# to 3, with the causal mask. Entry `(i, j)` of the 4 × 4 mask sits in row `i`
+# (the query, token `i`) and column `j` (the key, token `j`). Which
+# description of that mask is right?
 #
-# * **a.** It adds −∞ to $S_{ij}$ for every $j \ge i$, so a token reads only
-#   the tokens before it.
-# * **b.** It adds −∞ to $S_{ij}$ for every $j < i$, so a token reads itself
-#   and the tokens after it.
-# * **c.** It multiplies $A_{ij}$ by 0 for every $j > i$ after the softmax,
-#   and leaves the other weights as they were.
-# * **d.** It adds −∞ to $S_{ij}$ for every $j > i$, so a token reads itself
-#   and the tokens before it.
+# * **a.** −∞ at (1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2); token 2
+#   reads tokens 2 and 3.
+# * **b.** −∞ at (0, 3), (1, 3), (2, 3); token 2 reads tokens 0, 1 and 2,
+#   and token 3, whose successor is not in the input, reads all four.
+# * **c.** −∞ at (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3); token 2
+#   reads tokens 0, 1 and 2.
+# * **d.** −∞ at the ten entries (i, j) with j ≥ i; token 2 reads tokens 0
+#   and 1, and token 0 reads nothing.
 #
 # Set `SKIP_CAUSAL` to your letter.
 
 # %% solution id=skip_causal
 # Replace `raise NotStarted()` below with SKIP_CAUSAL = "<letter>".
 ### BEGIN SOLUTION
-SKIP_CAUSAL = "d"
+SKIP_CAUSAL = "c"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_causal
@@ -374,24 +383,27 @@ hidden_check("skip_causal", SKIP_CAUSAL)
 # %% [markdown]
 # ### Question 8.9: what heads buy (chapter section 5)
 #
-# A layer of width `d` runs `h` heads of size `d / h` instead of one head of
-# size `d`. What does it gain?
+# A layer of width `d = 512` on `n` tokens runs 8 heads of size 64 instead of
+# one head of size 512. `W_Q`, `W_K`, `W_V` and `W_O` are `512 × 512` either
+# way, so both layers hold the same `4·d²` weights. What does the layer gain?
 #
-# * **a.** Smaller score grids: each head compares `n / h` tokens, so a head's
-#   grid has `(n / h)²` cells instead of `n²`.
-# * **b.** More weights: each head has its own `d × d` matrices, so the layer
-#   holds `4·h·d²` numbers instead of `4·d²`.
-# * **c.** More patterns: each head weighs the tokens in its own way, from
-#   the same `4·d²` numbers as one head of size `d`.
-# * **d.** Sharper weights: each head divides its scores by `√d`, so its
-#   softmax is more decisive than a head of size `d`.
+# * **a.** Nothing but speed: the 8 heads' scores add up to the one head's
+#   scores, so the layer's outputs are the same, computed in smaller pieces.
+# * **b.** Sharper weights: a head of size 64 divides its scores by 8, not by
+#   √512 ≈ 22.6, so its scores spread wider and its softmax is more decisive.
+# * **c.** Each head compares only `n / 8` of the tokens, so every head's
+#   grid of weights is `(n / 8) × (n / 8)` and the 8 grids together cost an
+#   eighth of the one head's.
+# * **d.** Eight grids of weights instead of one: each head scores with its
+#   own 64 columns of the queries and keys, so the heads can weigh the same
+#   tokens in different ways, say one the token before and another the first.
 #
 # Set `SKIP_HEADS` to your letter.
 
 # %% solution id=skip_heads
 # Replace `raise NotStarted()` below with SKIP_HEADS = "<letter>".
 ### BEGIN SOLUTION
-SKIP_HEADS = "c"
+SKIP_HEADS = "d"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_heads
