@@ -610,17 +610,31 @@ def hull_excess(O, V, allowed=None) -> np.ndarray:
     return np.maximum(outside, 0.0).max(axis=1)
 
 
-def leaked_targets(mask) -> int:
-    """How many positions may see the token they are trained to predict.
+def leaked_targets(X, mask) -> int:
+    """How many positions can read the token they are trained to predict, measured by changing it.
 
-    mask: (n, n) additive mask (0 allows, −inf forbids). Position i (i < n − 1)
-    is trained to predict token i + 1; it leaks when mask[i, i + 1] allows that pair.
-    Returns the number of leaking positions: 0 for a causal mask.
+    X: (n, d) tokens, their own queries, keys and values; mask: (n, n) additive (0 allows, −inf forbids).
+    Position i (0 ≤ i ≤ n − 2) is trained to predict token i + 1. Runs attention(X, X, X, mask); then, for
+    each i, adds 1.0 to every number of token i + 1 (on a copy) and runs it again: position i leaks when
+    output row i differs in any number (exact comparison). Returns the number of leaking positions, an
+    int: 0 for a causal mask, n − 1 without one.
+    Raises ValueError when X is not 2-D or mask is not (n, n).
     """
-    mask = _as_float("mask", mask, 2)
-    if mask.ndim != 2 or mask.shape[0] != mask.shape[1]:
-        raise ValueError(f"mask must be a square (n, n) grid, got shape {mask.shape}")
-    return int(np.isfinite(np.diagonal(mask, offset=1)).sum())
+    X = _as_float("X", X, 2)
+    if X.ndim != 2:
+        raise ValueError(f"X must be (n, d), got shape {X.shape}")
+    n = X.shape[0]
+    mask = _as_float("mask", mask, 0)
+    if mask.shape != (n, n):
+        raise ValueError(f"mask must be ({n}, {n}) for X of {n} tokens, got shape {mask.shape}")
+    before, _ = attention(X, X, X, mask)
+    leaks = 0
+    for i in range(n - 1):
+        changed = X.copy()
+        changed[i + 1] += 1.0
+        after, _ = attention(changed, changed, changed, mask)
+        leaks += bool((after[i] != before[i]).any())
+    return leaks
 
 
 def score_variance(Q, K) -> tuple[float, float]:

@@ -366,8 +366,11 @@ def test_does_a_padding_mask_leave_no_weight_on_padding_while_no_mask_leaks_only
 
 
 def test_does_a_causal_mask_leak_no_target_while_no_mask_leaks_all_but_the_last():
-    assert ref.leaked_targets(ref.causal_mask(9)) == 0
-    assert ref.leaked_targets(np.zeros((9, 9))) == 8
+    X = np.random.default_rng(9).standard_normal((9, 4))
+    assert ref.leaked_targets(X, ref.causal_mask(9)) == 0
+    assert ref.leaked_targets(X, np.zeros((9, 9))) == 8
+    assert ref.leaked_targets(X, ref.causal_mask(9).T.copy()) == 8  # the mirror image shows every target
+    assert ref.leaked_targets(X[:1], np.zeros((1, 1))) == 0  # one token has no target
 
 
 def test_does_the_unscaled_gradient_through_softmax_vanish_as_the_head_size_grows_while_the_scaled_one_holds():

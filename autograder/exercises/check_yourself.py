@@ -106,25 +106,35 @@ def _equal_scores_in_float64(V):
 
 
 def leaked_targets_visible():
-    return [case("the causal mask of 4 tokens", ref.causal_mask(4)),
-            case("no mask on 4 tokens", np.zeros((4, 4))),
-            case("a mask that lets each token see only the one before it", _lag_mask(4)),
-            case("a mask of 3 rows and 4 columns", np.zeros((3, 4)), raises="ValueError"),
-            case("a stack of 2 causal masks (one per head)", np.stack([ref.causal_mask(4)] * 2), raises="ValueError")]
+    X = worked().X
+    return [case("the worked example's tokens, causal mask", X, ref.causal_mask(4)),
+            case("the worked example's tokens, no mask", X, np.zeros((4, 4))),
+            case("the worked example's tokens, each seeing only the one before it", X, _lag_mask(4)),
+            case("the worked example's tokens, causal, the next token seen at −25 (nearly forbidden, not forbidden)",
+                 X, _next_at(4, -25.0)),
+            case("X of shape (1, 4, 4), a batch of one sequence", X[None], ref.causal_mask(4), raises="ValueError"),
+            case("a mask of shape (4,), one row for every query", X, np.zeros(4), raises="ValueError"),
+            case("a stack of 2 causal masks (one per head)", X, np.stack([ref.causal_mask(4)] * 2), raises="ValueError")]
 
 
 def leaked_targets_hidden(rng):
+    n = normal_draws(rng)
     group_mask = ref.block_mask(np.array([2, 3, 1]), np.array([[True, True, False], [True, True, False],
                                                                [True, True, True]]))
-    return [case("the causal mask of 9 tokens", ref.causal_mask(9)),
-            case("no mask on 7 tokens", np.zeros((7, 7))),
-            case("a mask that lets each token see one token ahead", np.triu(np.full((6, 6), -np.inf), k=2)),
-            case("a causal mask that also forbids the token itself", np.triu(np.full((6, 6), -np.inf), k=0)),
-            case("a causal mask written the wrong way round", ref.causal_mask(6).T.copy()),
-            case("a group mask of 6 tokens (two groups see each other)", group_mask),
-            case("a mask that is not square", np.zeros((3, 4)), raises="ValueError"),
-            case("a mask that lets each token see only the one before it", _lag_mask(7)),
-            case("a stack of 3 causal masks (one per head)", np.stack([ref.causal_mask(5)] * 3), raises="ValueError")]
+    return [case("9 tokens, causal mask", n(9, 3), ref.causal_mask(9)),
+            case("7 tokens, no mask", n(7, 5), np.zeros((7, 7))),
+            case("7 tokens, each seeing only the one before it", n(7, 4), _lag_mask(7)),
+            case("6 tokens, each seeing one token ahead", n(6, 4), np.triu(np.full((6, 6), -np.inf), k=2)),
+            case("6 tokens, a causal mask that also forbids the token itself", n(6, 4),
+                 np.triu(np.full((6, 6), -np.inf), k=0)),
+            case("6 tokens, a causal mask written the wrong way round", n(6, 4), ref.causal_mask(6).T.copy()),
+            case("6 tokens, a group mask (two groups see each other)", n(6, 3), group_mask),
+            case("5 tokens, causal, the next token seen at −25", n(5, 4), _next_at(5, -25.0)),
+            case("6 float32 tokens, causal mask", n(6, 4).astype(f32), ref.causal_mask(6)),
+            case("one token: no position has a target", n(1, 4), np.zeros((1, 1))),
+            case("X of shape (2, 5, 4)", n(2, 5, 4), ref.causal_mask(5), raises="ValueError"),
+            case("a mask of shape (1, 5)", n(5, 4), np.zeros((1, 5)), raises="ValueError"),
+            case("a mask of 6 × 6 for 5 tokens", n(5, 4), ref.causal_mask(6), raises="ValueError")]
 
 
 def _lag_mask(n: int) -> np.ndarray:
@@ -134,20 +144,80 @@ def _lag_mask(n: int) -> np.ndarray:
     return np.where(allowed, 0.0, -np.inf)
 
 
-def _leaked_targets_unchecked(mask):
-    """leaked_targets that reads the diagonal above the main one of whatever comes (np.diagonal takes a cube)."""
-    return int(np.isfinite(np.diagonal(np.asarray(mask, dtype=float), offset=1)).sum())
+def _next_at(n: int, value: float) -> np.ndarray:
+    """(n, n) causal mask that lets token i see token i + 1 at `value` (−25: a weight near e⁻²⁵, not 0)."""
+    mask = ref.causal_mask(n)
+    mask[np.arange(n - 1), np.arange(1, n)] = value
+    return mask
 
 
-def _square_mask(mask) -> np.ndarray:
-    """`mask` in float64, once leaked_targets' own check has found it a square 2-D grid."""
-    ref.leaked_targets(mask)
-    return np.asarray(mask, dtype=np.float64)
+def _outputs(X, mask) -> np.ndarray:
+    return ref.attention(X, X, X, mask)[0]
 
 
-def _leaked_targets_read_upwards(mask):
-    """leaked_targets that reads mask[i + 1, i]: whether token i + 1 may see token i."""
-    return int(np.isfinite(np.diagonal(_square_mask(mask), offset=-1)).sum())
+def _nudged(X, j: int) -> np.ndarray:
+    """A copy of X with 1.0 added to every number of token j."""
+    changed = np.array(X, dtype=np.float64)
+    changed[j] += 1.0
+    return changed
+
+
+def _checked_tokens(X, mask) -> tuple[np.ndarray, np.ndarray]:
+    """X and mask in float64, once the reference has found them (n, d) and (n, n) (it raises as it does)."""
+    ref.leaked_targets(X, mask)
+    return np.asarray(X, dtype=np.float64), np.asarray(mask, dtype=np.float64)
+
+
+def _row_moves(X, mask, changed_token: int, row: int, *, close: bool = False) -> bool:
+    """Whether output row `row` moves when 1.0 is added to token `changed_token` (np.isclose when `close`)."""
+    before, after = _outputs(X, mask)[row], _outputs(_nudged(X, changed_token), mask)[row]
+    return not np.isclose(before, after).all() if close else bool((before != after).any())
+
+
+def _leaks_counted(X, mask, *, offset: int = 1, close: bool = False) -> int:
+    """Positions i whose row moves when token i + offset changes (offset 0: itself; −1: the one before)."""
+    X, mask = _checked_tokens(X, mask)
+    n = len(X)
+    positions = range(max(0, -offset), min(n, n - offset)) if offset else range(n - 1)
+    return sum(_row_moves(X, mask, i + offset, i, close=close) for i in positions)
+
+
+def _every_changed_row(X, mask) -> int:
+    """For each target i + 1, the output rows that move anywhere, added up: rows, not positions."""
+    X, mask = _checked_tokens(X, mask)
+    before = _outputs(X, mask)
+    return sum(int((_outputs(_nudged(X, j), mask) != before).any(axis=-1).sum()) for j in range(1, len(X)))
+
+
+def _leaked_targets_in_place(X, mask):
+    """leaked_targets that adds the 1.0 to the caller's own X (np.asarray copies nothing) and leaves it there."""
+    ref.leaked_targets(X, mask)
+    X = np.asarray(X)
+    before = _outputs(X, mask)
+    leaks = 0
+    for i in range(len(X) - 1):
+        X[i + 1] += 1.0
+        leaks += bool((_outputs(X, mask)[i] != before[i]).any())
+    return leaks
+
+
+def _leaked_targets_x_unchecked(X, mask):
+    """leaked_targets that checks the mask against X's first axis only: a 3-D X goes through as a batch."""
+    X, mask = np.asarray(X, dtype=np.float64), np.asarray(mask, dtype=np.float64)
+    if mask.shape != (X.shape[-2], X.shape[-2]):
+        raise ValueError(f"mask must be (n, n), got {mask.shape}")
+    before = _outputs(X, mask)
+    return sum(bool((_outputs(_nudged(X, i + 1), mask)[i] != before[i]).any()) for i in range(len(X) - 1))
+
+
+def _leaked_targets_mask_unchecked(X, mask):
+    """leaked_targets that checks X and hands any mask to attention, which broadcasts what it can."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be (n, d), got {X.shape}")
+    before = _outputs(X, mask)
+    return sum(bool((_outputs(_nudged(X, i + 1), mask)[..., i, :] != before[..., i, :]).any())
+               for i in range(len(X) - 1))
 
 
 def score_variance_visible():
@@ -222,18 +292,25 @@ EXERCISES = (
         Requirement("`V` of shape `(..., n_k, d_v)`", one_sequence_only(ANSWERS["equal_scores"])),
         Requirement("Keep the dtype of float input (float32 in, float32 out)", _equal_scores_in_float64),
     )),
-    Exercise("leaked_targets", ref.leaked_targets, leaked_targets_hidden, leaked_targets_visible, stream=30, mistakes=(
+    Exercise("leaked_targets", ref.leaked_targets, leaked_targets_hidden, leaked_targets_visible, stream=30,
+             built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the token itself instead of the next", 6,
-                "Position i is trained to predict token i + 1: look at mask[i, i + 1].",
-                lambda mask: int(np.isfinite(np.diagonal(np.asarray(mask, dtype=float))).sum())),
-        Mistake("every later token counted", 6, "Count positions, one per i, whose next token i + 1 is allowed.",
-                lambda mask: int(np.isfinite(np.triu(np.asarray(mask, dtype=float), k=1)
-                                             + np.tril(np.full(np.shape(mask), -np.inf))).sum())),
+                "Position i is trained to predict token i + 1: change token i + 1 and watch output row i.",
+                lambda X, mask: _leaks_counted(X, mask, offset=0)),
+        Mistake("the token before instead of the next", 6,
+                "The target of position i comes after it: change token i + 1, not token i − 1.",
+                lambda X, mask: _leaks_counted(X, mask, offset=-1)),
+        Mistake("every changed row counted", 6,
+                "Count positions, one per i: whether output row i moves when token i + 1 changes, "
+                "not every row that moves.", _every_changed_row),
     ), requirements=(
-        Requirement("Return, as a Python int", lambda mask: float(ref.leaked_targets(mask))),
-        Requirement("how many positions `i` (from 0 to `n − 2`) may look at", _leaked_targets_read_upwards),
-        Requirement("their own target `i + 1`", "the token itself instead of the next"),
-        Requirement("Raise a `ValueError` when `mask` is not a square 2-D grid", _leaked_targets_unchecked),
+        Requirement("token `i + 1` in a copy of `X`", "the token itself instead of the next"),
+        Requirement("never change the caller's `X`", _leaked_targets_in_place),
+        Requirement("Return, as a Python int", lambda X, mask: float(ref.leaked_targets(X, mask))),
+        Requirement("how many positions `i` have an output row", "every changed row counted"),
+        Requirement("(exact comparison", lambda X, mask: _leaks_counted(X, mask, close=True)),
+        Requirement("Raise a `ValueError` when `X` is not 2-D", _leaked_targets_x_unchecked),
+        Requirement("`mask` is not `(n, n)`", _leaked_targets_mask_unchecked),
     )),
     _question("head_size_4096", Requirement("Set `HEAD_SIZE_4096` to that whole number", 4096 / 32)),
     _question("params_4096",

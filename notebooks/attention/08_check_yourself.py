@@ -171,36 +171,49 @@ hidden_check("equal_scores", equal_scores)
 #
 # A model learning to predict the next token gets, at position `i`, the true
 # tokens `0 … i` and is asked for token `i + 1`. The short chapter says the
-# causal mask lets one forward pass train every position at once. The reason
-# can be counted: a position whose weights may reach token `i + 1` could read
-# off its answer instead of predicting it.
+# causal mask lets one forward pass train every position at once. Measure
+# the reason on your own attention: a position whose output moves with its
+# target could read off its answer instead of predicting it.
 #
-# Write `leaked_targets(mask)`: `mask` is an additive `(n, n)` mask (0
-# allows a pair, −∞ forbids it). Return, as a Python int, how many positions
-# `i` (from 0 to `n − 2`) may look at their own target `i + 1` in one
-# attention step. With a causal mask the count is 0, and that is why one pass
-# can take the true sequence as it is. Raise a `ValueError` when `mask` is not
-# a square 2-D grid. About 3 lines.
+# Write `leaked_targets(X, mask)`: `X` is `(n, d)` tokens that serve as their
+# own queries, keys and values, and `mask` is an additive `(n, n)` mask (0
+# allows a pair, −∞ forbids it). Run your `attention(X, X, X, mask)` once.
+# Then, for each position `i` from 0 to `n − 2`, add 1.0 to every number of
+# token `i + 1` in a copy of `X` (never change the caller's `X`), run
+# attention on that copy with the same mask, and compare its output row `i`
+# with the first run's. Return, as a Python int, how many positions `i` have
+# an output row that differs in some number (exact comparison: a forbidden
+# pair contributes exactly nothing). With a causal mask the count is 0, and
+# that is why one pass can take the true sequence as it is. Raise a
+# `ValueError` when `X` is not 2-D or `mask` is not `(n, n)`. About 10 lines.
 
 # %% solution id=leaked_targets
-def leaked_targets(mask):
-    """How many positions may see the token they are trained to predict.
+def leaked_targets(X, mask):
+    """How many positions can read the token they are trained to predict.
 
-    mask: (n, n) additive: 0 allows a pair, -inf forbids it.
-    Returns an int: the positions i < n - 1 for which mask[i, i + 1] allows the pair.
-    Raises ValueError when mask is not a square 2-D grid.
+    X: (n, d) tokens, used as queries, keys and values; mask: (n, n) additive: 0 allows, -inf forbids.
+    Returns an int: the positions i < n - 1 whose output row changes when token i + 1 changes.
+    Raises ValueError when X is not 2-D or mask is not (n, n).
     """
     ### BEGIN SOLUTION
-    mask = np.asarray(mask, dtype=np.float64)
-    if mask.ndim != 2 or mask.shape[0] != mask.shape[1]:
-        raise ValueError(f"mask must be a square (n, n) grid, got shape {mask.shape}")
-    return int(np.isfinite(np.diagonal(mask, offset=1)).sum())
+    X, mask = np.asarray(X, dtype=np.float64), np.asarray(mask, dtype=np.float64)
+    if X.ndim != 2 or mask.shape != (len(X), len(X)):
+        raise ValueError(f"X must be (n, d) and mask (n, n), got X {X.shape} and mask {mask.shape}")
+    before, _ = attention(X, X, X, mask)
+    leaks = 0
+    for i in range(len(X) - 1):
+        changed = X.copy()
+        changed[i + 1] += 1.0
+        after, _ = attention(changed, changed, changed, mask)
+        leaks += int((after[i] != before[i]).any())
+    return leaks
     ### END SOLUTION
 
 
 # %% tests id=check_leaked_targets
-# The causal mask of 4 tokens leaks no target; no mask leaks 3 (every position but the last). Then a mask that
-# lets each token see only the one before it, and masks that are not one square grid (a ValueError).
+# The worked example's tokens under the causal mask, under no mask, under a mask that lets each token see only
+# the one before it, and under a causal mask that lets each token see the next one at −25 (nearly forbidden, not
+# forbidden). Then a 3-D X, and masks that are not one (4, 4) grid (a ValueError).
 check("leaked_targets", leaked_targets)
 
 # %% tests id=hidden_leaked_targets
@@ -210,10 +223,14 @@ from autograder.incell import hidden_check
 hidden_check("leaked_targets", leaked_targets)
 ### END HIDDEN TESTS
 
+# %% [markdown]
+# Eight random tokens, with your causal mask and without a mask.
+
 # %% locked
-with demonstration("causal_mask", "leaked_targets"):
-    print("your causal mask of 8 tokens leaks", leaked_targets(causal_mask(8)), "targets;",
-          "no mask leaks", leaked_targets(np.zeros((8, 8))))
+with demonstration("attention", "causal_mask", "leaked_targets"):
+    tokens = np.random.default_rng(8).standard_normal((8, 4))
+    print("with your causal mask of 8 tokens,", leaked_targets(tokens, causal_mask(8)), "positions can read their target;",
+          "without a mask,", leaked_targets(tokens, np.zeros((8, 8))))
 
 # %% [markdown]
 # ### Question 8.4: the head size of a large model (chapter section 5)
