@@ -637,14 +637,20 @@ def leaked_targets(X, mask) -> int:
     return leaks
 
 
-def score_variance(Q, K) -> tuple[float, float]:
-    """The variance of t query-key dot products, raw and divided by √d_k.
+def gradient_size(Q, K) -> tuple[float, float]:
+    """How much softmax's weights still move with their scores, raw and scaled by √d_k (section 3).
 
-    Q, K: (t, d_k) pairs; pair m scores Q[m] · K[m].
-    Returns (variance of the raw scores, variance of the scaled scores), floats.
+    Q: (t, d_k) queries; K: (t, n_k, d_k), the n_k keys query m meets (K[m]).
+    The raw scores of query m are K[m] @ Q[m]; its gradient size is the Frobenius norm of
+    softmax_jacobian of those scores. Returns (mean size over the t queries at the raw scores,
+    mean size at the scores divided by √d_k), Python floats computed in float64.
+    Raises ValueError when Q is not (t, d_k) or K not (t, n_k, d_k) with the same t and d_k.
     """
-    Q, K = _as_float("Q", Q, 2), _as_float("K", K, 2)
-    if Q.ndim != 2 or Q.shape != K.shape:
-        raise ValueError(f"Q and K must both be (t, d_k), got Q {Q.shape} and K {K.shape}")
-    raw = (Q.astype(np.float64) * K).sum(axis=-1)
-    return float(raw.var()), float((raw / math.sqrt(Q.shape[1])).var())
+    Q, K = _as_float("Q", Q, 2), _as_float("K", K, 3)
+    if Q.ndim != 2 or K.ndim != 3 or K.shape[0] != Q.shape[0] or K.shape[2] != Q.shape[1] or 0 in K.shape:
+        raise ValueError(f"Q must be (t, d_k) and K (t, n_k, d_k) with the same t and d_k (all at least 1), "
+                         f"got Q {Q.shape} and K {K.shape}")
+    raw = np.einsum("td,tkd->tk", Q.astype(np.float64), K.astype(np.float64))
+    raw_size, scaled_size = (float(np.linalg.norm(softmax_jacobian(s), axis=(-2, -1)).mean())
+                             for s in (raw, raw / math.sqrt(Q.shape[1])))
+    return raw_size, scaled_size

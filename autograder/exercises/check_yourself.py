@@ -220,46 +220,57 @@ def _leaked_targets_mask_unchecked(X, mask):
                for i in range(len(X) - 1))
 
 
-def score_variance_visible():
+def gradient_size_visible():
     rng = np.random.default_rng(12)
-    pairs = {d_k: (rng.standard_normal((400, d_k)), rng.standard_normal((400, d_k))) for d_k in (4, 64)}
-    Q, K = pairs[4]
-    return [case("400 pairs at head size 4", *pairs[4]),
-            case("400 pairs at head size 64", *pairs[64]),
-            case("400 float32 pairs of numbers near 25 (float32 rounds their scores)", *_near(25, rng, 400, 16)),
-            case("K one pair long against 400 pairs of Q", Q, K[:1], raises="ValueError"),
-            case("a batch of 2 × 200 pairs, (2, 200, 4)", Q.reshape(2, 200, 4), K.reshape(2, 200, 4),
-                 raises="ValueError")]
+    draws = {d_k: (rng.standard_normal((60, d_k)), rng.standard_normal((60, 16, d_k))) for d_k in (4, 256)}
+    Q, K = draws[4]
+    return [case("60 queries against 16 keys each, head size 4", *draws[4]),
+            case("60 queries against 16 keys each, head size 256", *draws[256]),
+            case("40 float32 queries and keys of numbers near 25 (float32 rounds their scores)",
+                 *_near(25, rng, 40, 8, 16)),
+            case("the keys of 60 queries against 1 query (one query for all)", Q[:1], K, raises="ValueError"),
+            case("K of shape (60, 4), one key per query and no key axis", Q, K[:, 0], raises="ValueError")]
 
 
-def score_variance_hidden(rng):
+def gradient_size_hidden(rng):
     n = normal_draws(rng)
-    return [case(f"300 pairs at head size {d_k}", n(300, d_k), n(300, d_k)) for d_k in (16, 256)] + [
-        case("Q and K of different shapes", n(5, 4), n(5, 3), raises="ValueError"),
-        case("300 float32 pairs of numbers near 20", *_near(20, rng, 300, 16)),
-        case("K one pair long against 6 pairs of Q", n(6, 4), n(1, 4), raises="ValueError"),
-        case("a batch of 3 × 5 pairs, (3, 5, 4)", n(3, 5, 4), n(3, 5, 4), raises="ValueError")]
+    return [case(f"50 queries against 12 keys each, head size {d_k}", n(50, d_k), n(50, 12, d_k))
+            for d_k in (16, 1024)] + [
+        case("30 float32 queries and keys of numbers near 20", *_near(20, rng, 30, 6, 16)),
+        case("Q of head size 4 against keys of head size 3", n(5, 4), n(5, 6, 3), raises="ValueError"),
+        case("the keys of 6 queries against 1 query (one query for all)", n(1, 4), n(6, 5, 4), raises="ValueError"),
+        case("K of shape (6, 4), no key axis", n(6, 4), n(6, 4), raises="ValueError"),
+        case("a batch of 2 × 3 queries, Q (2, 3, 4)", n(2, 3, 4), n(2, 3, 5, 4), raises="ValueError")]
 
 
-def _near(centre: float, rng, t: int, d_k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(t, d_k) float32 Q and K within about 0.01 of `centre`: scores near d_k·centre² that vary in
-    their 5th digit, where float32 arithmetic rounds (its 7 digits hold the score, not the variance)."""
-    return tuple((centre + 0.01 * rng.standard_normal((t, d_k))).astype(f32) for _ in range(2))
+def _near(centre: float, rng, t: int, n_k: int, d_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(t, d_k) float32 Q and (t, n_k, d_k) K within about 0.01 of `centre`: scores near d_k·centre² whose
+    differences, what the softmax sees, sit in their 4th to 5th digit, where float32 arithmetic rounds."""
+    return ((centre + 0.01 * rng.standard_normal((t, d_k))).astype(f32),
+            (centre + 0.01 * rng.standard_normal((t, n_k, d_k))).astype(f32))
 
 
-def _score_variance_in_input_dtype(Q, K):
-    """score_variance computed in the inputs' own dtype (float32 stays float32 until the end)."""
+def _scores(Q, K, *, checked: bool = True) -> np.ndarray:
+    """(t, n_k) float64 raw scores, once the reference has found Q and K fit (unless not `checked`)."""
+    if checked:
+        ref.gradient_size(Q, K)
+    return np.einsum("...d,...kd->...k", np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+
+
+def _sizes_with(Q, K, *, divisor=math.sqrt, size=lambda J: np.linalg.norm(J, axis=(-2, -1)).mean(),
+                checked: bool = True) -> tuple[float, float]:
+    """(raw, scaled) gradient sizes with the scaling divisor(d_k) and the size of a stack of grids `size`."""
+    raw = _scores(Q, K, checked=checked)
+    return tuple(float(size(ref.softmax_jacobian(s))) for s in (raw, raw / divisor(np.shape(Q)[-1])))
+
+
+def _gradient_size_in_input_dtype(Q, K):
+    """gradient_size computed in the inputs' own dtype (float32 scores, float32 grids)."""
+    ref.gradient_size(Q, K)
     Q, K = np.asarray(Q), np.asarray(K)
-    if Q.ndim != 2 or Q.shape != K.shape:
-        raise ValueError(f"Q {Q.shape} and K {K.shape} must both be (t, d_k)")
-    raw = (Q * K).sum(axis=1)
-    return float(raw.var()), float((raw / np.sqrt(Q.dtype.type(Q.shape[1]))).var())
-
-
-def _score_variance_unchecked(Q, K):
-    """score_variance that lets NumPy broadcast Q against K, and sums a batch along its second axis."""
-    raw = (np.asarray(Q, dtype=np.float64) * np.asarray(K, dtype=np.float64)).sum(axis=1)
-    return float(raw.var()), float((raw / math.sqrt(np.shape(Q)[-1])).var())
+    raw = np.einsum("td,tkd->tk", Q, K)
+    return tuple(float(np.linalg.norm(ref.softmax_jacobian(s), axis=(-2, -1)).mean())
+                 for s in (raw, raw / Q.dtype.type(math.sqrt(Q.shape[1]))))
 
 
 def answer_hidden(rng):
@@ -317,18 +328,25 @@ EXERCISES = (
               Requirement("a float, even one with nothing after the point, is refused", float(4 * 4096**2)),
               Requirement("and so is a rounded figure", 67_100_000)),
     _question("skip_formula"),
-    Exercise("score_variance", ref.score_variance, score_variance_hidden, score_variance_visible, stream=31,
-             parts=("the raw variance", "the scaled variance"), computed_from="the raw variance", mistakes=(
-        Mistake("standard deviation instead of variance", 3, "Return the variance (np.var), not the spread (np.std).",
-                lambda Q, K: tuple(math.sqrt(v) for v in ref.score_variance(Q, K))),
-        Mistake("scaled by d_k instead of √d_k", 3, "Divide the scores by √d_k before taking the variance.",
-                lambda Q, K: (lambda r: (r[0], r[0] / np.shape(Q)[-1] ** 2))(ref.score_variance(Q, K))),
+    Exercise("gradient_size", ref.gradient_size, gradient_size_hidden, gradient_size_visible, stream=31,
+             built_on=("softmax", "softmax_jacobian"),
+             parts=("the raw gradient size", "the scaled gradient size"), mistakes=(
+        Mistake("scaled by d_k instead of √d_k", 3, "Divide the scores by √d_k, not by d_k, before the softmax.",
+                lambda Q, K: _sizes_with(Q, K, divisor=float)),
+        Mistake("one norm of every grid together", 3,
+                "Take the Frobenius norm of each query's n_k × n_k grid (axis=(-2, -1)), then the mean over queries.",
+                lambda Q, K: _sizes_with(Q, K, size=np.linalg.norm)),
+        Mistake("the largest entry instead of the size", 3,
+                "A grid's size is its Frobenius norm √(Σ J²), not its largest entry.",
+                lambda Q, K: _sizes_with(Q, K, size=lambda J: np.abs(J).max(axis=(-2, -1)).mean())),
     ), requirements=(
-        Requirement("Return a tuple of two Python floats", lambda Q, K: np.array(ref.score_variance(Q, K))),
-        Requirement("the variance (`np.var`) of the `t` raw scores", "standard deviation instead of variance"),
-        Requirement("the variance of the same scores divided by `√d_k`", "scaled by d_k instead of √d_k"),
-        Requirement("Compute in float64", _score_variance_in_input_dtype),
-        Requirement("Raise a `ValueError` when `Q` and `K` are not both `(t, d_k)`", _score_variance_unchecked),
+        Requirement("Return a tuple of two Python floats", lambda Q, K: np.array(ref.gradient_size(Q, K))),
+        Requirement("the same scores divided by `√d_k`", "scaled by d_k instead of √d_k"),
+        Requirement("its Frobenius norm", "the largest entry instead of the size"),
+        Requirement("the mean size over the `t` queries", "one norm of every grid together"),
+        Requirement("Compute in float64", _gradient_size_in_input_dtype),
+        Requirement("Raise a `ValueError` when `Q` is not `(t, d_k)`",
+                    lambda Q, K: _sizes_with(Q, K, checked=False)),
     )),
     _question("skip_causal"),
     _question("skip_heads"),

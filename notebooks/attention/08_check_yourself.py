@@ -29,9 +29,10 @@ from workbook import demonstration, my, pick_up_the_cube
 X, W_q, W_k, W_v = pick_up_the_cube()
 Q, K, V = X @ W_q, X @ W_k, X @ W_v
 # `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
-# Your own functions from notebooks 03 and 05.
+# Your own functions from notebooks 02, 03 and 05.
 softmax, attention = my("03_softmax_and_mix", "softmax", "attention")
 causal_mask = my("05_masks_and_cross_attention", "causal_mask")
+softmax_jacobian = my("02_scores_and_scaling", "softmax_jacobian")
 
 # %% [markdown]
 # ## Check yourself
@@ -315,54 +316,70 @@ hidden_check("skip_formula", SKIP_FORMULA)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 8.7: why √d, measured (chapter section 3)
+# ### Question 8.7: why √d, measured on the gradient (chapter section 3)
 #
-# Take `t` pairs of a query and a key whose numbers are independent, with mean
-# 0 and variance 1. Write `score_variance(Q, K)`: `Q` and `K` are `(t, d_k)`,
-# pair `m` scores `Q[m] · K[m]`. Return a tuple of two Python floats: the
-# variance (`np.var`) of the `t` raw scores, and the variance of the same
-# scores divided by `√d_k`. Compute in float64. Raise a `ValueError` when `Q`
-# and `K` are not both `(t, d_k)`. About 4 lines. Then read the table under
-# it: how does each variance move as `d_k` grows?
+# Notebook 02 measured what the head size does to the scores: their spread
+# grows like √d_k unless they are divided by it. The short chapter's reason
+# for caring is training: large scores saturate the softmax, and then almost
+# no gradient gets through it to the scores. Measure that gradient.
+#
+# Write `gradient_size(Q, K)`: `Q` is `(t, d_k)`, `t` queries, and `K` is
+# `(t, n_k, d_k)`, the `n_k` keys that query `m` meets in `K[m]`. Query `m`
+# scores `K[m] @ Q[m]`. Put each query's row of raw scores through your
+# `softmax_jacobian` (notebook 02) and take the size of that `(n_k, n_k)`
+# grid, its Frobenius norm √(Σᵢⱼ Jᵢⱼ²); do the same with the same scores
+# divided by `√d_k`. Return a tuple of two Python floats: the mean size over
+# the `t` queries for the raw scores, then for the scaled ones. Compute in
+# float64, whatever the inputs' dtype. Raise a `ValueError` when `Q` is not
+# `(t, d_k)` or `K` is not `(t, n_k, d_k)` with the same `t` and `d_k`. About
+# 6 lines. Then read the table under it: which scores leave training a
+# gradient to follow at every head size?
 
-# %% solution id=score_variance
-def score_variance(Q, K):
-    """The variance of t query-key dot products, raw and divided by the square root of d_k.
+# %% solution id=gradient_size
+def gradient_size(Q, K):
+    """The mean size of softmax's gradient grid over t queries, at the raw and at the scaled scores.
 
-    Q, K: (t, d_k) pairs; pair m scores Q[m] · K[m].
-    Returns (raw variance, scaled variance), two floats, computed in float64.
-    Raises ValueError when Q and K are not both (t, d_k).
+    Q: (t, d_k) queries; K: (t, n_k, d_k), the keys of each query.
+    Returns (raw size, scaled size), two floats, computed in float64.
+    Raises ValueError when Q is not (t, d_k) or K not (t, n_k, d_k) with the same t and d_k.
     """
     ### BEGIN SOLUTION
     Q, K = np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64)
-    if Q.ndim != 2 or Q.shape != K.shape:
-        raise ValueError(f"Q and K must both be (t, d_k), got Q {Q.shape} and K {K.shape}")
-    raw = (Q * K).sum(axis=1)
-    return float(raw.var()), float((raw / math.sqrt(Q.shape[1])).var())
+    if Q.ndim != 2 or K.ndim != 3 or K.shape[0] != Q.shape[0] or K.shape[2] != Q.shape[1]:
+        raise ValueError(f"Q must be (t, d_k) and K (t, n_k, d_k), got Q {Q.shape} and K {K.shape}")
+    raw = np.einsum("td,tkd->tk", Q, K)
+    sizes = [np.linalg.norm(softmax_jacobian(s), axis=(-2, -1)).mean() for s in (raw, raw / math.sqrt(Q.shape[1]))]
+    return float(sizes[0]), float(sizes[1])
     ### END SOLUTION
 
 
-# %% tests id=check_score_variance
-# 400 pairs at head size 4 and at 64: the raw variance is near d_k, the scaled one near 1. Then float32
-# pairs whose scores float32 would round, and shapes that must raise a ValueError.
-check("score_variance", score_variance)
+# %% tests id=check_gradient_size
+# 60 queries against 16 keys each at head size 4 and at 256, then float32 queries and keys whose scores
+# float32 would round, and shapes that must raise a ValueError.
+check("gradient_size", gradient_size)
 
-# %% tests id=hidden_score_variance
-# The hidden checks of score_variance run here when your work is graded.
+# %% tests id=hidden_gradient_size
+# The hidden checks of gradient_size run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("score_variance", score_variance)
+hidden_check("gradient_size", gradient_size)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# Your `gradient_size` at five head sizes, 200 queries against 64 keys each,
+# beside the spread of the raw scores and the largest weight your softmax
+# gives them.
 
 # %% locked
 rng = np.random.default_rng(2)
-with demonstration("score_variance", "softmax"):
-    print("  d_k   raw variance   scaled variance   largest of 64 weights: raw  scaled")
+with demonstration("softmax_jacobian", "gradient_size", "softmax"):
+    print("  d_k   spread of raw scores   gradient size: raw  scaled   largest of 64 weights: raw  scaled")
     for d_k in (4, 16, 64, 256, 1024):
-        raw, scaled = score_variance(rng.standard_normal((2000, d_k)), rng.standard_normal((2000, d_k)))
-        S = rng.standard_normal((200, d_k)) @ rng.standard_normal((64, d_k)).T
+        queries, keys = rng.standard_normal((200, d_k)), rng.standard_normal((200, 64, d_k))
+        raw, scaled = gradient_size(queries, keys)
+        S = np.einsum("td,tkd->tk", queries, keys)
         top_raw, top_scaled = (softmax(S / c, axis=-1).max(axis=-1).mean() for c in (1.0, math.sqrt(d_k)))
-        print(f"{d_k:>5}   {raw:>12.1f}   {scaled:>15.2f}   {top_raw:>28.3f}  {top_scaled:>6.3f}")
+        print(f"{d_k:>5}   {S.std():>20.1f}   {raw:>18.3f}  {scaled:>6.3f}   {top_raw:>26.3f}  {top_scaled:>6.3f}")
 
 # %% [markdown]
 # ### Question 8.8: the causal mask (chapter section 6)
