@@ -610,6 +610,17 @@ def hull_excess(O, V, allowed=None) -> np.ndarray:
     return np.maximum(outside, 0.0).max(axis=1)
 
 
+def head_columns(d: int, n_heads: int) -> np.ndarray:
+    """Which numbers of a token of width d each of n_heads heads gets (section 5), found with split_heads.
+
+    Puts the row 0, 1, …, d − 1 (a token whose numbers are their own column positions) through
+    split_heads. Returns an (n_heads, d // n_heads) int64 array: row m lists the columns head m gets.
+    Raises ValueError when d is not a positive integer or n_heads does not divide d.
+    """
+    d = _positive_int("d", d)
+    return split_heads(np.arange(d)[None], n_heads)[:, 0, :].astype(np.int64)
+
+
 def leaked_targets(X, mask) -> int:
     """How many positions can read the token they are trained to predict, measured by changing it.
 

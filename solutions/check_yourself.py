@@ -30,10 +30,9 @@ def equal_scores(V) -> np.ndarray:
 
 
 ANSWERS = {
-    # Check yourself (questions 1, 3 and 7 are answered by functions graded as exercises:
-    # hull_excess, leaked_targets and gradient_size in solutions/attention.py)
+    # Check yourself (questions 1, 3, 4 and 7 are answered by functions graded as exercises:
+    # hull_excess, leaked_targets, head_columns and gradient_size in solutions/attention.py)
     "equal_scores": equal_scores,
-    "head_size_4096": 4096 // 32,
     "params_4096": 4 * 4096**2,  # 67,108,864
     # Skip this chapter if ...
     # 8.6: what softmax(Q Kᵀ) V / 8 does at d = 64.

@@ -105,6 +105,33 @@ def _equal_scores_in_float64(V):
     return np.asarray(V, dtype=np.float64).mean(axis=-2)
 
 
+def head_columns_visible():
+    return [case("the worked example's width 4 in 2 heads", 4, 2),
+            case("the chapter's large model: width 4096, 32 heads", 4096, 32),
+            case("width 768 in 10 heads", 768, 10, raises="ValueError"),
+            case("a width of 0", 0, 1, raises="ValueError")]
+
+
+def head_columns_hidden(rng):
+    return [case("width 768, 12 heads", 768, 12), case("width 6, 3 heads", 6, 3), case("width 8, 1 head", 8, 1),
+            case("width 5, 5 heads of one column", 5, 5),
+            case("width 10 in 4 heads", 10, 4, raises="ValueError", checks="bad shape"),
+            case("a width of −4", -4, 2, raises="ValueError", checks="bad size"),
+            case("a width of 8.0, a float", 8.0, 2, raises="ValueError", checks="bad size")]
+
+
+def _head_columns_width_unchecked(d, n_heads):
+    """head_columns that hands d to np.arange as it comes: 0 gives empty rows, 8.0 a float row split."""
+    return ref.split_heads(np.arange(d)[None], n_heads)[:, 0, :].astype(np.int64)
+
+
+def _head_columns_cut_short(d, n_heads):
+    """head_columns that drops the columns left over when n_heads does not divide d."""
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    return np.arange(d - d % n_heads).reshape(n_heads, -1).astype(np.int64)
+
+
 def leaked_targets_visible():
     X = worked().X
     return [case("the worked example's tokens, causal mask", X, ref.causal_mask(4)),
@@ -323,7 +350,18 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `X` is not 2-D", _leaked_targets_x_unchecked),
         Requirement("`mask` is not `(n, n)`", _leaked_targets_mask_unchecked),
     )),
-    _question("head_size_4096", Requirement("Set `HEAD_SIZE_4096` to that whole number", 4096 / 32)),
+    Exercise("head_columns", ref.head_columns, head_columns_hidden, head_columns_visible, stream=47,
+             built_on=("split_heads",), mistakes=(
+        Mistake("every n_heads-th column", 5,
+                "A head gets d_k neighbouring columns: head m has m·d_k … (m + 1)·d_k − 1, not every h-th one.",
+                lambda d, h: ref.head_columns(d, h).reshape(-1).reshape(-1, h).T.copy()),
+        Mistake("columns counted from 1", 5, "Columns are numbered from 0, as NumPy indexes them.",
+                lambda d, h: ref.head_columns(d, h) + 1),
+    ), requirements=(
+        Requirement("return an integer array", lambda d, h: ref.head_columns(d, h).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `d` is not a positive integer", _head_columns_width_unchecked),
+        Requirement("`n_heads` does not divide `d`", _head_columns_cut_short),
+    )),
     _question("params_4096",
               Requirement("a float, even one with nothing after the point, is refused", float(4 * 4096**2)),
               Requirement("and so is a rounded figure", 67_100_000)),

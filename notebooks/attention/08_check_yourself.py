@@ -29,10 +29,11 @@ from workbook import demonstration, my, pick_up_the_cube
 X, W_q, W_k, W_v = pick_up_the_cube()
 Q, K, V = X @ W_q, X @ W_k, X @ W_v
 # `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
-# Your own functions from notebooks 02, 03 and 05.
+# Your own functions from notebooks 02 to 05.
 softmax, attention = my("03_softmax_and_mix", "softmax", "attention")
 causal_mask = my("05_masks_and_cross_attention", "causal_mask")
 softmax_jacobian = my("02_scores_and_scaling", "softmax_jacobian")
+split_heads = my("04_heads", "split_heads")
 
 # %% [markdown]
 # ## Check yourself
@@ -236,22 +237,50 @@ with demonstration("attention", "causal_mask", "leaked_targets"):
 # %% [markdown]
 # ### Question 8.4: the head size of a large model (chapter section 5)
 #
-# A model has width `d = 4096` and `h = 32` heads (chapter section 5). What is
-# the head size `d_k`? Set `HEAD_SIZE_4096` to that whole number.
+# A layer of width `d` with `h` heads cuts every query, key and value row into
+# `h` pieces, one per head. Which numbers of a row does a head get, and how
+# many? Find out with your `split_heads` from notebook 04. Write
+# `head_columns(d, n_heads)`: put one token whose numbers are their own
+# column positions, the row `0, 1, …, d − 1` as a `(1, d)` array, through your
+# `split_heads(M, n_heads)`, and return an integer array of shape
+# `(n_heads, d_k)` whose row `m` lists the columns of the token that head `m`
+# gets. Raise a `ValueError` when `d` is not a positive integer or `n_heads`
+# does not divide `d`. About 3 lines. The chapter's large model has width
+# `d = 4096` and `h = 32` heads: the length of a row of
+# `head_columns(4096, 32)` is its head size `d_k`, and the check below
+# runs your function on it.
 
-# %% solution id=head_size_4096
-# Replace `raise NotStarted()` below with HEAD_SIZE_4096 = <a whole number>.
-### BEGIN SOLUTION
-HEAD_SIZE_4096 = 4096 // 32
-### END SOLUTION
+# %% solution id=head_columns
+def head_columns(d, n_heads):
+    """The columns of a token of width d that each of n_heads heads gets, read from split_heads.
 
-# %% tests id=hidden_head_size_4096
-# Form only: a positive whole number. The value is marked when your work is graded.
-check_answer_form("HEAD_SIZE_4096", globals())
+    Returns an (n_heads, d // n_heads) integer array: row m lists head m's columns.
+    Raises ValueError when d is not a positive integer or n_heads does not divide d.
+    """
+    ### BEGIN SOLUTION
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    return split_heads(np.arange(d)[None], n_heads)[:, 0, :].astype(int)
+    ### END SOLUTION
+
+
+# %% tests id=check_head_columns
+# The worked example's width 4 in 2 heads and the chapter's large model (width 4096, 32 heads), then sizes that
+# must raise a ValueError: 10 heads, which do not divide a width of 768, and a width of 0.
+check("head_columns", head_columns)
+
+# %% tests id=hidden_head_columns
+# The hidden checks of head_columns run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("head_size_4096", HEAD_SIZE_4096)
+hidden_check("head_columns", head_columns)
 ### END HIDDEN TESTS
+
+# %% locked
+with demonstration("split_heads", "head_columns"):
+    columns = head_columns(4096, 32)
+    print("32 heads of a width-4096 model: head 0 gets columns", columns[0, :3], "…", columns[0, -1],
+          "| head 31 gets", columns[31, :3], "…", columns[31, -1])
 
 # %% [markdown]
 # ### Question 8.5: the weights of that attention block (chapter section 5)
