@@ -733,30 +733,61 @@ def hull_excess(O, V, allowed=None) -> np.ndarray:
     return np.maximum(outside, 0.0).max(axis=1)
 
 
-def leaked_targets(mask) -> int:
-    """How many positions may see the token they are trained to predict.
+def head_columns(d: int, n_heads: int) -> np.ndarray:
+    """Which numbers of a token of width d each of n_heads heads gets (section 5), found with split_heads.
 
-    mask: (n, n) additive mask (0 allows, −inf forbids). Position i (i < n − 1)
-    is trained to predict token i + 1; it leaks when mask[i, i + 1] allows that pair.
-    Returns the number of leaking positions: 0 for a causal mask.
+    Puts the row 0, 1, …, d − 1 (a token whose numbers are their own column positions) through
+    split_heads. Returns an (n_heads, d // n_heads) int64 array: row m lists the columns head m gets.
+    Raises ValueError when d is not a positive integer or n_heads does not divide d.
     """
-    mask = _as_float("mask", mask, 2)
-    if mask.ndim != 2 or mask.shape[0] != mask.shape[1]:
-        raise ValueError(f"mask must be a square (n, n) grid, got shape {mask.shape}")
-    return int(np.isfinite(np.diagonal(mask, offset=1)).sum())
+    d = _positive_int("d", d)
+    return split_heads(np.arange(d)[None], n_heads)[:, 0, :].astype(np.int64)
 
 
-def score_variance(Q, K) -> tuple[float, float]:
-    """The variance of t query-key dot products, raw and divided by √d_k.
+def leaked_targets(X, mask) -> int:
+    """How many positions can read the token they are trained to predict, measured by changing it.
 
-    Q, K: (t, d_k) pairs; pair m scores Q[m] · K[m].
-    Returns (variance of the raw scores, variance of the scaled scores), floats.
+    X: (n, d) tokens, their own queries, keys and values; mask: (n, n) additive (0 allows, −inf forbids).
+    Position i (0 ≤ i ≤ n − 2) is trained to predict token i + 1. Runs attention(X, X, X, mask); then, for
+    each i, adds 1.0 to every number of token i + 1 (on a copy) and runs it again: position i leaks when
+    output row i differs in any number (exact comparison). Returns the number of leaking positions, an
+    int: 0 for a causal mask, n − 1 without one.
+    Raises ValueError when X is not 2-D or mask is not (n, n).
     """
-    Q, K = _as_float("Q", Q, 2), _as_float("K", K, 2)
-    if Q.ndim != 2 or Q.shape != K.shape:
-        raise ValueError(f"Q and K must both be (t, d_k), got Q {Q.shape} and K {K.shape}")
-    raw = (Q.astype(np.float64) * K).sum(axis=-1)
-    return float(raw.var()), float((raw / math.sqrt(Q.shape[1])).var())
+    X = _as_float("X", X, 2)
+    if X.ndim != 2:
+        raise ValueError(f"X must be (n, d), got shape {X.shape}")
+    n = X.shape[0]
+    mask = _as_float("mask", mask, 0)
+    if mask.shape != (n, n):
+        raise ValueError(f"mask must be ({n}, {n}) for X of {n} tokens, got shape {mask.shape}")
+    before, _ = attention(X, X, X, mask)
+    leaks = 0
+    for i in range(n - 1):
+        changed = X.copy()
+        changed[i + 1] += 1.0
+        after, _ = attention(changed, changed, changed, mask)
+        leaks += bool((after[i] != before[i]).any())
+    return leaks
+
+
+def gradient_size(Q, K) -> tuple[float, float]:
+    """How much softmax's weights still move with their scores, raw and scaled by √d_k (section 3).
+
+    Q: (t, d_k) queries; K: (t, n_k, d_k), the n_k keys query m meets (K[m]).
+    The raw scores of query m are K[m] @ Q[m]; its gradient size is the Frobenius norm of
+    softmax_jacobian of those scores. Returns (mean size over the t queries at the raw scores,
+    mean size at the scores divided by √d_k), Python floats computed in float64.
+    Raises ValueError when Q is not (t, d_k) or K not (t, n_k, d_k) with the same t and d_k.
+    """
+    Q, K = _as_float("Q", Q, 2), _as_float("K", K, 3)
+    if Q.ndim != 2 or K.ndim != 3 or K.shape[0] != Q.shape[0] or K.shape[2] != Q.shape[1] or 0 in K.shape:
+        raise ValueError(f"Q must be (t, d_k) and K (t, n_k, d_k) with the same t and d_k (all at least 1), "
+                         f"got Q {Q.shape} and K {K.shape}")
+    raw = np.einsum("td,tkd->tk", Q.astype(np.float64), K.astype(np.float64))
+    raw_size, scaled_size = (float(np.linalg.norm(softmax_jacobian(s), axis=(-2, -1)).mean())
+                             for s in (raw, raw / math.sqrt(Q.shape[1])))
+    return raw_size, scaled_size
 
 
 # ---------------------------------------------------------------- the chapter's claims, on the explorer's model

@@ -30,13 +30,25 @@ def equal_scores(V) -> np.ndarray:
 
 
 ANSWERS = {
-    # Check yourself (questions 1, 3 and 7 are answered by functions graded as exercises:
-    # hull_excess, leaked_targets and score_variance in solutions/attention.py)
+    # Check yourself (questions 1, 3, 4 and 7 are answered by functions graded as exercises:
+    # hull_excess, leaked_targets, head_columns and gradient_size in solutions/attention.py)
     "equal_scores": equal_scores,
-    "head_size_4096": 4096 // 32,
     "params_4096": 4 * 4096**2,  # 67,108,864
     # Skip this chapter if ...
-    "skip_formula": "b",         # softmax(Q Kᵀ / √d) V
-    "skip_causal": "d",          # -inf on S_ij for j > i: a token reads itself and what came before
-    "skip_heads": "c",           # more patterns from the same 4·d² numbers
+    # 8.6: what softmax(Q Kᵀ) V / 8 does at d = 64.
+    #   a: softmax taken for a linear map (a constant factor moved through it changes nothing);
+    #   b: the scaling taken for a unit of the output (the weights do change: the scores are not scaled);
+    #   d: the direction of the scaling reversed (dividing the scores flattens the weights, so leaving it
+    #      out sharpens them).
+    "skip_formula": "c",         # unscaled weights, more peaked; their mix shrunk to an eighth
+    # 8.8: the causal mask of 4 tokens.
+    #   a: the mirror image, a token kept from its past and shown its future (mask[i, j] read as key i, query j);
+    #   b: only the last token hidden, as if the mask hid the end of the sequence instead of each one's future;
+    #   d: off by one, the diagonal forbidden too (token 0 then has nothing to read).
+    "skip_causal": "c",          # -inf above the diagonal: token 2 reads 0, 1 and 2
+    # 8.9: 8 heads of 64 instead of one of 512, the same 4·d² weights.
+    #   a: heads taken for a split of one computation (the raw scores do add up, the softmaxes do not);
+    #   b: the √d_k divisor taken for a sharpening (it keeps every head's scores at the same spread);
+    #   c: heads taken for a split of the tokens rather than of the numbers of each token.
+    "skip_heads": "d",           # more patterns: each head weighs the tokens its own way
 }

@@ -60,6 +60,7 @@ SPECIFIED: dict[str, set[str]] = {
     "crossover_length": COUNTS,
     "score_grid_bytes": COUNTS,
     "attention_params": COUNTS | {"bad shape"},
+    "head_columns": COUNTS | {"bad shape"},
     "equal_scores": {"float32", "batched"},
     "prefix_gaps": {"float32", "bad shape"},
     "ablate_head": {"float32"},

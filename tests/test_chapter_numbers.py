@@ -294,7 +294,7 @@ ROWS += [
     Row("head size with 12 heads at width 768", 64,
         lambda: ref.split_heads(np.zeros((1, 768)), 12).shape[-1], EXACT),
     # attention-chapter-6.txt, "Check yourself".
-    Row("d_k for d = 4096, h = 32", 128, lambda: ref.split_heads(np.zeros((1, 4096)), 32).shape[-1], EXACT),
+    Row("d_k for d = 4096, h = 32", 128, lambda: ref.head_columns(4096, 32).shape[1], EXACT),  # question 8.4
     Row("parameters for d = 4096, h = 32, in millions", 67.1,
         lambda: int(ref.attention_params(*_square(4096), 32).sum()) / 1e6, printed_to(1)),
 ]

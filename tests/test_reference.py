@@ -390,8 +390,11 @@ def test_does_only_a_block_mask_take_the_answers_weight_off_the_web_page():
 
 
 def test_does_a_causal_mask_leak_no_target_while_no_mask_leaks_all_but_the_last():
-    assert ref.leaked_targets(ref.causal_mask(9)) == 0
-    assert ref.leaked_targets(np.zeros((9, 9))) == 8
+    X = np.random.default_rng(9).standard_normal((9, 4))
+    assert ref.leaked_targets(X, ref.causal_mask(9)) == 0
+    assert ref.leaked_targets(X, np.zeros((9, 9))) == 8
+    assert ref.leaked_targets(X, ref.causal_mask(9).T.copy()) == 8  # the mirror image shows every target
+    assert ref.leaked_targets(X[:1], np.zeros((1, 1))) == 0  # one token has no target
 
 
 def test_does_the_unscaled_gradient_through_softmax_vanish_as_the_head_size_grows_while_the_scaled_one_holds():
@@ -413,3 +416,15 @@ def test_is_the_softmax_jacobian_the_finite_difference_of_softmax():
     step = 1e-6 * np.eye(5)
     numeric = np.stack([(ref.softmax(s + step[j]) - ref.softmax(s - step[j])) / 2e-6 for j in range(5)], axis=-1)
     np.testing.assert_allclose(ref.softmax_jacobian(s), numeric, atol=1e-8)
+
+
+def test_does_gradient_size_vanish_unscaled_and_hold_scaled_as_the_head_size_grows():
+    """Question 8.7's table: the raw gradient size falls towards 0 as d_k grows, the scaled one stays put."""
+    rng = np.random.default_rng(4)
+    sizes = [ref.gradient_size(rng.standard_normal((200, d)), rng.standard_normal((200, 64, d)))
+             for d in (64, 256, 1024)]
+    raw, scaled = zip(*sizes)
+    assert raw[0] > raw[1] > raw[2] and raw[2] < scaled[2] / 2
+    assert max(scaled) - min(scaled) < 0.1 * max(scaled)
+    with pytest.raises(ValueError, match="K"):
+        ref.gradient_size(np.zeros((1, 4)), np.zeros((6, 5, 4)))

@@ -153,9 +153,9 @@ def test_each_exercise_points_to_the_chapter_section_its_notebook_names():
     sections = exercise_sections(ROOT / "source" / "attention")
     assert {name: sections[name] for name in ("token_movement", "project_qkv", "scaled_scores", "softmax",
                                               "multi_head_attention", "causal_mask", "blockwise_attention",
-                                              "attention_params", "score_variance", "leaked_targets", "classify_head")} == {
+                                              "attention_params", "gradient_size", "leaked_targets", "classify_head")} == {
         "token_movement": 1, "project_qkv": 2, "scaled_scores": 3, "softmax": 4, "multi_head_attention": 5,
-        "causal_mask": 6, "blockwise_attention": 7, "attention_params": 5, "score_variance": 3, "leaked_targets": 6,
+        "causal_mask": 6, "blockwise_attention": 7, "attention_params": 5, "gradient_size": 3, "leaked_targets": 6,
         "classify_head": 5}
 
 

@@ -105,26 +105,63 @@ def _equal_scores_in_float64(V):
     return np.asarray(V, dtype=np.float64).mean(axis=-2)
 
 
+def head_columns_visible():
+    return [case("the worked example's width 4 in 2 heads", 4, 2),
+            case("the chapter's large model: width 4096, 32 heads", 4096, 32),
+            case("width 768 in 10 heads", 768, 10, raises="ValueError"),
+            case("a width of 0", 0, 1, raises="ValueError")]
+
+
+def head_columns_hidden(rng):
+    return [case("width 768, 12 heads", 768, 12), case("width 6, 3 heads", 6, 3), case("width 8, 1 head", 8, 1),
+            case("width 5, 5 heads of one column", 5, 5),
+            case("width 10 in 4 heads", 10, 4, raises="ValueError", checks="bad shape"),
+            case("a width of −4", -4, 2, raises="ValueError", checks="bad size"),
+            case("a width of 8.0, a float", 8.0, 2, raises="ValueError", checks="bad size")]
+
+
+def _head_columns_width_unchecked(d, n_heads):
+    """head_columns that hands d to np.arange as it comes: 0 gives empty rows, 8.0 a float row split."""
+    return ref.split_heads(np.arange(d)[None], n_heads)[:, 0, :].astype(np.int64)
+
+
+def _head_columns_cut_short(d, n_heads):
+    """head_columns that drops the columns left over when n_heads does not divide d."""
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    return np.arange(d - d % n_heads).reshape(n_heads, -1).astype(np.int64)
+
+
 def leaked_targets_visible():
-    return [case("the causal mask of 4 tokens", ref.causal_mask(4)),
-            case("no mask on 4 tokens", np.zeros((4, 4))),
-            case("a mask that lets each token see only the one before it", _lag_mask(4)),
-            case("a mask of 3 rows and 4 columns", np.zeros((3, 4)), raises="ValueError"),
-            case("a stack of 2 causal masks (one per head)", np.stack([ref.causal_mask(4)] * 2), raises="ValueError")]
+    X = worked().X
+    return [case("the worked example's tokens, causal mask", X, ref.causal_mask(4)),
+            case("the worked example's tokens, no mask", X, np.zeros((4, 4))),
+            case("the worked example's tokens, each seeing only the one before it", X, _lag_mask(4)),
+            case("the worked example's tokens, causal, the next token seen at −25 (nearly forbidden, not forbidden)",
+                 X, _next_at(4, -25.0)),
+            case("X of shape (1, 4, 4), a batch of one sequence", X[None], ref.causal_mask(4), raises="ValueError"),
+            case("a mask of shape (4,), one row for every query", X, np.zeros(4), raises="ValueError"),
+            case("a stack of 2 causal masks (one per head)", X, np.stack([ref.causal_mask(4)] * 2), raises="ValueError")]
 
 
 def leaked_targets_hidden(rng):
+    n = normal_draws(rng)
     group_mask = ref.block_mask(np.array([2, 3, 1]), np.array([[True, True, False], [True, True, False],
                                                                [True, True, True]]))
-    return [case("the causal mask of 9 tokens", ref.causal_mask(9)),
-            case("no mask on 7 tokens", np.zeros((7, 7))),
-            case("a mask that lets each token see one token ahead", np.triu(np.full((6, 6), -np.inf), k=2)),
-            case("a causal mask that also forbids the token itself", np.triu(np.full((6, 6), -np.inf), k=0)),
-            case("a causal mask written the wrong way round", ref.causal_mask(6).T.copy()),
-            case("a group mask of 6 tokens (two groups see each other)", group_mask),
-            case("a mask that is not square", np.zeros((3, 4)), raises="ValueError"),
-            case("a mask that lets each token see only the one before it", _lag_mask(7)),
-            case("a stack of 3 causal masks (one per head)", np.stack([ref.causal_mask(5)] * 3), raises="ValueError")]
+    return [case("9 tokens, causal mask", n(9, 3), ref.causal_mask(9)),
+            case("7 tokens, no mask", n(7, 5), np.zeros((7, 7))),
+            case("7 tokens, each seeing only the one before it", n(7, 4), _lag_mask(7)),
+            case("6 tokens, each seeing one token ahead", n(6, 4), np.triu(np.full((6, 6), -np.inf), k=2)),
+            case("6 tokens, a causal mask that also forbids the token itself", n(6, 4),
+                 np.triu(np.full((6, 6), -np.inf), k=0)),
+            case("6 tokens, a causal mask written the wrong way round", n(6, 4), ref.causal_mask(6).T.copy()),
+            case("6 tokens, a group mask (two groups see each other)", n(6, 3), group_mask),
+            case("5 tokens, causal, the next token seen at −25", n(5, 4), _next_at(5, -25.0)),
+            case("6 float32 tokens, causal mask", n(6, 4).astype(f32), ref.causal_mask(6)),
+            case("one token: no position has a target", n(1, 4), np.zeros((1, 1))),
+            case("X of shape (2, 5, 4)", n(2, 5, 4), ref.causal_mask(5), raises="ValueError"),
+            case("a mask of shape (1, 5)", n(5, 4), np.zeros((1, 5)), raises="ValueError"),
+            case("a mask of 6 × 6 for 5 tokens", n(5, 4), ref.causal_mask(6), raises="ValueError")]
 
 
 def _lag_mask(n: int) -> np.ndarray:
@@ -134,62 +171,133 @@ def _lag_mask(n: int) -> np.ndarray:
     return np.where(allowed, 0.0, -np.inf)
 
 
-def _leaked_targets_unchecked(mask):
-    """leaked_targets that reads the diagonal above the main one of whatever comes (np.diagonal takes a cube)."""
-    return int(np.isfinite(np.diagonal(np.asarray(mask, dtype=float), offset=1)).sum())
+def _next_at(n: int, value: float) -> np.ndarray:
+    """(n, n) causal mask that lets token i see token i + 1 at `value` (−25: a weight near e⁻²⁵, not 0)."""
+    mask = ref.causal_mask(n)
+    mask[np.arange(n - 1), np.arange(1, n)] = value
+    return mask
 
 
-def _square_mask(mask) -> np.ndarray:
-    """`mask` in float64, once leaked_targets' own check has found it a square 2-D grid."""
-    ref.leaked_targets(mask)
-    return np.asarray(mask, dtype=np.float64)
+def _outputs(X, mask) -> np.ndarray:
+    return ref.attention(X, X, X, mask)[0]
 
 
-def _leaked_targets_read_upwards(mask):
-    """leaked_targets that reads mask[i + 1, i]: whether token i + 1 may see token i."""
-    return int(np.isfinite(np.diagonal(_square_mask(mask), offset=-1)).sum())
+def _nudged(X, j: int) -> np.ndarray:
+    """A copy of X with 1.0 added to every number of token j."""
+    changed = np.array(X, dtype=np.float64)
+    changed[j] += 1.0
+    return changed
 
 
-def score_variance_visible():
+def _checked_tokens(X, mask) -> tuple[np.ndarray, np.ndarray]:
+    """X and mask in float64, once the reference has found them (n, d) and (n, n) (it raises as it does)."""
+    ref.leaked_targets(X, mask)
+    return np.asarray(X, dtype=np.float64), np.asarray(mask, dtype=np.float64)
+
+
+def _row_moves(X, mask, changed_token: int, row: int, *, close: bool = False) -> bool:
+    """Whether output row `row` moves when 1.0 is added to token `changed_token` (np.isclose when `close`)."""
+    before, after = _outputs(X, mask)[row], _outputs(_nudged(X, changed_token), mask)[row]
+    return not np.isclose(before, after).all() if close else bool((before != after).any())
+
+
+def _leaks_counted(X, mask, *, offset: int = 1, close: bool = False) -> int:
+    """Positions i whose row moves when token i + offset changes (offset 0: itself; −1: the one before)."""
+    X, mask = _checked_tokens(X, mask)
+    n = len(X)
+    positions = range(max(0, -offset), min(n, n - offset)) if offset else range(n - 1)
+    return sum(_row_moves(X, mask, i + offset, i, close=close) for i in positions)
+
+
+def _every_changed_row(X, mask) -> int:
+    """For each target i + 1, the output rows that move anywhere, added up: rows, not positions."""
+    X, mask = _checked_tokens(X, mask)
+    before = _outputs(X, mask)
+    return sum(int((_outputs(_nudged(X, j), mask) != before).any(axis=-1).sum()) for j in range(1, len(X)))
+
+
+def _leaked_targets_in_place(X, mask):
+    """leaked_targets that adds the 1.0 to the caller's own X (np.asarray copies nothing) and leaves it there."""
+    ref.leaked_targets(X, mask)
+    X = np.asarray(X)
+    before = _outputs(X, mask)
+    leaks = 0
+    for i in range(len(X) - 1):
+        X[i + 1] += 1.0
+        leaks += bool((_outputs(X, mask)[i] != before[i]).any())
+    return leaks
+
+
+def _leaked_targets_x_unchecked(X, mask):
+    """leaked_targets that checks the mask against X's first axis only: a 3-D X goes through as a batch."""
+    X, mask = np.asarray(X, dtype=np.float64), np.asarray(mask, dtype=np.float64)
+    if mask.shape != (X.shape[-2], X.shape[-2]):
+        raise ValueError(f"mask must be (n, n), got {mask.shape}")
+    before = _outputs(X, mask)
+    return sum(bool((_outputs(_nudged(X, i + 1), mask)[i] != before[i]).any()) for i in range(len(X) - 1))
+
+
+def _leaked_targets_mask_unchecked(X, mask):
+    """leaked_targets that checks X and hands any mask to attention, which broadcasts what it can."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be (n, d), got {X.shape}")
+    before = _outputs(X, mask)
+    return sum(bool((_outputs(_nudged(X, i + 1), mask)[..., i, :] != before[..., i, :]).any())
+               for i in range(len(X) - 1))
+
+
+def gradient_size_visible():
     rng = np.random.default_rng(12)
-    pairs = {d_k: (rng.standard_normal((400, d_k)), rng.standard_normal((400, d_k))) for d_k in (4, 64)}
-    Q, K = pairs[4]
-    return [case("400 pairs at head size 4", *pairs[4]),
-            case("400 pairs at head size 64", *pairs[64]),
-            case("400 float32 pairs of numbers near 25 (float32 rounds their scores)", *_near(25, rng, 400, 16)),
-            case("K one pair long against 400 pairs of Q", Q, K[:1], raises="ValueError"),
-            case("a batch of 2 × 200 pairs, (2, 200, 4)", Q.reshape(2, 200, 4), K.reshape(2, 200, 4),
-                 raises="ValueError")]
+    draws = {d_k: (rng.standard_normal((60, d_k)), rng.standard_normal((60, 16, d_k))) for d_k in (4, 256)}
+    Q, K = draws[4]
+    return [case("60 queries against 16 keys each, head size 4", *draws[4]),
+            case("60 queries against 16 keys each, head size 256", *draws[256]),
+            case("40 float32 queries and keys of numbers near 25 (float32 rounds their scores)",
+                 *_near(25, rng, 40, 8, 16)),
+            case("the keys of 60 queries against 1 query (one query for all)", Q[:1], K, raises="ValueError"),
+            case("K of shape (60, 4), one key per query and no key axis", Q, K[:, 0], raises="ValueError")]
 
 
-def score_variance_hidden(rng):
+def gradient_size_hidden(rng):
     n = normal_draws(rng)
-    return [case(f"300 pairs at head size {d_k}", n(300, d_k), n(300, d_k)) for d_k in (16, 256)] + [
-        case("Q and K of different shapes", n(5, 4), n(5, 3), raises="ValueError"),
-        case("300 float32 pairs of numbers near 20", *_near(20, rng, 300, 16)),
-        case("K one pair long against 6 pairs of Q", n(6, 4), n(1, 4), raises="ValueError"),
-        case("a batch of 3 × 5 pairs, (3, 5, 4)", n(3, 5, 4), n(3, 5, 4), raises="ValueError")]
+    return [case(f"50 queries against 12 keys each, head size {d_k}", n(50, d_k), n(50, 12, d_k))
+            for d_k in (16, 1024)] + [
+        case("30 float32 queries and keys of numbers near 20", *_near(20, rng, 30, 6, 16)),
+        case("Q of head size 4 against keys of head size 3", n(5, 4), n(5, 6, 3), raises="ValueError"),
+        case("the keys of 6 queries against 1 query (one query for all)", n(1, 4), n(6, 5, 4), raises="ValueError"),
+        case("K of shape (6, 4), no key axis", n(6, 4), n(6, 4), raises="ValueError"),
+        case("a batch of 2 × 3 queries, Q (2, 3, 4)", n(2, 3, 4), n(2, 3, 5, 4), raises="ValueError")]
 
 
-def _near(centre: float, rng, t: int, d_k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(t, d_k) float32 Q and K within about 0.01 of `centre`: scores near d_k·centre² that vary in
-    their 5th digit, where float32 arithmetic rounds (its 7 digits hold the score, not the variance)."""
-    return tuple((centre + 0.01 * rng.standard_normal((t, d_k))).astype(f32) for _ in range(2))
+def _near(centre: float, rng, t: int, n_k: int, d_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(t, d_k) float32 Q and (t, n_k, d_k) K within about 0.01 of `centre`: scores near d_k·centre² whose
+    differences, what the softmax sees, sit in their 4th to 5th digit, where float32 arithmetic rounds."""
+    return ((centre + 0.01 * rng.standard_normal((t, d_k))).astype(f32),
+            (centre + 0.01 * rng.standard_normal((t, n_k, d_k))).astype(f32))
 
 
-def _score_variance_in_input_dtype(Q, K):
-    """score_variance computed in the inputs' own dtype (float32 stays float32 until the end)."""
+def _scores(Q, K, *, checked: bool = True) -> np.ndarray:
+    """(t, n_k) float64 raw scores, once the reference has found Q and K fit (unless not `checked`)."""
+    if checked:
+        ref.gradient_size(Q, K)
+    return np.einsum("...d,...kd->...k", np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+
+
+def _sizes_with(Q, K, *, divisor=math.sqrt, size=lambda J: np.linalg.norm(J, axis=(-2, -1)).mean(),
+                checked: bool = True) -> tuple[float, float]:
+    """(raw, scaled) gradient sizes with the scaling divisor(d_k) and the size of a stack of grids `size`."""
+    raw = _scores(Q, K, checked=checked)
+    return tuple(float(size(ref.softmax_jacobian(s))) for s in (raw, raw / divisor(np.shape(Q)[-1])))
+
+
+def _gradient_size_in_input_dtype(Q, K):
+    """gradient_size computed in the inputs' own dtype (float32 scores, float32 grids)."""
+    ref.gradient_size(Q, K)
     Q, K = np.asarray(Q), np.asarray(K)
-    if Q.ndim != 2 or Q.shape != K.shape:
-        raise ValueError(f"Q {Q.shape} and K {K.shape} must both be (t, d_k)")
-    raw = (Q * K).sum(axis=1)
-    return float(raw.var()), float((raw / np.sqrt(Q.dtype.type(Q.shape[1]))).var())
-
-
-def _score_variance_unchecked(Q, K):
-    """score_variance that lets NumPy broadcast Q against K, and sums a batch along its second axis."""
-    raw = (np.asarray(Q, dtype=np.float64) * np.asarray(K, dtype=np.float64)).sum(axis=1)
-    return float(raw.var()), float((raw / math.sqrt(np.shape(Q)[-1])).var())
+    raw = np.einsum("td,tkd->tk", Q, K)
+    return tuple(float(np.linalg.norm(ref.softmax_jacobian(s), axis=(-2, -1)).mean())
+                 for s in (raw, raw / Q.dtype.type(math.sqrt(Q.shape[1]))))
 
 
 def answer_hidden(rng):
@@ -222,36 +330,61 @@ EXERCISES = (
         Requirement("`V` of shape `(..., n_k, d_v)`", one_sequence_only(ANSWERS["equal_scores"])),
         Requirement("Keep the dtype of float input (float32 in, float32 out)", _equal_scores_in_float64),
     )),
-    Exercise("leaked_targets", ref.leaked_targets, leaked_targets_hidden, leaked_targets_visible, stream=30, mistakes=(
+    Exercise("leaked_targets", ref.leaked_targets, leaked_targets_hidden, leaked_targets_visible, stream=30,
+             built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the token itself instead of the next", 6,
-                "Position i is trained to predict token i + 1: look at mask[i, i + 1].",
-                lambda mask: int(np.isfinite(np.diagonal(np.asarray(mask, dtype=float))).sum())),
-        Mistake("every later token counted", 6, "Count positions, one per i, whose next token i + 1 is allowed.",
-                lambda mask: int(np.isfinite(np.triu(np.asarray(mask, dtype=float), k=1)
-                                             + np.tril(np.full(np.shape(mask), -np.inf))).sum())),
+                "Position i is trained to predict token i + 1: change token i + 1 and watch output row i.",
+                lambda X, mask: _leaks_counted(X, mask, offset=0)),
+        Mistake("the token before instead of the next", 6,
+                "The target of position i comes after it: change token i + 1, not token i − 1.",
+                lambda X, mask: _leaks_counted(X, mask, offset=-1)),
+        Mistake("every changed row counted", 6,
+                "Count positions, one per i: whether output row i moves when token i + 1 changes, "
+                "not every row that moves.", _every_changed_row),
     ), requirements=(
-        Requirement("Return, as a Python int", lambda mask: float(ref.leaked_targets(mask))),
-        Requirement("how many positions `i` (from 0 to `n − 2`) may look at", _leaked_targets_read_upwards),
-        Requirement("their own target `i + 1`", "the token itself instead of the next"),
-        Requirement("Raise a `ValueError` when `mask` is not a square 2-D grid", _leaked_targets_unchecked),
+        Requirement("token `i + 1` in a copy of `X`", "the token itself instead of the next"),
+        Requirement("never change the caller's `X`", _leaked_targets_in_place),
+        Requirement("Return, as a Python int", lambda X, mask: float(ref.leaked_targets(X, mask))),
+        Requirement("how many positions `i` have an output row", "every changed row counted"),
+        Requirement("(exact comparison", lambda X, mask: _leaks_counted(X, mask, close=True)),
+        Requirement("Raise a `ValueError` when `X` is not 2-D", _leaked_targets_x_unchecked),
+        Requirement("`mask` is not `(n, n)`", _leaked_targets_mask_unchecked),
     )),
-    _question("head_size_4096", Requirement("Set `HEAD_SIZE_4096` to that whole number", 4096 / 32)),
+    Exercise("head_columns", ref.head_columns, head_columns_hidden, head_columns_visible, stream=47,
+             built_on=("split_heads",), mistakes=(
+        Mistake("every n_heads-th column", 5,
+                "A head gets d_k neighbouring columns: head m has m·d_k … (m + 1)·d_k − 1, not every h-th one.",
+                lambda d, h: ref.head_columns(d, h).reshape(-1).reshape(-1, h).T.copy()),
+        Mistake("columns counted from 1", 5, "Columns are numbered from 0, as NumPy indexes them.",
+                lambda d, h: ref.head_columns(d, h) + 1),
+    ), requirements=(
+        Requirement("return an integer array", lambda d, h: ref.head_columns(d, h).astype(np.float64)),
+        Requirement("Raise a `ValueError` when `d` is not a positive integer", _head_columns_width_unchecked),
+        Requirement("`n_heads` does not divide `d`", _head_columns_cut_short),
+    )),
     _question("params_4096",
               Requirement("a float, even one with nothing after the point, is refused", float(4 * 4096**2)),
               Requirement("and so is a rounded figure", 67_100_000)),
     _question("skip_formula"),
-    Exercise("score_variance", ref.score_variance, score_variance_hidden, score_variance_visible, stream=31,
-             parts=("the raw variance", "the scaled variance"), computed_from="the raw variance", mistakes=(
-        Mistake("standard deviation instead of variance", 3, "Return the variance (np.var), not the spread (np.std).",
-                lambda Q, K: tuple(math.sqrt(v) for v in ref.score_variance(Q, K))),
-        Mistake("scaled by d_k instead of √d_k", 3, "Divide the scores by √d_k before taking the variance.",
-                lambda Q, K: (lambda r: (r[0], r[0] / np.shape(Q)[-1] ** 2))(ref.score_variance(Q, K))),
+    Exercise("gradient_size", ref.gradient_size, gradient_size_hidden, gradient_size_visible, stream=31,
+             built_on=("softmax", "softmax_jacobian"),
+             parts=("the raw gradient size", "the scaled gradient size"), mistakes=(
+        Mistake("scaled by d_k instead of √d_k", 3, "Divide the scores by √d_k, not by d_k, before the softmax.",
+                lambda Q, K: _sizes_with(Q, K, divisor=float)),
+        Mistake("one norm of every grid together", 3,
+                "Take the Frobenius norm of each query's n_k × n_k grid (axis=(-2, -1)), then the mean over queries.",
+                lambda Q, K: _sizes_with(Q, K, size=np.linalg.norm)),
+        Mistake("the largest entry instead of the size", 3,
+                "A grid's size is its Frobenius norm √(Σ J²), not its largest entry.",
+                lambda Q, K: _sizes_with(Q, K, size=lambda J: np.abs(J).max(axis=(-2, -1)).mean())),
     ), requirements=(
-        Requirement("Return a tuple of two Python floats", lambda Q, K: np.array(ref.score_variance(Q, K))),
-        Requirement("the variance (`np.var`) of the `t` raw scores", "standard deviation instead of variance"),
-        Requirement("the variance of the same scores divided by `√d_k`", "scaled by d_k instead of √d_k"),
-        Requirement("Compute in float64", _score_variance_in_input_dtype),
-        Requirement("Raise a `ValueError` when `Q` and `K` are not both `(t, d_k)`", _score_variance_unchecked),
+        Requirement("Return a tuple of two Python floats", lambda Q, K: np.array(ref.gradient_size(Q, K))),
+        Requirement("the same scores divided by `√d_k`", "scaled by d_k instead of √d_k"),
+        Requirement("its Frobenius norm", "the largest entry instead of the size"),
+        Requirement("the mean size over the `t` queries", "one norm of every grid together"),
+        Requirement("Compute in float64", _gradient_size_in_input_dtype),
+        Requirement("Raise a `ValueError` when `Q` is not `(t, d_k)`",
+                    lambda Q, K: _sizes_with(Q, K, checked=False)),
     )),
     _question("skip_causal"),
     _question("skip_heads"),

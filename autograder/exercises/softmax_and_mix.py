@@ -340,7 +340,8 @@ def reach_hidden(rng):
 
 
 def layer_counts_visible():
-    return [case("512 tokens of width 768, 12 heads (the chapter: 393,216 / 262,144 / 3,145,728)", 512, 768, 12),
+    return [case("512 tokens of width 768, 12 heads (the chapter's small language model: all three counts)",
+                 512, 768, 12),
             case("width 768 in 10 heads", 512, 768, 10, raises="ValueError"),
             case("0 tokens", 0, 768, 12, raises="ValueError"),
             case("a width of 768.0, a float", 512, 768.0, 12, raises="ValueError")]

@@ -492,7 +492,9 @@ def layer_counts(n, d, n_heads):
 
 
 # %% tests id=check_layer_counts
-# 512 tokens of width 768 in 12 heads: 393,216, 262,144 and 3,145,728 numbers.
+# The chapter's small language model, 512 tokens of width 768 in 12 heads: your three counts against the
+# numbers the chapter prints for it. Then sizes that must raise a ValueError: 10 heads, which do not divide a
+# width of 768, 0 tokens, and a width given as the float 768.0.
 check("layer_counts", layer_counts)
 
 # %% tests id=hidden_layer_counts

@@ -29,9 +29,11 @@ from workbook import demonstration, my, pick_up_the_cube
 X, W_q, W_k, W_v = pick_up_the_cube()
 Q, K, V = X @ W_q, X @ W_k, X @ W_v
 # `my` reads the SAVED notebook, not its open tab: after a change there, save it and re-run this cell.
-# Your own functions from notebooks 03 and 05.
+# Your own functions from notebooks 02 to 05.
 softmax, attention = my("03_softmax_and_mix", "softmax", "attention")
 causal_mask = my("05_masks_and_cross_attention", "causal_mask")
+softmax_jacobian = my("02_scores_and_scaling", "softmax_jacobian")
+split_heads = my("04_heads", "split_heads")
 
 # %% [markdown]
 # ## Check yourself
@@ -171,36 +173,49 @@ hidden_check("equal_scores", equal_scores)
 #
 # A model learning to predict the next token gets, at position `i`, the true
 # tokens `0 … i` and is asked for token `i + 1`. The short chapter says the
-# causal mask lets one forward pass train every position at once. The reason
-# can be counted: a position whose weights may reach token `i + 1` could read
-# off its answer instead of predicting it.
+# causal mask lets one forward pass train every position at once. Measure
+# the reason on your own attention: a position whose output moves with its
+# target could read off its answer instead of predicting it.
 #
-# Write `leaked_targets(mask)`: `mask` is an additive `(n, n)` mask (0
-# allows a pair, −∞ forbids it). Return, as a Python int, how many positions
-# `i` (from 0 to `n − 2`) may look at their own target `i + 1` in one
-# attention step. With a causal mask the count is 0, and that is why one pass
-# can take the true sequence as it is. Raise a `ValueError` when `mask` is not
-# a square 2-D grid. About 3 lines.
+# Write `leaked_targets(X, mask)`: `X` is `(n, d)` tokens that serve as their
+# own queries, keys and values, and `mask` is an additive `(n, n)` mask (0
+# allows a pair, −∞ forbids it). Run your `attention(X, X, X, mask)` once.
+# Then, for each position `i` from 0 to `n − 2`, add 1.0 to every number of
+# token `i + 1` in a copy of `X` (never change the caller's `X`), run
+# attention on that copy with the same mask, and compare its output row `i`
+# with the first run's. Return, as a Python int, how many positions `i` have
+# an output row that differs in some number (exact comparison: a forbidden
+# pair contributes exactly nothing). With a causal mask the count is 0, and
+# that is why one pass can take the true sequence as it is. Raise a
+# `ValueError` when `X` is not 2-D or `mask` is not `(n, n)`. About 10 lines.
 
 # %% solution id=leaked_targets
-def leaked_targets(mask):
-    """How many positions may see the token they are trained to predict.
+def leaked_targets(X, mask):
+    """How many positions can read the token they are trained to predict.
 
-    mask: (n, n) additive: 0 allows a pair, -inf forbids it.
-    Returns an int: the positions i < n - 1 for which mask[i, i + 1] allows the pair.
-    Raises ValueError when mask is not a square 2-D grid.
+    X: (n, d) tokens, used as queries, keys and values; mask: (n, n) additive: 0 allows, -inf forbids.
+    Returns an int: the positions i < n - 1 whose output row changes when token i + 1 changes.
+    Raises ValueError when X is not 2-D or mask is not (n, n).
     """
     ### BEGIN SOLUTION
-    mask = np.asarray(mask, dtype=np.float64)
-    if mask.ndim != 2 or mask.shape[0] != mask.shape[1]:
-        raise ValueError(f"mask must be a square (n, n) grid, got shape {mask.shape}")
-    return int(np.isfinite(np.diagonal(mask, offset=1)).sum())
+    X, mask = np.asarray(X, dtype=np.float64), np.asarray(mask, dtype=np.float64)
+    if X.ndim != 2 or mask.shape != (len(X), len(X)):
+        raise ValueError(f"X must be (n, d) and mask (n, n), got X {X.shape} and mask {mask.shape}")
+    before, _ = attention(X, X, X, mask)
+    leaks = 0
+    for i in range(len(X) - 1):
+        changed = X.copy()
+        changed[i + 1] += 1.0
+        after, _ = attention(changed, changed, changed, mask)
+        leaks += int((after[i] != before[i]).any())
+    return leaks
     ### END SOLUTION
 
 
 # %% tests id=check_leaked_targets
-# The causal mask of 4 tokens leaks no target; no mask leaks 3 (every position but the last). Then a mask that
-# lets each token see only the one before it, and masks that are not one square grid (a ValueError).
+# The worked example's tokens under the causal mask, under no mask, under a mask that lets each token see only
+# the one before it, and under a causal mask that lets each token see the next one at −25 (nearly forbidden, not
+# forbidden). Then a 3-D X, and masks that are not one (4, 4) grid (a ValueError).
 check("leaked_targets", leaked_targets)
 
 # %% tests id=hidden_leaked_targets
@@ -210,30 +225,62 @@ from autograder.incell import hidden_check
 hidden_check("leaked_targets", leaked_targets)
 ### END HIDDEN TESTS
 
+# %% [markdown]
+# Eight random tokens, with your causal mask and without a mask.
+
 # %% locked
-with demonstration("causal_mask", "leaked_targets"):
-    print("your causal mask of 8 tokens leaks", leaked_targets(causal_mask(8)), "targets;",
-          "no mask leaks", leaked_targets(np.zeros((8, 8))))
+with demonstration("attention", "causal_mask", "leaked_targets"):
+    tokens = np.random.default_rng(8).standard_normal((8, 4))
+    print("with your causal mask of 8 tokens,", leaked_targets(tokens, causal_mask(8)), "positions can read their target;",
+          "without a mask,", leaked_targets(tokens, np.zeros((8, 8))))
 
 # %% [markdown]
 # ### Question 8.4: the head size of a large model (chapter section 5)
 #
-# A model has width `d = 4096` and `h = 32` heads (chapter section 5). What is
-# the head size `d_k`? Set `HEAD_SIZE_4096` to that whole number.
+# A layer of width `d` with `h` heads cuts every query, key and value row into
+# `h` pieces, one per head. Which numbers of a row does a head get, and how
+# many? Find out with your `split_heads` from notebook 04. Write
+# `head_columns(d, n_heads)`: put one token whose numbers are their own
+# column positions, the row `0, 1, …, d − 1` as a `(1, d)` array, through your
+# `split_heads(M, n_heads)`, and return an integer array of shape
+# `(n_heads, d_k)` whose row `m` lists the columns of the token that head `m`
+# gets. Raise a `ValueError` when `d` is not a positive integer or `n_heads`
+# does not divide `d`. About 3 lines. The chapter's large model has width
+# `d = 4096` and `h = 32` heads: the length of a row of
+# `head_columns(4096, 32)` is its head size `d_k`, and the check below
+# runs your function on it.
 
-# %% solution id=head_size_4096
-# Replace `raise NotStarted()` below with HEAD_SIZE_4096 = <a whole number>.
-### BEGIN SOLUTION
-HEAD_SIZE_4096 = 4096 // 32
-### END SOLUTION
+# %% solution id=head_columns
+def head_columns(d, n_heads):
+    """The columns of a token of width d that each of n_heads heads gets, read from split_heads.
 
-# %% tests id=hidden_head_size_4096
-# Form only: a positive whole number. The value is marked when your work is graded.
-check_answer_form("HEAD_SIZE_4096", globals())
+    Returns an (n_heads, d // n_heads) integer array: row m lists head m's columns.
+    Raises ValueError when d is not a positive integer or n_heads does not divide d.
+    """
+    ### BEGIN SOLUTION
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    return split_heads(np.arange(d)[None], n_heads)[:, 0, :].astype(int)
+    ### END SOLUTION
+
+
+# %% tests id=check_head_columns
+# The worked example's width 4 in 2 heads and the chapter's large model (width 4096, 32 heads), then sizes that
+# must raise a ValueError: 10 heads, which do not divide a width of 768, and a width of 0.
+check("head_columns", head_columns)
+
+# %% tests id=hidden_head_columns
+# The hidden checks of head_columns run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("head_size_4096", HEAD_SIZE_4096)
+hidden_check("head_columns", head_columns)
 ### END HIDDEN TESTS
+
+# %% locked
+with demonstration("split_heads", "head_columns"):
+    columns = head_columns(4096, 32)
+    print("32 heads of a width-4096 model: head 0 gets columns", columns[0, :3], "…", columns[0, -1],
+          "| head 31 gets", columns[31, :3], "…", columns[31, -1])
 
 # %% [markdown]
 # ### Question 8.5: the weights of that attention block (chapter section 5)
@@ -265,102 +312,127 @@ hidden_check("params_4096", PARAMS_4096)
 #
 # ### Question 8.6: the formula (chapter section 4)
 #
-# Queries `Q`, keys `K` and values `V`, head size `d`. Which line computes
-# scaled dot-product attention?
+# Queries `Q`, keys `K` and values `V` of head size `d = 64`, several tokens.
+# Someone writes the formula with the division in the wrong place:
+# $\operatorname{softmax}(QK^{\top})\,V / 8$, where 8 is $\sqrt{64}$. Compared
+# with what scaled dot-product attention gives on the same `Q`, `K` and `V`,
+# what does this line do?
 #
-# * **a.** $\operatorname{softmax}(QK^{\top} / d)\,V$
-# * **b.** $\operatorname{softmax}(QK^{\top} / \sqrt{d})\,V$
-# * **c.** $\operatorname{softmax}(KQ^{\top} / \sqrt{d})\,V$
-# * **d.** $\operatorname{softmax}(QK^{\top})\,V / \sqrt{d}$
-# * **e.** $\operatorname{softmax}(QK^{\top})\,V$
+# * **a.** Nothing different: dividing by 8 before the softmax or after the
+#   mix gives the same outputs, because both are a division by a constant.
+# * **b.** It gives the same weights on the tokens; only every output is 8
+#   times smaller.
+# * **c.** Its weights are those of the unscaled scores, more peaked than the
+#   right ones, and the mix made with them is then shrunk to an eighth.
+# * **d.** Its weights are flatter than the right ones, closer to an equal
+#   share per token, because the division by 8 comes too late to sharpen
+#   them.
 #
 # Set `SKIP_FORMULA` to your letter.
 
 # %% solution id=skip_formula
 # Replace `raise NotStarted()` below with SKIP_FORMULA = "<letter>".
 ### BEGIN SOLUTION
-SKIP_FORMULA = "b"
+SKIP_FORMULA = "c"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_formula
 # Form only: one of the letters offered. The answer itself is marked when your work is graded.
-check_answer_form("SKIP_FORMULA", globals(), letters="abcde")
+check_answer_form("SKIP_FORMULA", globals(), letters="abcd")
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
 hidden_check("skip_formula", SKIP_FORMULA)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Question 8.7: why √d, measured (chapter section 3)
+# ### Question 8.7: why √d, measured on the gradient (chapter section 3)
 #
-# Take `t` pairs of a query and a key whose numbers are independent, with mean
-# 0 and variance 1. Write `score_variance(Q, K)`: `Q` and `K` are `(t, d_k)`,
-# pair `m` scores `Q[m] · K[m]`. Return a tuple of two Python floats: the
-# variance (`np.var`) of the `t` raw scores, and the variance of the same
-# scores divided by `√d_k`. Compute in float64. Raise a `ValueError` when `Q`
-# and `K` are not both `(t, d_k)`. About 4 lines. Then read the table under
-# it: how does each variance move as `d_k` grows?
+# Notebook 02 measured what the head size does to the scores: their spread
+# grows like √d_k unless they are divided by it. The short chapter's reason
+# for caring is training: large scores saturate the softmax, and then almost
+# no gradient gets through it to the scores. Measure that gradient.
+#
+# Write `gradient_size(Q, K)`: `Q` is `(t, d_k)`, `t` queries, and `K` is
+# `(t, n_k, d_k)`, the `n_k` keys that query `m` meets in `K[m]`. Query `m`
+# scores `K[m] @ Q[m]`. Put each query's row of raw scores through your
+# `softmax_jacobian` (notebook 02) and take the size of that `(n_k, n_k)`
+# grid, its Frobenius norm √(Σᵢⱼ Jᵢⱼ²); do the same with the same scores
+# divided by `√d_k`. Return a tuple of two Python floats: the mean size over
+# the `t` queries for the raw scores, then for the scaled ones. Compute in
+# float64, whatever the inputs' dtype. Raise a `ValueError` when `Q` is not
+# `(t, d_k)` or `K` is not `(t, n_k, d_k)` with the same `t` and `d_k`. About
+# 6 lines. Then read the table under it: which scores leave training a
+# gradient to follow at every head size?
 
-# %% solution id=score_variance
-def score_variance(Q, K):
-    """The variance of t query-key dot products, raw and divided by the square root of d_k.
+# %% solution id=gradient_size
+def gradient_size(Q, K):
+    """The mean size of softmax's gradient grid over t queries, at the raw and at the scaled scores.
 
-    Q, K: (t, d_k) pairs; pair m scores Q[m] · K[m].
-    Returns (raw variance, scaled variance), two floats, computed in float64.
-    Raises ValueError when Q and K are not both (t, d_k).
+    Q: (t, d_k) queries; K: (t, n_k, d_k), the keys of each query.
+    Returns (raw size, scaled size), two floats, computed in float64.
+    Raises ValueError when Q is not (t, d_k) or K not (t, n_k, d_k) with the same t and d_k.
     """
     ### BEGIN SOLUTION
     Q, K = np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64)
-    if Q.ndim != 2 or Q.shape != K.shape:
-        raise ValueError(f"Q and K must both be (t, d_k), got Q {Q.shape} and K {K.shape}")
-    raw = (Q * K).sum(axis=1)
-    return float(raw.var()), float((raw / math.sqrt(Q.shape[1])).var())
+    if Q.ndim != 2 or K.ndim != 3 or K.shape[0] != Q.shape[0] or K.shape[2] != Q.shape[1]:
+        raise ValueError(f"Q must be (t, d_k) and K (t, n_k, d_k), got Q {Q.shape} and K {K.shape}")
+    raw = np.einsum("td,tkd->tk", Q, K)
+    sizes = [np.linalg.norm(softmax_jacobian(s), axis=(-2, -1)).mean() for s in (raw, raw / math.sqrt(Q.shape[1]))]
+    return float(sizes[0]), float(sizes[1])
     ### END SOLUTION
 
 
-# %% tests id=check_score_variance
-# 400 pairs at head size 4 and at 64: the raw variance is near d_k, the scaled one near 1. Then float32
-# pairs whose scores float32 would round, and shapes that must raise a ValueError.
-check("score_variance", score_variance)
+# %% tests id=check_gradient_size
+# 60 queries against 16 keys each at head size 4 and at 256, then float32 queries and keys whose scores
+# float32 would round, and shapes that must raise a ValueError.
+check("gradient_size", gradient_size)
 
-# %% tests id=hidden_score_variance
-# The hidden checks of score_variance run here when your work is graded.
+# %% tests id=hidden_gradient_size
+# The hidden checks of gradient_size run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from autograder.incell import hidden_check
-hidden_check("score_variance", score_variance)
+hidden_check("gradient_size", gradient_size)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# Your `gradient_size` at five head sizes, 200 queries against 64 keys each,
+# beside the spread of the raw scores and the largest weight your softmax
+# gives them.
 
 # %% locked
 rng = np.random.default_rng(2)
-with demonstration("score_variance", "softmax"):
-    print("  d_k   raw variance   scaled variance   largest of 64 weights: raw  scaled")
+with demonstration("softmax_jacobian", "gradient_size", "softmax"):
+    print("  d_k   spread of raw scores   gradient size: raw  scaled   largest of 64 weights: raw  scaled")
     for d_k in (4, 16, 64, 256, 1024):
-        raw, scaled = score_variance(rng.standard_normal((2000, d_k)), rng.standard_normal((2000, d_k)))
-        S = rng.standard_normal((200, d_k)) @ rng.standard_normal((64, d_k)).T
+        queries, keys = rng.standard_normal((200, d_k)), rng.standard_normal((200, 64, d_k))
+        raw, scaled = gradient_size(queries, keys)
+        S = np.einsum("td,tkd->tk", queries, keys)
         top_raw, top_scaled = (softmax(S / c, axis=-1).max(axis=-1).mean() for c in (1.0, math.sqrt(d_k)))
-        print(f"{d_k:>5}   {raw:>12.1f}   {scaled:>15.2f}   {top_raw:>28.3f}  {top_scaled:>6.3f}")
+        print(f"{d_k:>5}   {S.std():>20.1f}   {raw:>18.3f}  {scaled:>6.3f}   {top_raw:>26.3f}  {top_scaled:>6.3f}")
 
 # %% [markdown]
 # ### Question 8.8: the causal mask (chapter section 6)
 #
-# Which statement describes the causal mask of a model trained to predict the
-# next token? ($S$ is the grid of scores, $A$ the weights after the softmax.)
+# A model trained to predict the next token runs on four tokens, positions 0
+# to 3, with the causal mask. Entry `(i, j)` of the 4 × 4 mask sits in row `i`
+# (the query, token `i`) and column `j` (the key, token `j`). Which
+# description of that mask is right?
 #
-# * **a.** It adds −∞ to $S_{ij}$ for every $j \ge i$, so a token reads only
-#   the tokens before it.
-# * **b.** It adds −∞ to $S_{ij}$ for every $j < i$, so a token reads itself
-#   and the tokens after it.
-# * **c.** It multiplies $A_{ij}$ by 0 for every $j > i$ after the softmax,
-#   and leaves the other weights as they were.
-# * **d.** It adds −∞ to $S_{ij}$ for every $j > i$, so a token reads itself
-#   and the tokens before it.
+# * **a.** −∞ at (1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2); token 2
+#   reads tokens 2 and 3.
+# * **b.** −∞ at (0, 3), (1, 3), (2, 3); token 2 reads tokens 0, 1 and 2,
+#   and token 3, whose successor is not in the input, reads all four.
+# * **c.** −∞ at (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3); token 2
+#   reads tokens 0, 1 and 2.
+# * **d.** −∞ at the ten entries (i, j) with j ≥ i; token 2 reads tokens 0
+#   and 1, and token 0 reads nothing.
 #
 # Set `SKIP_CAUSAL` to your letter.
 
 # %% solution id=skip_causal
 # Replace `raise NotStarted()` below with SKIP_CAUSAL = "<letter>".
 ### BEGIN SOLUTION
-SKIP_CAUSAL = "d"
+SKIP_CAUSAL = "c"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_causal
@@ -374,24 +446,27 @@ hidden_check("skip_causal", SKIP_CAUSAL)
 # %% [markdown]
 # ### Question 8.9: what heads buy (chapter section 5)
 #
-# A layer of width `d` runs `h` heads of size `d / h` instead of one head of
-# size `d`. What does it gain?
+# A layer of width `d = 512` on `n` tokens runs 8 heads of size 64 instead of
+# one head of size 512. `W_Q`, `W_K`, `W_V` and `W_O` are `512 × 512` either
+# way, so both layers hold the same `4·d²` weights. What does the layer gain?
 #
-# * **a.** Smaller score grids: each head compares `n / h` tokens, so a head's
-#   grid has `(n / h)²` cells instead of `n²`.
-# * **b.** More weights: each head has its own `d × d` matrices, so the layer
-#   holds `4·h·d²` numbers instead of `4·d²`.
-# * **c.** More patterns: each head weighs the tokens in its own way, from
-#   the same `4·d²` numbers as one head of size `d`.
-# * **d.** Sharper weights: each head divides its scores by `√d`, so its
-#   softmax is more decisive than a head of size `d`.
+# * **a.** Nothing but speed: the 8 heads' scores add up to the one head's
+#   scores, so the layer's outputs are the same, computed in smaller pieces.
+# * **b.** Sharper weights: a head of size 64 divides its scores by 8, not by
+#   √512 ≈ 22.6, so its scores spread wider and its softmax is more decisive.
+# * **c.** Each head compares only `n / 8` of the tokens, so every head's
+#   grid of weights is `(n / 8) × (n / 8)` and the 8 grids together cost an
+#   eighth of the one head's.
+# * **d.** Eight grids of weights instead of one: each head scores with its
+#   own 64 columns of the queries and keys, so the heads can weigh the same
+#   tokens in different ways, say one the token before and another the first.
 #
 # Set `SKIP_HEADS` to your letter.
 
 # %% solution id=skip_heads
 # Replace `raise NotStarted()` below with SKIP_HEADS = "<letter>".
 ### BEGIN SOLUTION
-SKIP_HEADS = "c"
+SKIP_HEADS = "d"
 ### END SOLUTION
 
 # %% tests id=hidden_skip_heads

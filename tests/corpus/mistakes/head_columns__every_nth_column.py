@@ -1,0 +1,11 @@
+"""Mistake: every n_heads-th column."""
+
+import numpy as np
+
+
+def head_columns(d, n_heads):
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1 or d % n_heads:
+        raise ValueError(f"n_heads = {n_heads!r} does not divide d = {d}")
+    return np.arange(d).reshape(d // n_heads, n_heads).T.copy()  # head m: columns m, m + h, m + 2h, ...

@@ -1,0 +1,24 @@
+"""Wrong: an off-by-one, the positions counted from 1 to n − 2, position 0 left out (no known mistake)."""
+
+import numpy as np
+
+
+def leaked_targets(X, mask):
+    X, mask = np.asarray(X, dtype=np.float64), np.asarray(mask, dtype=np.float64)
+    if X.ndim != 2 or mask.shape != (len(X), len(X)):
+        raise ValueError(f"X must be (n, d) and mask (n, n), got {X.shape} and {mask.shape}")
+
+    def attend(T):
+        S = T @ T.T / np.sqrt(T.shape[1]) + mask
+        top = S.max(axis=1, keepdims=True)
+        e = np.exp(S - np.where(np.isneginf(top), 0, top))
+        total = e.sum(axis=1, keepdims=True)
+        return np.divide(e, total, out=np.zeros_like(e), where=total > 0) @ T
+
+    before = attend(X)
+    count = 0
+    for i in range(1, len(X) - 1):
+        changed = X.copy()
+        changed[i + 1] += 1.0
+        count += int((attend(changed)[i] != before[i]).any())
+    return count
