@@ -4,13 +4,14 @@ It loads the judge package, whole, from the folder JUDGE (a copy of the
 trusted autograder/judge/ the parent made before any student code ran), runs
 the answer cells of the notebooks in WORKDIR, and serves requests from the
 parent, one `judge.to_line` line each on stdin: ``{"notebook", "answer",
-"seconds", "stand_ins", "args", "kwargs"}``, the case's inputs (never its
-expected value). The reply is one line on stdout: ``{"outcome"}``, the call's
+"seconds", "stand_ins", "args", "kwargs", "nonce"}``, the case's inputs (never its
+expected value) and a token fresh for the request. The reply is one line on stdout:
+``{"outcome", "nonce"}``, the call's
 `Outcome` as plain data (`judge.outcome_to_wire`), which the parent reads as
 untrusted (`judge.from_line`: no pickles, numbers and booleans only). While
 the answer runs, each exercise named in "stand_ins" (those it is built on,
 judge.BUILT_ON) is a stand-in that asks the parent for the reference's value:
-a ``{"call", "args", "kwargs"}`` line on stdout, answered by one line on stdin
+a ``{"call", "args", "kwargs", "nonce"}`` line on stdout, answered by one line on stdin
 (``{"value"}`` or ``{"error"}``). The reference never enters this process. No
 file is shared, so nothing the student plants in the scratch folder can
 redirect the parent. Nothing here decides a grade. Whatever the student's
@@ -27,11 +28,11 @@ def _answer(namespace, name):
     return next((namespace[k] for k in (name, name.upper(), f"{name}_output") if k in namespace), None)
 
 
-def _stand_in(judge, replies, name: str, under: str):
+def _stand_in(judge, replies, name: str, under: str, nonce):
     """A function that asks the parent for the reference's `name` (see the module docstring)."""
     def reference(*args, **kwargs):
         try:
-            message = judge.to_line({"call": name, "args": list(args), "kwargs": kwargs})
+            message = judge.to_line({"call": name, "args": list(args), "kwargs": kwargs, "nonce": nonce})
         except (TypeError, ValueError) as e:
             raise TypeError(f"{name} (the reference's, standing in for yours while {under} is graded) "
                             f"cannot take this input: {e}") from None
@@ -77,11 +78,12 @@ def main():
             errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
             outcome = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
         else:
-            stand_ins = {dep: _stand_in(judge, replies, dep, name) for dep in request.get("stand_ins", ())}
+            stand_ins = {dep: _stand_in(judge, replies, dep, name, request.get("nonce"))
+                         for dep in request.get("stand_ins", ())}
             with judge.time_limit(request.get("seconds", seconds)), \
                     judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
                 outcome = judge.outcome_of(answer, case)
-        replies.write(judge.to_line({"outcome": judge.outcome_to_wire(outcome)}) + "\n")
+        replies.write(judge.to_line({"outcome": judge.outcome_to_wire(outcome), "nonce": request.get("nonce")}) + "\n")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import importlib.util
 import marshal
+import secrets
 import shutil
 import subprocess
 import sys
@@ -61,6 +62,7 @@ SOURCE = ROOT / "source" / "attention"
 SUPPORT = ("judge", "workbook.py", "worked_example.npz")
 NO_CACHES = shutil.ignore_patterns("__pycache__", "*.pyc")
 MAX_REPLY_BYTES = 256 << 20
+UNASKED = object()  # what _exchange returns for a message that answers no request of this call
 # A stand-in computes the reference here, in the grader, on inputs the student's code chose:
 # it refuses inputs that could make that costly (any array, or the grid of rows of two arrays).
 MAX_STAND_IN_ELEMENTS = 1 << 22
@@ -210,14 +212,22 @@ class Submission:
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if measured else BUILT_ON.get(name, ())
+        nonce = secrets.token_hex(8)  # echoed by the child: a reply without it was written by no one asked
         request = to_line({"notebook": notebook, "answer": name, "seconds": seconds, "stand_ins": list(stand_ins),
-                           "args": case.get("args"), "kwargs": case.get("kwargs", {})}).encode()
+                           "args": case.get("args"), "kwargs": case.get("kwargs", {}), "nonce": nonce}).encode()
         if measured:
             resident_before = _reset_peak(self._measured_pid())
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
-        deadline = self.spending.deadline(time.monotonic() + seconds * WALL_FACTOR + self.seconds_per_call * 3)
-        outcome = self._exchange(name, request, stand_ins, deadline, seconds)
+        outcome = self._exchange(name, request, stand_ins, self._deadline(seconds), seconds, nonce)
+        if outcome is UNASKED:  # a process an earlier answer left behind wrote: it ended with that child
+            self._start()
+            if measured:
+                resident_before = _reset_peak(self._measured_pid())
+            outcome = self._exchange(name, request, stand_ins, self._deadline(seconds), seconds, nonce)
+            if outcome is UNASKED:  # this answer itself writes where only the grading child may
+                outcome = self._stopped_for(name, "UnreadableAnswer", "a message came that answers no request of "
+                                                                      "the grader: your code wrote to its pipe")
         if measured and outcome.has_value:
             # Measured here, from outside: the child could lie about its own memory.
             outcome = Outcome.returned(outcome.value, max(0, _peak_resident(self._measured_pid()) - resident_before))
@@ -225,9 +235,14 @@ class Submission:
             self._stopped[name] = ("TimeoutError", outcome.message)
         return outcome
 
-    def _exchange(self, name: str, request: bytes, stand_ins, deadline: float, seconds: float) -> Outcome:
+    def _deadline(self, seconds: float) -> float:
+        """When the grader gives up a call of `seconds` (the child stops it itself before; this is the backstop)."""
+        return self.spending.deadline(time.monotonic() + seconds * WALL_FACTOR + self.seconds_per_call * 3)
+
+    def _exchange(self, name: str, request: bytes, stand_ins, deadline: float, seconds: float, nonce: str):
         """Send `request`, answer the child's stand-in calls, and return the outcome it sends back (or
-        what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end)."""
+        what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end);
+        UNASKED, with the child ended, when a message does not carry the request's `nonce`."""
         while True:
             try:
                 self._send(request, deadline)
@@ -246,6 +261,9 @@ class Submission:
                 return self._lost(name, deadline)
             try:
                 message = from_line(line)
+                if message.get("nonce") != nonce:
+                    self._stop()
+                    return UNASKED
                 if "call" not in message:
                     return outcome_from_wire(message["outcome"])
             except Exception as e:  # what it sends next cannot be trusted, and called again it would cost as much again

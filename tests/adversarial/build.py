@@ -320,7 +320,7 @@ def hands_in_another_assignment(folder: Path) -> None:
     Outcome: a "wrong notebook" problem for that notebook; softmax and
     attention score zero; everything else is graded, multi_head_attention
     with the reference's attention in place of the missing one.
-    Loses: softmax, lead_share, attention, layer_counts.
+    Loses: softmax, lead_share, attention, permutation_gaps, reach, layer_counts.
     """
     (folder / SOFTMAX_NB).write_text(json.dumps(_other_assignment(), indent=1))
 
