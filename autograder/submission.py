@@ -242,7 +242,7 @@ class Submission:
     def _exchange(self, name: str, request: bytes, stand_ins, deadline: float, seconds: float, nonce: str):
         """Send `request`, answer the child's stand-in calls, and return the outcome it sends back (or
         what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end);
-        UNASKED, with the child ended, when a message does not carry the request's `nonce`."""
+        UNASKED, with the child ended, when an outcome does not carry the request's `nonce`."""
         while True:
             try:
                 self._send(request, deadline)
@@ -261,7 +261,8 @@ class Submission:
                 return self._lost(name, deadline)
             try:
                 message = from_line(line)
-                if message.get("nonce") != nonce:
+                asked = message.get("nonce") == nonce
+                if not asked and "call" not in message:  # an outcome nobody asked for: a leftover process wrote it
                     self._stop()
                     return UNASKED
                 if "call" not in message:
@@ -271,7 +272,8 @@ class Submission:
                                          f"the answer could not be read back ({type(e).__name__})")
             if self.spending.spent():
                 return self._over_budget()
-            request = to_line(stand_in_reply(message, stand_ins)).encode()
+            # A call without this request's token (a stand-in kept from an earlier answer) is refused.
+            request = to_line(stand_in_reply(message, stand_ins if asked else ())).encode()
 
     def _stopped_for(self, name: str, kind: str, why: str) -> Outcome:
         """End the child, and fail this case and every later one of answer `name` with `why`."""

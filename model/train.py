@@ -1,6 +1,6 @@
 """Train the explorer's model: ``python -m model.train [--out PATH]``.
 
-From a fixed seed, on 2 CPU threads, in a few minutes: starts from
+From a fixed seed, on one CPU thread (so the same bits on a loaded machine), in a few minutes: starts from
 `random_weights(seed)`, trains on batches of `model.grammar` (half sentences,
 half repeated spans) with Adam, numbers the heads of every layer by kind
 (self, previous, start, induction, spread: so the layer-0 self head is head 0,
@@ -79,7 +79,7 @@ def learning_rate(step: int, steps: int) -> float:
 
 def train(seed: int = SEED, steps: int = STEPS, log_every: int = 200) -> Model:
     """The trained model, heads not yet ordered."""
-    torch.set_num_threads(2)
+    torch.set_num_threads(1)  # one thread: the same bits whatever else the machine runs (two threads were not)
     start = untrained(seed)
     params = {k: torch.tensor(v, requires_grad=True) for k, v in start.params.items()}
     optimiser = torch.optim.Adam(params.values(), lr=LEARNING_RATE, betas=(0.9, 0.98))
