@@ -173,12 +173,17 @@ def _patterns_with(X, W_q, W_k, n_heads, *, split=ref.split_heads, scale=None, a
     return ref.softmax(S, axis=axis)
 
 
-def _patterns_sliced(X, W_q, W_k, n_heads):
-    """head_patterns that slices heads by d_h // n_heads columns: a width the heads do not divide loses its last."""
+def _sliced_heads(X, W_q, W_k, n_heads):
+    """Every head's queries and keys, (..., n_heads, n, d_h // n_heads) each, cut by slicing columns with no
+    check: a width the heads do not divide loses its last columns silently."""
     Q, K = np.asarray(X) @ W_q, np.asarray(X) @ W_k
     d_k = Q.shape[-1] // n_heads
-    heads = [(Q[..., m * d_k:(m + 1) * d_k], K[..., m * d_k:(m + 1) * d_k]) for m in range(n_heads)]
-    return np.stack([ref.softmax(ref.scaled_scores(q, k)) for q, k in heads], axis=-3)
+    return tuple(np.stack([M[..., m * d_k:(m + 1) * d_k] for m in range(n_heads)], axis=-3) for M in (Q, K))
+
+
+def _patterns_sliced(X, W_q, W_k, n_heads):
+    """head_patterns on sliced heads (`_sliced_heads`)."""
+    return ref.softmax(ref.scaled_scores(*_sliced_heads(X, W_q, W_k, n_heads)))
 
 
 def _muted(W_q, W_k, n_heads):
@@ -215,16 +220,10 @@ def head_score_ranks_hidden(rng):
         case("a 1-D X", n(12), W_q, W_k, 2, raises="ValueError", checks="bad shape")]
 
 
-def _head_grids(X, W_q, W_k, n_heads):
-    """(n_heads, n, n) float64: head m's Q_m K_mᵀ, by slicing the columns (no check)."""
-    Q, K = np.asarray(X, dtype=float) @ W_q, np.asarray(X, dtype=float) @ W_k
-    d_k = Q.shape[-1] // n_heads
-    return np.stack([Q[:, m * d_k:(m + 1) * d_k] @ K[:, m * d_k:(m + 1) * d_k].T for m in range(n_heads)])
-
-
 def _ranks_unchecked(X, W_q, W_k, n_heads):
-    """Ranks of sliced heads: a width the heads do not divide loses its last columns silently."""
-    return np.linalg.matrix_rank(_head_grids(X, W_q, W_k, n_heads)).astype(np.int64)
+    """head_score_ranks on sliced heads (`_sliced_heads`), in float64."""
+    return np.linalg.matrix_rank(ref.raw_scores(*_sliced_heads(np.asarray(X, dtype=float), W_q, W_k, n_heads))
+                                 ).astype(np.int64)
 
 
 EXERCISES = (
