@@ -212,7 +212,7 @@ class Submission:
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if measured else BUILT_ON.get(name, ())
-        nonce = secrets.token_hex(8)  # echoed by the child: a reply without it was written by no one asked
+        nonce = secrets.token_hex(8)  # the child echoes it: an outcome without it answers no request of this call
         request = to_line({"notebook": notebook, "answer": name, "seconds": seconds, "stand_ins": list(stand_ins),
                            "args": case.get("args"), "kwargs": case.get("kwargs", {}), "nonce": nonce}).encode()
         if measured:
