@@ -477,6 +477,17 @@ def _on_every_core(work, n_tiles: int, most: int) -> None:
         list(pool.map(work, groups))  # list() re-raises the first error
 
 
+def _layer_matrices(W_q, W_k, W_v, W_o) -> dict[str, np.ndarray]:
+    """The four matrices of one attention layer by name, checked to fit: W_q, W_k (d, d_h), W_v (d, d_v),
+    W_o (d_v, d_out), every width at least 1. Raises ValueError naming the shapes otherwise."""
+    W = {name: _as_float(name, w, 2) for name, w in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("W_o", W_o))}
+    if any(w.ndim != 2 or w.size == 0 for w in W.values()) or W["W_q"].shape != W["W_k"].shape or \
+            W["W_v"].shape[0] != W["W_q"].shape[0] or W["W_o"].shape[0] != W["W_v"].shape[1]:
+        raise ValueError("W_q, W_k must be (d, d_h), W_v (d, d_v) and W_o (d_v, d_out), none of them empty, got "
+                         + ", ".join(f"{name} {w.shape}" for name, w in W.items()))
+    return W
+
+
 def projection_flops(n: int, d: int) -> int:
     """Multiply-and-add steps of the four projections (Q, K, V and output): 4·n·d²."""
     return 4 * _positive_int("n", n) * _positive_int("d", d) ** 2
@@ -493,9 +504,19 @@ def attention_share(n: int, d: int) -> float:
     return grid / (grid + projection_flops(n, d))
 
 
-def crossover_length(d: int) -> int:
-    """The length at which the grid costs as much as the projections: 2·d."""
-    return 2 * _positive_int("d", d)
+def crossover_length(W_q, W_k, W_v, W_o) -> int:
+    """The fewest tokens at which the score grid costs at least as much as the four projections.
+
+    W_q, W_k: (d, d_h); W_v: (d, d_v); W_o: (d_v, d_out). Only their shapes matter.
+    Returns an int, the smallest n with n²·(d_h + d_v) ≥ n·(2·d·d_h + d·d_v + d_v·d_out): scores and
+    mixing against the Q, K, V and output projections. That is 2·d whenever d_out = d, whatever the heads' widths.
+    Raises ValueError when a matrix is not a non-empty 2-D array or the four do not fit each other.
+    """
+    W = _layer_matrices(W_q, W_k, W_v, W_o)
+    (d, d_h), (_, d_v), (_, d_out) = W["W_q"].shape, W["W_v"].shape, W["W_o"].shape
+    per_token = 2 * d * d_h + d * d_v + d_v * d_out  # n times this for the projections
+    per_pair = d_h + d_v  # n² times this for the grid
+    return -(-per_token // per_pair)  # the smallest whole n ≥ per_token / per_pair
 
 
 def score_grid_bytes(n: int, n_heads: int, bytes_per_number: int = 2) -> int:
@@ -513,11 +534,7 @@ def attention_params(W_q, W_k, W_v, W_o, n_heads: int) -> np.ndarray:
     are every weight of the four matrices: 4·d² at d_h = d_v = d_out = d, however many heads.
     Raises ValueError when the matrices do not fit each other or n_heads does not divide their widths.
     """
-    W = {name: _as_float(name, w, 2) for name, w in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("W_o", W_o))}
-    if any(w.ndim != 2 for w in W.values()) or W["W_q"].shape != W["W_k"].shape or \
-            W["W_v"].shape[0] != W["W_q"].shape[0] or W["W_o"].shape[0] != W["W_v"].shape[1]:
-        raise ValueError("W_q, W_k must be (d, d_h), W_v (d, d_v) and W_o (d_v, d_out), got "
-                         + ", ".join(f"{name} {w.shape}" for name, w in W.items()))
+    W = _layer_matrices(W_q, W_k, W_v, W_o)
     slices = [split_heads(W["W_q"], n_heads), split_heads(W["W_k"], n_heads), split_heads(W["W_v"], n_heads),
               split_heads(W["W_o"].T, n_heads)]  # W_o's rows m·d_k … are the columns of its transpose
     return np.array([sum(part[m].size for part in slices) for m in range(n_heads)], dtype=np.int64)

@@ -57,7 +57,7 @@ SPECIFIED: dict[str, set[str]] = {
     "projection_flops": COUNTS,
     "score_flops": COUNTS,
     "attention_share": COUNTS,
-    "crossover_length": COUNTS,
+    "crossover_length": {"bad shape"},
     "score_grid_bytes": COUNTS,
     "attention_params": COUNTS | {"bad shape"},
     "head_columns": COUNTS | {"bad shape"},

@@ -333,7 +333,7 @@ for n, v in ((4, 16), (8, 64), (16, 256)):
     ROWS.append(Row(f"scores for {n} tokens", v,
                     lambda n=n: ref.raw_scores(np.zeros((n, 1)), np.zeros((n, 1))).size, EXACT))
 ROWS += [
-    Row("crossover length at width 768", 1536, lambda: ref.crossover_length(768), EXACT),
+    Row("crossover length at width 768", 1536, lambda: ref.crossover_length(*[np.zeros((768, 768))] * 4), EXACT),
     Row("grid / projections at the crossover", 1,
         lambda: ref.score_flops(1536, 768) / ref.projection_flops(1536, 768), EXACT),
 ]

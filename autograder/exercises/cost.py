@@ -62,12 +62,51 @@ def attention_share_visible():
     return [case("512 tokens of width 768 (the chapter: 25.0%)", 512, 768)] + refused(("n", "d"), (512, 768), visible=True)
 
 
+def _layer(rng, d, d_h, d_v, d_out):
+    """W_q, W_k (d, d_h), W_v (d, d_v) and W_o (d_v, d_out), drawn from `rng`."""
+    n = normal_draws(rng)
+    return n(d, d_h), n(d, d_h), n(d, d_v), n(d_v, d_out)
+
+
+def _widths(d, d_h, d_v, d_out):
+    return f"d = {d}, d_h = {d_h}, d_v = {d_v}, d_out = {d_out}"
+
+
 def crossover_length_visible():
-    return [case("width 768 (the chapter: 1,536)", 768)] + refused(("d",), (768,), visible=True)
+    w = worked()
+    return [case("the worked example's matrices, W_o the identity (width 4: 2·d = 8)", w.W_q, w.W_k, w.W_v, np.eye(4)),
+            case("W_q, W_k of 2 columns, W_o the identity (still 2·d)", w.W_q[:, :2], w.W_k[:, :2], w.W_v, np.eye(4)),
+            case("W_v (4, 2) and W_o (2, 6): d_out = 6", w.W_q, w.W_k, w.W_v[:, :2], np.ones((2, 6))),
+            case("W_o of 3 rows for a W_v of 4 columns", w.W_q, w.W_k, w.W_v, np.ones((3, 4)), raises="ValueError")]
 
 
 def crossover_length_hidden(rng):
-    return [case("width 4096", 4096), case("width 64", 64)] + refused(("d",), (64,))
+    shapes = ((12, 12, 12, 12), (10, 8, 6, 5), (6, 9, 9, 4), (5, 3, 2, 7), (3, 1, 5, 2), (8, 2, 6, 8))
+    found = [case(_widths(*widths), *_layer(rng, *widths)) for widths in shapes]
+    W_q, W_k, W_v, W_o = _layer(rng, 6, 4, 4, 6)
+    return found + [
+        case("W_k narrower than W_q", W_q, W_k[:, :3], W_v, W_o, raises="ValueError", checks="bad shape"),
+        case("W_v of 5 rows for width 6", W_q, W_k, W_v[:5], W_o, raises="ValueError", checks="bad shape"),
+        case("W_o of 3 rows for a W_v of 4 columns", W_q, W_k, W_v, W_o[:3], raises="ValueError", checks="bad shape"),
+        case("an empty W_v and W_o", W_q, W_k, W_v[:, :0], W_o[:0], raises="ValueError", checks="bad shape"),
+        case("a 1-D W_q and W_k", W_q[0], W_k[0], W_v, W_o, raises="ValueError", checks="bad shape")]
+
+
+def _crossover_with(W_q, W_k, W_v, W_o, *, output=True, mixing="d_v", grid=True, round_up=True):
+    """crossover_length counted otherwise: W_o left out (`output`), the mixing counted at d_h or left out
+    (`mixing`), rounded down (`round_up`) or the chapter's square layer (`grid` False: 2·d)."""
+    (d, d_h), (_, d_v), (_, d_out) = np.shape(W_q), np.shape(W_v), np.shape(W_o)
+    if not grid:
+        return 2 * d
+    per_token = 2 * d * d_h + d * d_v + (d_v * d_out if output else 0)
+    per_pair = d_h + {"d_v": d_v, "d_h": d_h, None: 0}[mixing]
+    return -(-per_token // per_pair) if round_up else per_token // per_pair
+
+
+def _crossover_unchecked(W_q, W_k, W_v, W_o):
+    """The count right for every layer that fits, and no check that the four do."""
+    (d, d_h), (_, d_v), (_, d_out) = np.shape(W_q), np.shape(W_v), np.shape(W_o)
+    return -(-(2 * d * d_h + d * d_v + d_v * d_out) // (d_h + d_v))
 
 
 def mlp_flops_hidden(rng):
@@ -154,11 +193,24 @@ EXERCISES = (
                 lambda n, d: 2 * n * n * d / (4 * n * d * d)),
     ), requirements=rules(ref.attention_share, lambda n, d: 2 * n * n * d / (2 * n * n * d + 4 * n * d * d), count=False)),
     Exercise("crossover_length", ref.crossover_length, crossover_length_hidden, crossover_length_visible, stream=18,
-             built_on=("projection_flops", "score_flops", "attention_share"), mistakes=(
-        Mistake("factor 2 missing", 7, "The grid costs 2·n²·d: setting 4·n·d² = 2·n²·d gives n = 2d, not 4d.",
-                lambda d: 4 * d),
-    ), requirements=rules(ref.crossover_length, lambda d: 2 * d) + (
-        Requirement("returning that length as an integer", lambda d: ref.crossover_length(d) / 1),
+             mistakes=(
+        Mistake("the square layer's 2·d", 7,
+                "n = 2·d needs d_out = d: count each projection from its own matrix's shape, W_o's (d_v, d_out) too.",
+                lambda *W: _crossover_with(*W, grid=False)),
+        Mistake("output projection left out", 7, "The projections are four: W_o costs n·d_v·d_out too.",
+                lambda *W: _crossover_with(*W, output=False)),
+        Mistake("mixing counted at d_h", 7,
+                "Mixing multiplies the (n, n) weights by the (n, d_v) values: n²·d_v steps, not n²·d_h.",
+                lambda *W: _crossover_with(*W, mixing="d_h")),
+        Mistake("mixing left out", 7, "The grid is paid twice: n²·d_h for the scores, n²·d_v for mixing the values.",
+                lambda *W: _crossover_with(*W, mixing=None)),
+        Mistake("rounded down", 7,
+                "Return the fewest tokens at which the grid costs at least as much: round the quotient up.",
+                lambda *W: _crossover_with(*W, round_up=False)),
+    ), requirements=(
+        Requirement("as an integer", lambda *W: float(ref.crossover_length(*W))),
+        Requirement("Raise a `ValueError` when a matrix is not a non-empty 2-D array or the four do not fit",
+                    _crossover_unchecked),
     )),
     Exercise("mlp_flops", ref.mlp_flops, mlp_flops_hidden, chapter_layer_visible, stream=27, mistakes=(
         Mistake("inner width d instead of 4d", 7, "The MLP widens each token to 4·d and back: 2 · n · d · 4d.",

@@ -1,16 +1,17 @@
 # %% [markdown]
 # # Attention, part 7: what attention costs as the input grows
 #
-# This notebook follows chapter section 7. Until its last exercise nothing
-# needs an array: you write short formulas that count the work and the memory
-# of one attention layer, and of the MLP beside it, and the demonstrations use
-# them to rebuild the chapter's numbers for a model of width 768. The last
-# exercise counts a layer's weights from its matrices, with your `split_heads`.
+# This notebook follows chapter section 7. You write short functions that
+# count the work and the memory of one attention layer, and of the MLP beside
+# it, and the demonstrations use them to rebuild the chapter's numbers for a
+# model of width 768. Two exercises read a layer's matrices: the crossover
+# length from their shapes, and the weights each head owns, with your
+# `split_heads`.
 #
-# Every function of sections 2 and 3 takes whole numbers and checks them: an
-# argument that is not a positive integer (a Python or NumPy int; `True` and
-# `768.0` do not count) raises a `ValueError` that names it. Counts are
-# returned as integers.
+# Every function of sections 2 and 3 but `crossover_length`, which reads a
+# layer's matrices, takes whole numbers and checks them: an argument that is
+# not a positive integer (a Python or NumPy int; `True` and `768.0` do not
+# count) raises a `ValueError` that names it. Counts are returned as integers.
 
 # %% setup id=setup_07
 import math
@@ -158,28 +159,41 @@ with demonstration("score_flops", "attention_share"):
 # %% [markdown]
 # ### Exercise 7.4: `crossover_length`
 #
-# The projections grow in step with `n`, the grid with `n²`, so there is one
-# length where the two cost the same. Set the two counts equal, solve for `n`
-# on paper, and write `crossover_length(d)` returning that length as an
-# integer. No search and no loop: the answer is a formula. About 3 lines.
+# The projections grow in step with `n`, the grid with `n²`, so past some
+# length the grid costs more. Now drop the assumption that every width is
+# `d`: a layer is its four matrices, `W_q` and `W_k` of shape `(d, d_h)`,
+# `W_v` of shape `(d, d_v)` and `W_o` of shape `(d_v, d_out)`. Count both
+# sides from those shapes with the rule above: the four projections of `n`
+# tokens, then the scores of `n` queries against `n` keys and the mixing of
+# the values by those weights. Write `crossover_length(W_q, W_k, W_v, W_o)`
+# returning the fewest tokens at which the grid costs at least as much as the
+# projections, as an integer. Only the shapes matter: no search and no loop.
+# Raise a `ValueError` when a matrix is not a non-empty 2-D array or the four
+# do not fit each other. About 6 lines.
 
 # %% solution id=crossover_length
-def crossover_length(d):
-    """The number of tokens at which the grid costs as much as the projections.
+def crossover_length(W_q, W_k, W_v, W_o):
+    """The fewest tokens at which the grid costs at least as much as the projections.
 
-    d: width, a positive integer.
+    W_q, W_k: (d, d_h); W_v: (d, d_v); W_o: (d_v, d_out). Only their shapes are read.
     Returns an int.
-    Raises ValueError when d is not a positive integer.
+    Raises ValueError when a matrix is not a non-empty 2-D array or the four do not fit.
     """
     ### BEGIN SOLUTION
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
-    return 2 * int(d)
+    shapes = [np.shape(W) for W in (W_q, W_k, W_v, W_o)]
+    if any(len(shape) != 2 or 0 in shape for shape in shapes):
+        raise ValueError(f"every matrix must be 2-D and non-empty, got {shapes}")
+    (d, d_h), (d_k, d_hk), (d_in, d_v), (d_vo, d_out) = shapes
+    if (d_k, d_hk) != (d, d_h) or d_in != d or d_vo != d_v:
+        raise ValueError(f"the matrices do not fit each other: {shapes}")
+    projections = 2 * d * d_h + d * d_v + d_v * d_out  # steps per token
+    grid = d_h + d_v  # steps per (query, key) pair: a score, then a share of a value
+    return -(-projections // grid)  # the smallest whole n with n * grid >= projections
     ### END SOLUTION
 
 
 # %% tests id=check_crossover_length
-# Checked at the chapter's width of 768.
+# The worked example's matrices, narrower heads, a W_o of another width, and shapes that do not fit.
 check("crossover_length", crossover_length)
 
 # %% tests id=hidden_crossover_length
@@ -190,10 +204,19 @@ hidden_check("crossover_length", crossover_length)
 ### END HIDDEN TESTS
 
 # %% locked
+# The chapter's layer of width 768, and one whose queries, keys and values are 64 columns wide.
 with demonstration("crossover_length", "score_flops", "projection_flops"):
-    n = crossover_length(768)
-    print(f"crossover at width 768: {n:,} tokens;",
-          f"grid {score_flops(n, 768):,} steps, projections {projection_flops(n, 768):,} steps")
+    for d_h in (768, 64):
+        W_qk, W_vo = np.zeros((768, d_h)), np.zeros((d_h, 768))  # only the shapes matter here
+        n = crossover_length(W_qk, W_qk, W_qk, W_vo)
+        print(f"width 768, d_h = d_v = {d_h:>3}: crossover at {n:,} tokens")
+    n = crossover_length(*[np.zeros((768, 768))] * 4)
+    print(f"at {n:,} tokens: grid {score_flops(n, 768):,} steps, projections {projection_flops(n, 768):,} steps")
+
+# %% [markdown]
+# Narrower queries, keys and values do not move the crossover: while the
+# output returns to width `d`, both sides shrink by the same factor, and the
+# crossover stays at twice the width.
 
 # %% locked
 # Your two counts on log-log axes, with your crossover.

@@ -53,6 +53,7 @@ CHAPTER_LARGEST = {"raw": {4: 0.293, 1024: 0.941}, "scaled": {4: 0.11, 16: 0.11,
 CHAPTER_LEAD = {0.0: 0.500, 1.0: 0.731, 4.0: 0.982}
 CHAPTER_HEADS = (0.691, 0.360)  # each head's average largest weight
 CHAPTER_GRID_STEPS = {128: 0.03e9, 32768: 1649e9}  # printed in billions, rounded
+CHAPTER_CROSSOVER = 1536  # tokens, twice the width 768
 CHAPTER_GRID_BYTES = {512: 6 * 2**20, 2048: 96 * 2**20, 8192: 1.5 * 2**30, 32768: 24 * 2**30}
 HEAD_SIZES = (4, 16, 64, 256, 1024)
 GROUPS = ("picture", "words", "joint", "actions")
@@ -978,13 +979,13 @@ def cost(projection_flops, score_flops, crossover_length) -> None:
                 break
             values.append(value)
         curves[name] = _numbers(values) if not problem else None
-    crossover, problem = _value(crossover_length, 768)
+    square = np.zeros((768, 768))  # only the shapes matter
+    crossover, problem = _value(crossover_length, square, square, square, square)
     if problem:
-        problems.append(f"your crossover_length(768): {problem}")
+        problems.append(f"your crossover_length on four (768, 768) matrices: {problem}")
     crossover = _numbers([crossover])[0]
     chapter = {"projection_flops": {512: float(_case("projection_flops")["expected"])},
                "score_flops": {**CHAPTER_GRID_STEPS, 512: float(_case("score_flops")["expected"])}}
-    chapter_crossover = _case("crossover_length")["expected"]
     differs = any(a.state != "right" for a in attempts) or bool(problems)
     cmap = _mpl().colormaps[CMAP]
     styles = {"projection_flops": ("o-", cmap(YOURS), "projections: Q, K, V and output"),
@@ -1009,7 +1010,8 @@ def cost(projection_flops, score_flops, crossover_length) -> None:
                     _curve_gap(axes[0], n, y, c, f"≠ chapter {c:.3g}")
         if np.isfinite(crossover) and crossover > 0:
             axes[0].axvline(crossover, color="black", lw=1.2, linestyle=":")
-            axes[0].annotate(f"your crossover: {crossover:,.0f} tokens" + (" = 2d" if crossover == 1536 else " ≠ 2d"),
+            axes[0].annotate(f"your crossover: {crossover:,.0f} tokens"
+                             + (" = 2d" if crossover == CHAPTER_CROSSOVER else " ≠ 2d"),
                              (crossover, 0.03), xycoords=("data", "axes fraction"), xytext=(4, 0),
                              textcoords="offset points", fontsize=9)
         if any(v is not None for v in curves.values()):
@@ -1018,8 +1020,8 @@ def cost(projection_flops, score_flops, crossover_length) -> None:
             ax = axes[1]
             _chapter_points(ax, chapter["projection_flops"], "projections (chapter)", marker="o")
             _chapter_points(ax, chapter["score_flops"], "the grid (chapter)", marker="s")
-            ax.axvline(chapter_crossover, color="black", lw=1.2, linestyle=":")
-            ax.annotate(f"crossover: {chapter_crossover:,} tokens = 2d", (chapter_crossover, 0.03),
+            ax.axvline(CHAPTER_CROSSOVER, color="black", lw=1.2, linestyle=":")
+            ax.annotate(f"crossover: {CHAPTER_CROSSOVER:,} tokens = 2d", (CHAPTER_CROSSOVER, 0.03),
                         xycoords=("data", "axes fraction"), xytext=(4, 0), textcoords="offset points", fontsize=9)
             ax.set_title("the chapter's (the values it prints)")
             ax.legend(loc="upper left", fontsize=8)

@@ -1,5 +1,7 @@
 """Correct: the cost functions counted matrix by matrix or from simplified closed forms (share = n / (n + 2d))."""
 
+import math
+
 import numpy as np
 
 
@@ -30,10 +32,15 @@ def attention_share(n, d):
     return int(n) / (int(n) + 2 * int(d))
 
 
-def crossover_length(d):
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
-    return int(d) + int(d)
+def crossover_length(W_q, W_k, W_v, W_o):
+    W_q, W_k, W_v, W_o = (np.asarray(W) for W in (W_q, W_k, W_v, W_o))
+    if any(W.ndim != 2 or W.size == 0 for W in (W_q, W_k, W_v, W_o)):
+        raise ValueError("each matrix must be 2-D and non-empty")
+    if W_q.shape != W_k.shape or W_v.shape[0] != W_q.shape[0] or W_o.shape[0] != W_v.shape[1]:
+        raise ValueError("the matrices do not fit each other")
+    per_token = W_q.size + W_k.size + W_v.size + W_o.size  # each projection's steps for one token
+    per_pair = W_k.shape[1] + W_v.shape[1]
+    return int(math.ceil(per_token / per_pair))
 
 
 def score_grid_bytes(n, n_heads, bytes_per_number=2):
