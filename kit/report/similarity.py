@@ -1,0 +1,255 @@
+"""Answers unusually alike: pairs of students to look at, per exercise and across exercises.
+
+    similar_answers(exercises, answers) → Similarity
+    exercises: grade_id → answers.Exercise (reference and given code); answers: student → grade_id → code
+
+Each answer is normalised (normalise.py: no comments or docstrings, local names
+renamed, independent statements in one order) and winnowed (fingerprints.py);
+the fingerprints of the exercise's given code (stub and set-up) are removed.
+An inverted index, fingerprint → students, yields the candidate pairs: only
+students sharing a fingerprint are ever scored, never every pair. A fingerprint
+that more than a tenth of the class holds (at least 3, at most 50 students) is
+what everyone writes, not evidence, and is left out; every other one weighs
+log(answers / holders), so rarer shared code counts more. A pair's similarity is
+the weighted Jaccard index of its informative fingerprints (0 to 1).
+
+How unusual a pair is comes from the class itself: each student's best match
+gives one number, and a pair is flagged when its similarity lies at least 3.5
+robust standard deviations (1.4826 median absolute deviations, at least 0.05)
+above the median best match, is at least 0.7, and shares at least 3 informative
+fingerprints. An exercise with fewer than 10 answers, or whose answers hold a
+median of fewer than 5 informative fingerprints (short, or all alike), flags
+nobody and says why. Answers identical to the reference after normalisation
+(a leaked key) are listed apart, for exercises whose reference holds at least 5
+fingerprints beyond the given code; a pair both identical to the reference is
+listed there, not as a pair. Pairs alike across exercises: a pair in the top
+tail (2 deviations above the median, similarity 0.3) of several exercises is
+flagged when a Poisson count with the class's own tail rates says so few pairs
+would reach that count by chance (below 1% for the whole class).
+
+Why not a library. copydetect (MOSS's winnowing in Python) tokenises with
+pygments, which does not survive reordered statements, scores every pair
+(O(n²): 1.1 million pairs per exercise at 1,500 students), and importing it
+loads matplotlib's pyplot (a third of a second and global state the report
+avoids); its winnow function alone is no faster than the fifteen lines here.
+Dolos (Ghent University's detector) is a Node program on tree-sitter. So the
+tokens come from Python's own `ast`, which never runs the code, and the
+fingerprints and index are written here. This is something to look at, never a
+verdict: two honest students can write alike, and a copy rewritten enough is
+missed.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from kit.report.answers import Exercise
+from kit.report.fingerprints import Fingerprints, fingerprints
+from kit.report.normalise import parses, tokens
+
+
+@dataclass(frozen=True)
+class Settings:
+    min_answers: int = 10          # fewer answers: no distribution to judge by
+    common_share: float = 0.1      # a fingerprint held by more than this share of answers is common...
+    common_least: int = 3          # ...but never below this many holders
+    common_most: int = 50          # ...nor above this many
+    min_fingerprints: int = 5      # median informative fingerprints per answer below this: too short to tell
+    min_shared: int = 3            # a flagged pair shares at least this many informative fingerprints
+    min_similarity: float = 0.7    # and at least this similar
+    flag_deviations: float = 3.5   # robust standard deviations above the median best match
+    least_deviation: float = 0.05  # the smallest spread a deviation is measured in
+    tail_deviations: float = 2.0   # "in the top tail" of an exercise, for pairs across exercises
+    tail_similarity: float = 0.3
+    repeated_least: int = 3        # exercises in the top tail together
+    repeated_chance: float = 0.01  # for the whole class
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    text: str
+    region: int | None  # the matching region it is part of (1, 2, ...), None if unmatched
+
+
+@dataclass(frozen=True)
+class Pair:
+    exercise: str
+    students: tuple[str, str]
+    similarity: float
+    deviations: float   # robust standard deviations above the exercise's median best match
+    shared: int         # informative fingerprints in common
+    sides: tuple[list[Line], list[Line]] = ((), ())
+
+
+@dataclass
+class ExerciseSimilarity:
+    name: str
+    answers: int
+    compared: bool
+    why_not: str = ""
+    median: float = 0.0         # the class's median best match
+    spread: float = 0.0         # one robust standard deviation of best matches
+    candidates: int = 0         # pairs that share a fingerprint (all that were scored)
+    flagged: list[Pair] = field(default_factory=list)
+    reference: list[str] = field(default_factory=list)  # identical to the reference after normalisation
+
+
+@dataclass(frozen=True)
+class RepeatedPair:
+    students: tuple[str, str]
+    exercises: tuple[str, ...]   # where the pair is in the top tail
+    expected: float              # exercises a pair reaches by chance, from the class's tail rates
+    chance: float                # the chance a pair reaches this many
+
+
+@dataclass
+class Similarity:
+    exercises: list[ExerciseSimilarity]
+    repeated: list[RepeatedPair]
+    unparsed: dict[str, list[str]] = field(default_factory=dict)  # exercise → students whose answer did not parse
+    settings: Settings = field(default_factory=Settings)
+
+    def reference_by_student(self) -> dict[str, list[str]]:
+        found = defaultdict(list)
+        for exercise in self.exercises:
+            for student in exercise.reference:
+                found[student].append(exercise.name)
+        return dict(sorted(found.items(), key=lambda item: (-len(item[1]), item[0])))
+
+    def candidates(self) -> int:
+        return sum(e.candidates for e in self.exercises)
+
+
+def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str, str]],
+                    settings: Settings = Settings()) -> Similarity:
+    cache: dict[str, tuple[tuple[str, ...], Fingerprints]] = {}
+
+    def read(source: str) -> tuple[tuple[str, ...], Fingerprints]:
+        if source not in cache:
+            toks = tokens(source)
+            cache[source] = (tuple(text for text, _ in toks), fingerprints(toks))
+        return cache[source]
+
+    results, tails, unparsed = [], {}, {}
+    for name, exercise in exercises.items():
+        given = set(read(exercise.given)[1])
+        held = {s: by[name] for s, by in answers.items() if name in by}
+        prints = {s: {h: span for h, span in read(code)[1].items() if h not in given} for s, code in held.items()}
+        prints = {s: p for s, p in prints.items() if p}  # nothing beyond the given code: not started
+        unparsed_here = sorted(s for s in prints if not parses(held[s]))
+        if unparsed_here:
+            unparsed[name] = unparsed_here
+        reference_tokens, reference_prints = read(exercise.reference)
+        result, tail, informative = _compare(name, prints, settings)
+        if len(set(reference_prints) - given) >= settings.min_fingerprints:
+            result.reference = sorted(s for s in prints if read(held[s])[0] == reference_tokens)
+        leaked = set(result.reference)
+        result.flagged = [_with_sides(p, held, prints, informative) for p in result.flagged
+                          if not set(p.students) <= leaked]
+        results.append(result)
+        tails[name] = tail
+    return Similarity(results, _repeated(results, tails, settings), unparsed, settings)
+
+
+def _compare(name: str, prints: dict[str, Fingerprints], settings: Settings) \
+        -> tuple[ExerciseSimilarity, dict[tuple[str, str], float], set[int]]:
+    """The exercise's flagged pairs, its top-tail pairs (pair → deviations) for `_repeated`, and its
+    informative fingerprints."""
+    n = len(prints)
+    holders = defaultdict(list)
+    for student, found in prints.items():
+        for h in found:
+            holders[h].append(student)
+    common = min(settings.common_most, max(settings.common_least, round(settings.common_share * n)))
+    weight = {h: math.log(n / len(who)) for h, who in holders.items() if len(who) <= common}
+    result = ExerciseSimilarity(name, n, compared=False)
+    if n < settings.min_answers:
+        result.why_not = f"{n} answers; at least {settings.min_answers} are needed to know what is usual"
+        return result, {}, set()
+    uncommon = statistics.median(sum(1 for h in found if h in weight) for found in prints.values())
+    if uncommon < settings.min_fingerprints:
+        result.why_not = (f"answers too short or too alike to tell a copy from a common answer (a median of "
+                          f"{uncommon:g} uncommon fingerprints per answer; {settings.min_fingerprints} needed)")
+        return result, {}, set()
+    shared_weight, shared_count = defaultdict(float), defaultdict(int)
+    for h, w in weight.items():
+        for pair in combinations(sorted(holders[h]), 2):
+            shared_weight[pair] += w
+            shared_count[pair] += 1
+    total = {s: sum(weight.get(h, 0.0) for h in found) for s, found in prints.items()}
+    similarity = {pair: shared / (total[pair[0]] + total[pair[1]] - shared)
+                  for pair, shared in shared_weight.items()}
+    best = dict.fromkeys(prints, 0.0)
+    for (a, b), value in similarity.items():
+        best[a], best[b] = max(best[a], value), max(best[b], value)
+    median = statistics.median(best.values())
+    spread = max(1.4826 * statistics.median(abs(v - median) for v in best.values()), settings.least_deviation)
+    result.compared, result.median, result.spread, result.candidates = True, median, spread, len(similarity)
+    tail = {}
+    for pair, value in similarity.items():
+        deviations = (value - median) / spread
+        if deviations >= settings.tail_deviations and value >= settings.tail_similarity:
+            tail[pair] = deviations
+        if deviations >= settings.flag_deviations and value >= settings.min_similarity \
+                and shared_count[pair] >= settings.min_shared:
+            result.flagged.append(Pair(name, pair, value, deviations, shared_count[pair]))
+    result.flagged.sort(key=lambda p: (-p.similarity, p.students))
+    return result, tail, set(weight)
+
+
+def _with_sides(pair: Pair, held: dict[str, str], prints: dict[str, Fingerprints], informative: set[int]) -> Pair:
+    """The pair with both answers' lines, each shared region numbered from the first student's side."""
+    a, b = pair.students
+    shared = sorted(set(prints[a]) & set(prints[b]) & informative, key=lambda h: prints[a][h])
+    region_of, regions, end = {}, 0, -1
+    for h in shared:  # overlapping or touching spans on a's side are one region
+        first, last = prints[a][h]
+        if first > end + 1:
+            regions += 1
+        region_of[h], end = regions, max(end, last)
+
+    def lines(student: str) -> list[Line]:
+        marked: dict[int, int] = {}
+        for h in shared:
+            first, last = prints[student][h]
+            for number in range(first, last + 1):
+                marked.setdefault(number, region_of[h])
+        return [Line(i, text, marked.get(i)) for i, text in enumerate(held[student].splitlines(), 1)]
+    return Pair(pair.exercise, pair.students, pair.similarity, pair.deviations, pair.shared, (lines(a), lines(b)))
+
+
+def _repeated(results: list[ExerciseSimilarity], tails: dict[str, dict], settings: Settings) -> list[RepeatedPair]:
+    """Pairs in the top tail of more exercises than chance explains, by the class's own tail rates."""
+    rates = [len(tails[e.name]) / math.comb(e.answers, 2) for e in results if e.compared and e.answers > 1]
+    expected = sum(rates)
+    together = defaultdict(list)
+    for name, tail in tails.items():
+        for pair in tail:
+            together[pair].append(name)
+    students = max((e.answers for e in results), default=0)
+    pairs = max(math.comb(students, 2), 1)
+    found = []
+    for pair, names in together.items():
+        if len(names) >= settings.repeated_least:
+            chance = _poisson_at_least(len(names), expected)
+            if chance * pairs <= settings.repeated_chance:
+                found.append(RepeatedPair(pair, tuple(names), expected, chance))
+    return sorted(found, key=lambda r: (r.chance, r.students))
+
+
+def _poisson_at_least(count: int, mean: float) -> float:
+    """P(X ≥ count) for X ~ Poisson(mean), summed upwards (no cancellation for a small mean)."""
+    if mean <= 0:
+        return 0.0
+    term = math.exp(-mean) * mean ** count / math.factorial(count)
+    total, i = 0.0, count
+    while term > 1e-300 and i < count + 200:
+        total += term
+        i += 1
+        term *= mean / i
+    return min(total, 1.0)
