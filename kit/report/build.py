@@ -7,9 +7,11 @@ from pathlib import Path
 from nbgrader.apps.baseapp import NbGrader
 from nbgrader.coursedir import CourseDirectory
 
+from kit.report.answers import exercises, handed_in
 from kit.report.charts import all_charts
-from kit.report.collect import collect
+from kit.report.collect import ClassResults, collect
 from kit.report.page import render
+from kit.report.similarity import Similarity, similar_answers
 from kit.report.summary import summary
 
 
@@ -24,11 +26,20 @@ def course_directory(root: Path | None = None) -> CourseDirectory:
     return app.coursedir
 
 
+def compare_answers(coursedir: CourseDirectory, assignment: str, results: ClassResults) -> Similarity:
+    """The similarity section's findings: every submitting student's answer cells, as handed in."""
+    given = exercises(Path(coursedir.format_path(coursedir.source_directory, ".", assignment)))
+    answers = {s.id: handed_in(Path(coursedir.format_path(coursedir.submitted_directory, s.id, assignment)),
+                               set(given)) for s in results.students}
+    return similar_answers(given, answers)
+
+
 def write_report(coursedir: CourseDirectory, assignment: str, anonymous: bool = False) -> tuple[Path, str]:
     """Write reports/<assignment>/index.html (anonymous.html: no student ids); returns its path and the summary."""
     results = collect(coursedir, assignment)
+    similarity = compare_answers(coursedir, assignment, results)
     folder = Path(coursedir.root) / "reports" / assignment
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / ("anonymous.html" if anonymous else "index.html")
-    page.write_text(render(results, all_charts(results), anonymous), encoding="utf-8")
-    return page, summary(results, anonymous)
+    page.write_text(render(results, all_charts(results), anonymous, similarity), encoding="utf-8")
+    return page, summary(results, anonymous, similarity=similarity)

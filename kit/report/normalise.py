@@ -10,7 +10,8 @@ vectorised answer stay apart. Statements a block could run in either order
 (neither reads or writes what the other writes) are put in one canonical order:
 a dependency graph over the block's statements, sorted topologically with ties
 broken by the statements' own tokens; a statement that leaves the block
-(return, raise, break, continue, yield) keeps its place. A cell that does not
+(return, raise, break, continue, yield) keeps its place; between statements
+alike, the one whose followers' tokens come first goes first. A cell that does not
 parse (a syntax error, an IPython magic) falls back to Python's tokenizer with
 the same renaming, and no reordering.
 """
@@ -120,7 +121,9 @@ class _Emitter:
         for later in after.values():
             for j in later:
                 waiting[j] += 1
-        keys = [" ".join(text for text, _ in toks) for toks in emitted]
+        # A tie between statements alike (three projections) goes to the one whose followers come first.
+        own = [" ".join(text for text, _ in toks) for toks in emitted]
+        keys = [(own[i], sorted(own[j] for j in after[i])) for i in range(len(kept))]
         ready = [(keys[i], i) for i in range(len(kept)) if not waiting[i]]
         heapq.heapify(ready)
         out: list[Token] = []

@@ -11,6 +11,8 @@ import jinja2
 from kit.report.charts import Chart
 from kit.report.collect import ClassResults, Exercise
 from kit.report.sections import describe
+from kit.report.similar_view import SimilarView
+from kit.report.similarity import Similarity
 
 _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent),
                                 autoescape=True, trim_blocks=True, lstrip_blocks=True)
@@ -29,7 +31,8 @@ def _count(students: list[str], exercise: Exercise) -> str:
     return f"{len(students)} of {exercise.students} ({percent(exercise.share(students))})"
 
 
-def render(results: ClassResults, charts: list[Chart], anonymous: bool = False) -> str:
+def render(results: ClassResults, charts: list[Chart], anonymous: bool = False,
+           similarity: Similarity | None = None) -> str:
     scores = [s.score for s in results.students] or [0.0]
     stats = SimpleNamespace(mean=statistics.mean(scores), median=statistics.median(scores),
                             low=min(scores), high=max(scores))
@@ -39,4 +42,6 @@ def render(results: ClassResults, charts: list[Chart], anonymous: bool = False) 
         late=[s for s in results.students if s.seconds_late > 0],
         unreadable=[s for s in results.students if s.unreadable],
         tampered=[s for s in results.students if s.tampering],
-        not_graded=[s for s in results.students if not s.graded])
+        not_graded=[s for s in results.students if not s.graded],
+        similar=None if similarity is None else SimilarView(
+            similarity, anonymous, [s.id for s in results.students] + results.not_submitted))

@@ -7,9 +7,10 @@ import statistics
 from kit.report.collect import ClassResults
 from kit.report.page import percent
 from kit.report.sections import describe
+from kit.report.similarity import Similarity
 
 
-def summary(results: ClassResults, anonymous: bool = False, top: int = 5) -> str:
+def summary(results: ClassResults, anonymous: bool = False, top: int = 5, similarity: Similarity | None = None) -> str:
     n = len(results.students)
     lines = [f"Class report for {results.assignment}: {n} students submitted"
              + (f", {len(results.not_submitted)} did not" if results.not_submitted else "")]
@@ -40,4 +41,10 @@ def summary(results: ClassResults, anonymous: bool = False, top: int = 5) -> str
     if results.refused:
         lines.append(f"Hand-ins refused at collect: {len(results.refused)}" + ("" if anonymous else " (" + ", ".join(
             f"{h['hand_in']}: {h['why']}" for h in results.refused) + ")"))
+    if similarity is not None:
+        pairs = sum(len(e.flagged) for e in similarity.exercises)
+        lines.append(f"Answers alike, to look at (not a verdict): {pairs} pairs in "
+                     f"{sum(1 for e in similarity.exercises if e.flagged)} exercises, {len(similarity.repeated)} "
+                     f"alike across exercises, {len(similarity.reference_by_student())} students with answers "
+                     f"identical to the reference")
     return "\n".join(lines)

@@ -1,0 +1,187 @@
+"""Does the class report find what a class copied, and only that?
+
+A synthetic class of 50 (tests/similar_class.py): honest answers to five
+exercises written independently in several styles (loops, einsum, vectorised,
+helpers), and planted copies: renamed, re-commented, reordered, a copy of a
+copy, a copy across three exercises, a copy of the reference. Every planted
+pair must be found and no honest pair flagged; the short exercise, where every
+answer is alike, flags nobody; the anonymous page names no student; the page
+loads in Chromium (which saves docs/class-report-similarity.png).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from kit.notebooks import ROOT
+from kit.report.answers import exercises, handed_in
+from kit.report.collect import ClassResults, Student
+from kit.report.normalise import tokens
+from kit.report.page import render
+from kit.report.similarity import similar_answers
+from tests.similar_class import EXERCISES, honest_class, plant_copies, recommented, renamed, reordered, WRITERS
+
+SOURCE = ROOT / "source" / "attention"
+STUDENTS, SEED = 50, 3
+
+
+@pytest.fixture(scope="module")
+def given():
+    return {name: e for name, e in exercises(SOURCE).items() if name in EXERCISES}
+
+
+@pytest.fixture(scope="module")
+def synthetic(given):
+    answers = honest_class(STUDENTS, SEED)
+    planted = plant_copies(answers, {name: e.reference for name, e in given.items()}, SEED + 100)
+    return answers, planted, similar_answers(given, answers)
+
+
+def _flagged(similarity) -> set[tuple[str, tuple[str, str]]]:
+    return {(e.name, p.students) for e in similarity.exercises for p in e.flagged}
+
+
+def _texts(code: str) -> list[str]:
+    return [text for text, _ in tokens(code)]
+
+
+def test_renamed_variables_comments_spacing_and_reordered_statements_change_no_token():
+    import random
+
+    rng = random.Random(0)
+    for _ in range(20):
+        answer = WRITERS["multi_head_attention"](rng)
+        disguised = recommented(renamed(reordered(answer), rng), rng)
+        assert _texts(disguised) == _texts(answer), (answer, disguised)
+
+
+def test_a_loop_an_einsum_and_a_vectorised_answer_stay_apart():
+    loop = ("def raw_scores(Q, K):\n    S = np.zeros((len(Q), len(K)))\n    for i in range(len(Q)):\n"
+            "        for j in range(len(K)):\n            S[i, j] = Q[i] @ K[j]\n    return S\n")
+    einsum = "def raw_scores(Q, K):\n    return np.einsum('id,jd->ij', Q, K)\n"
+    vectorised = "def raw_scores(Q, K):\n    return Q @ K.T\n"
+    assert len({tuple(_texts(code)) for code in (loop, einsum, vectorised)}) == 3
+
+
+def test_every_planted_pair_is_found_and_no_honest_pair_is_flagged(synthetic):
+    _, planted, similarity = synthetic
+    assert _flagged(similarity) == planted.pairs
+    assert len(planted.pairs) == 8  # renamed, re-commented, reordered, a copy of a copy (3 pairs), 3 exercises
+
+
+def test_a_pair_alike_across_three_exercises_is_listed_with_the_three(synthetic):
+    _, planted, similarity = synthetic
+    assert {r.students: set(r.exercises) for r in similarity.repeated} == {
+        pair: {"softmax", "attention", "multi_head_attention"} for pair in planted.repeated}
+    assert all(r.chance < 1e-4 for r in similarity.repeated)
+
+
+def test_an_answer_identical_to_the_reference_is_listed_apart_not_as_a_pair(synthetic):
+    _, planted, similarity = synthetic
+    assert {(e.name, s) for e in similarity.exercises for s in e.reference} == planted.reference
+    assert similarity.reference_by_student() == {"s045": ["attention"]}
+
+
+def test_a_short_exercise_where_every_answer_is_alike_flags_nobody(synthetic, given):
+    answers, _, _ = synthetic
+    copied = {s: dict(by) for s, by in answers.items()}
+    copied["s001"]["raw_scores"] = copied["s002"]["raw_scores"]  # even a copy: nothing there to tell it by
+    raw = next(e for e in similar_answers(given, copied).exercises if e.name == "raw_scores")
+    assert raw.flagged == [] and not raw.compared and "too short or too alike" in raw.why_not
+
+
+def test_how_unusual_a_pair_is_comes_from_its_exercise(synthetic):
+    _, _, similarity = synthetic
+    for exercise in similarity.exercises:
+        for pair in exercise.flagged:
+            assert pair.similarity >= similarity.settings.min_similarity
+            assert pair.deviations == pytest.approx((pair.similarity - exercise.median) / exercise.spread)
+            assert pair.deviations >= similarity.settings.flag_deviations
+
+
+def test_the_given_code_and_an_untouched_stub_are_no_evidence(given):
+    stub = given["attention"].given.split("\n# YOUR CODE HERE")[0]
+    answers = {f"u{i:02d}": {"attention": stub} for i in range(20)}
+    attention = next(e for e in similar_answers(given, answers).exercises if e.name == "attention")
+    assert attention.answers == 0 and attention.flagged == []
+
+
+def test_an_answer_that_does_not_parse_is_compared_without_crashing(synthetic, given):
+    answers, _, _ = synthetic
+    broken = {s: dict(by) for s, by in answers.items()}
+    broken["s005"]["attention"] = broken["s005"]["attention"] + "\n    %timeit attention(Q, K, V)\n  oops(\n"
+    similarity = similar_answers(given, broken)
+    assert similarity.unparsed == {"attention": ["s005"]}
+    assert _flagged(similarity) >= {p for p in _flagged(synthetic[2]) if "s005" not in p[1]}
+
+
+def test_the_report_reads_answer_cells_from_handed_in_notebooks(tmp_path):
+    release = ROOT / "assignments" / "attention" / "03_softmax_and_mix.ipynb"
+    notebook = json.loads(release.read_text())
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "softmax":
+            cell["source"] = "def softmax(S, axis=-1):\n    return np.exp(S) / np.exp(S).sum(axis, keepdims=True)\n"
+    (tmp_path / release.name).write_text(json.dumps(notebook))
+    (tmp_path / "04_heads.ipynb").write_text("{ not json")
+    found = handed_in(tmp_path, {"softmax", "attention", "split_heads"})
+    assert set(found) == {"softmax", "attention"}
+    assert "np.exp(S)" in found["softmax"] and "NotStarted" in found["attention"]
+
+
+def _page(similarity, answers, anonymous: bool) -> str:
+    results = ClassResults("attention", [], [Student(s, 1.0, 1.0, 0.0, 0.0) for s in sorted(answers)], [])
+    return render(results, [], anonymous, similarity)
+
+
+def test_the_anonymous_page_names_no_student_and_labels_each_one_the_same_way(synthetic, given):
+    answers, planted, _ = synthetic
+    signed = {s: dict(by) for s, by in answers.items()}
+    for student in ("s040", "s041"):  # a comment that signs the copy
+        signed[student]["attention"] = signed[student]["attention"].replace(
+            "def attention(Q, K, V, mask=None):", f"def attention(Q, K, V, mask=None):  # {student}, week 3")
+    similarity = similar_answers(given, signed)
+    page = _page(similarity, signed, anonymous=True)
+    assert not {s for s in signed if re.search(rf"\b{s}\b", page)}
+    repeated = re.search(r"<td>(student \w+) and (student \w+)</td><td class=\"n\">3</td>", page)
+    assert repeated, "the pair alike across exercises is not in the page"
+    assert page.count(f"{repeated[1]} and {repeated[2]}: similarity") == 3  # the same labels in all three
+    named = _page(similarity, signed, anonymous=False)
+    assert "s040 and s041: similarity" in named and "never a verdict" in named
+
+
+def test_the_similarity_section_loads_in_chromium_with_its_marks(synthetic, tmp_path):
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, DOCS, _require_browser
+
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    answers, planted, similarity = synthetic
+    page_file = tmp_path / "index.html"
+    page_file.write_text(_page(similarity, answers, anonymous=False), encoding="utf-8")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 1500})
+            page.goto(page_file.as_uri())
+            shown = page.evaluate("""() => ({
+                headings: [...document.querySelectorAll('h1, h2, h3, h4, h5')].map(h => +h.tagName[1]),
+                pairs: document.querySelectorAll('#similar-pairs ~ section .sides').length,
+                marks: [...document.querySelectorAll('.sides mark')].map(m => m.innerText),
+                verdict: document.getElementById('similar').nextElementSibling.innerText,
+                sideBySide: [...document.querySelectorAll('.sides')].every(s => {
+                    const [a, b] = s.querySelectorAll('figure');
+                    return a.getBoundingClientRect().top === b.getBoundingClientRect().top
+                        && a.getBoundingClientRect().right <= b.getBoundingClientRect().left; }),
+            })""")
+            page.evaluate("document.getElementById('similar').scrollIntoView()")
+            DOCS.mkdir(exist_ok=True)
+            page.screenshot(path=str(DOCS / "class-report-similarity.png"))
+        finally:
+            browser.close()
+    assert all(b - a <= 1 for a, b in zip(shown["headings"], shown["headings"][1:])), shown["headings"]
+    assert shown["pairs"] == len(planted.pairs) and shown["sideBySide"]
+    assert shown["marks"] and all(re.match(r"\[\d+\] ", mark) for mark in shown["marks"])  # a number, not colour
+    assert "never a verdict" in shown["verdict"]
