@@ -30,10 +30,17 @@ def fingerprints(tokens: list[Token], k: int = K, w: int = W) -> Fingerprints:
     if not hashes:
         return {}
     chosen: set[int] = set()
-    for start in range(max(1, len(hashes) - w + 1)):
-        window = hashes[start:start + w]
-        smallest = min(window)
-        chosen.add(start + len(window) - 1 - window[::-1].index(smallest))
+    smallest = -1  # where the current window's rightmost smallest hash is
+    for end in range(min(w, len(hashes)) - 1, len(hashes)):
+        start = max(0, end - w + 1)
+        if smallest < start:  # it left the window: look again
+            smallest = start
+            for i in range(start + 1, end + 1):
+                if hashes[i] <= hashes[smallest]:
+                    smallest = i
+        elif hashes[end] <= hashes[smallest]:
+            smallest = end
+        chosen.add(smallest)
     found: Fingerprints = {}
     for i in sorted(chosen):
         span = lines[i:i + k]

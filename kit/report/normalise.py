@@ -29,7 +29,6 @@ Token = tuple[str, int]  # (text, line)
 _BUILTINS = frozenset(dir(builtins))
 _LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await,
            ast.Global, ast.Nonlocal)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def tokens(source: str) -> list[Token]:
@@ -38,7 +37,10 @@ def tokens(source: str) -> list[Token]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):  # ValueError: a null byte
         return _tokenizer_tokens(source)
-    return _Emitter(_bound_names(tree)).block(tree.body)
+    emitter = _Emitter()
+    emitted = emitter.block(tree.body)
+    bound = emitter.bound
+    return [(("V" if text[1:] in bound else text[1:]) if text[:1] == _NAME else text, line) for text, line in emitted]
 
 
 def parses(source: str) -> bool:
@@ -49,19 +51,12 @@ def parses(source: str) -> bool:
     return True
 
 
-def _bound_names(tree: ast.AST) -> frozenset[str]:
-    """Every name the cell binds itself; imported names stay as they are (they name libraries)."""
-    bound = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-    return frozenset(bound)
+def _children(node: ast.AST):
+    """(field, value) of a node's fields that hold nodes (ast.iter_fields, without its generator's cost)."""
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, (ast.AST, list)) and name != "ctx":
+            yield name, value
 
 
 def _is_docstring(node: ast.stmt) -> bool:
@@ -69,60 +64,54 @@ def _is_docstring(node: ast.stmt) -> bool:
 
 
 class _Effects:
-    """The names one statement reads and writes, and whether it leaves its block."""
+    """The names a statement reads and writes, and whether it leaves its block; filled while it is emitted."""
 
-    def __init__(self, statement: ast.stmt, bound: frozenset[str]):
-        self.bound = bound
+    def __init__(self):
         self.reads: set[str] = set()
         self.writes: set[str] = set()
         self.leaves = False
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            self.writes.add(statement.name)  # its body runs later: only decorators and defaults run now
-            parts = [*statement.decorator_list, *getattr(statement.args, "defaults", ()),
-                     *getattr(statement, "bases", ())]
-        else:
-            parts = [statement]
-        for part in parts:
-            self._visit(part)
-        if isinstance(statement, ast.Expr):
-            self.writes |= self.reads  # a bare call may change what it is given
 
-    def _visit(self, node: ast.AST) -> None:
-        for child in ast.walk(node):
-            if isinstance(child, _LEAVES):
-                self.leaves = True
-            elif isinstance(child, ast.Name):
-                (self.reads if isinstance(child.ctx, ast.Load) else self.writes).add(child.id)
-            elif isinstance(child, (ast.Subscript, ast.Attribute)) and not isinstance(child.ctx, ast.Load):
-                self.writes |= {n.id for n in ast.walk(child.value) if isinstance(n, ast.Name)}
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
-                # x.append(...), x.sort(): a method may change its object (np.exp(...) changes no np)
-                self.writes |= {n.id for n in ast.walk(child.func.value)
-                                if isinstance(n, ast.Name) and n.id in self.bound}
-            elif isinstance(child, ast.keyword) and child.arg == "out":
-                self.writes |= {n.id for n in ast.walk(child.value) if isinstance(n, ast.Name)}
+    def names(self) -> set[str]:
+        return self.reads | self.writes
+
+    def add(self, other: _Effects) -> None:
+        self.reads |= other.reads
+        self.writes |= other.writes
+        self.leaves = self.leaves or other.leaves
 
     def conflicts(self, other: _Effects) -> bool:
         return (self.leaves or other.leaves or bool(self.writes & (other.reads | other.writes))
                 or bool(self.reads & other.writes))
 
 
-class _Emitter:
-    def __init__(self, bound: frozenset[str]):
-        self.bound = bound
+_DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
-    def block(self, statements: list[ast.stmt]) -> list[Token]:
-        """The tokens of a block, its statements in canonical order."""
+
+_NAME = "\x00"  # marks a name until the whole cell is read and it is known whether the cell binds it
+
+
+class _Emitter:
+    def __init__(self):
+        self.bound: set[str] = set()  # the names the cell binds (so far, while it is read)
+
+    def block(self, statements: list[ast.stmt], effects: _Effects | None = None) -> list[Token]:
+        """The tokens of a block, its statements in canonical order; what they read and write goes to
+        `effects` (the statement that holds the block)."""
         kept = [s for s in statements if not _is_docstring(s)]
-        emitted = [self.node(s, s.lineno) for s in kept]
-        effects = [_Effects(s, self.bound) for s in kept]
-        after = {i: [j for j in range(i + 1, len(kept)) if effects[i].conflicts(effects[j])] for i in range(len(kept))}
+        each = [_Effects() for _ in kept]
+        emitted = [self.statement(s, e) for s, e in zip(kept, each)]
+        if effects is not None:
+            for e in each:
+                effects.add(e)
+        if len(kept) == 1:
+            return emitted[0]
+        after = {i: [j for j in range(i + 1, len(kept)) if each[i].conflicts(each[j])] for i in range(len(kept))}
         waiting = [0] * len(kept)
         for later in after.values():
             for j in later:
                 waiting[j] += 1
         # A tie between statements alike (three projections) goes to the one whose followers come first.
-        own = [" ".join(text for text, _ in toks) for toks in emitted]
+        own = [" ".join("N" if text[:1] == _NAME else text for text, _ in toks) for toks in emitted]
         keys = [(own[i], sorted(own[j] for j in after[i])) for i in range(len(kept))]
         ready = [(keys[i], i) for i in range(len(kept)) if not waiting[i]]
         heapq.heapify(ready)
@@ -136,36 +125,76 @@ class _Emitter:
                     heapq.heappush(ready, (keys[j], j))
         return out
 
-    def node(self, node: ast.AST, line: int) -> list[Token]:
+    def statement(self, node: ast.stmt, effects: _Effects) -> list[Token]:
+        if isinstance(node, _DEFINES):  # its body runs later: it binds its name now, reads nothing yet
+            out = self.node(node, node.lineno, _Effects())
+            effects.writes.add(node.name)
+            return out
+        out = self.node(node, node.lineno, effects)
+        if isinstance(node, ast.Expr):
+            effects.writes |= effects.reads  # a bare call may change what it is given
+        return out
+
+    def node(self, node: ast.AST, line: int, effects: _Effects) -> list[Token]:
         line = getattr(node, "lineno", line)
-        if isinstance(node, ast.Name):
-            return [("V" if node.id in self.bound else node.id, line)]
-        if isinstance(node, ast.Constant):
+        kind = type(node)
+        if kind is ast.Name:
+            if type(node.ctx) is ast.Load:
+                effects.reads.add(node.id)
+            else:
+                effects.writes.add(node.id)
+                self.bound.add(node.id)
+            return [(_NAME + node.id, line)]
+        if kind is ast.Constant:
             value = node.value
             return [("S" if isinstance(value, (str, bytes)) else repr(value), line)]
-        out = [(type(node).__name__, line)]
-        if isinstance(node, ast.Attribute):
+        if kind in _LEAVES:
+            effects.leaves = True
+        out = [(kind.__name__, line)]
+        if kind is ast.Attribute:
             out.append(("." + node.attr, line))
-        elif isinstance(node, ast.keyword):
+        elif kind is ast.keyword:
             out.append((f"{node.arg}=", line))
-        elif isinstance(node, (ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif kind is ast.arg:
+            self.bound.add(node.arg)
             out.append(("V", line))
-        elif isinstance(node, ast.alias):
+        elif kind in _DEFINES:
+            self.bound.add(node.name)
+            out.append(("V", line))
+        elif kind is ast.ExceptHandler and node.name:
+            self.bound.add(node.name)
+        elif kind is ast.alias:
             out.append((node.name, line))
-        elif isinstance(node, ast.ImportFrom):
+        elif kind is ast.ImportFrom:
             out.append((node.module or "", line))
-        for field, value in ast.iter_fields(node):
-            if field == "ctx" or not isinstance(value, (ast.AST, list)):
-                continue
+        for field, value in _children(node):
             if isinstance(value, ast.AST):
-                out += self.node(value, line)
+                if kind is ast.Call and field == "func" and type(value) is ast.Attribute:
+                    # x.append(...), x.sort(): a method may change its object (np.exp(...) changes no np)
+                    effects.writes |= {n for n in _object_names(value.value) if n in self.bound}
+                # x[i] = ..., x.a = ..., out=x: x changes
+                if (field == "value" and kind in (ast.Subscript, ast.Attribute) and type(node.ctx) is not ast.Load) \
+                        or (kind is ast.keyword and node.arg == "out"):
+                    inner = _Effects()
+                    out += self.node(value, line, inner)
+                    effects.add(inner)
+                    effects.writes |= inner.names()
+                else:
+                    out += self.node(value, line, effects)
             elif value and isinstance(value[0], ast.stmt):
-                out += [(f"<{field}", line), *self.block(value), (">", line)]
+                out += [(f"<{field}", line), *self.block(value, effects), (">", line)]
             else:
                 for item in value:
                     if isinstance(item, ast.AST):
-                        out += self.node(item, line)
+                        out += self.node(item, line, effects)
         return out
+
+
+def _object_names(node: ast.AST) -> set[str]:
+    """The names in `x.y` or `x[i]` that a method called on it could change: x."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return {node.id} if isinstance(node, ast.Name) else set()
 
 
 def _tokenizer_tokens(source: str) -> list[Token]:

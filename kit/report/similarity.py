@@ -42,8 +42,11 @@ missed.
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import statistics
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -125,14 +128,29 @@ class Similarity:
         return sum(e.candidates for e in self.exercises)
 
 
+def _read(source: str) -> tuple[tuple[str, ...], Fingerprints]:
+    """An answer's normalised token texts and its fingerprints."""
+    toks = tokens(source)
+    return tuple(text for text, _ in toks), fingerprints(toks)
+
+
+def _read_all(sources: set[str], workers: int) -> dict[str, tuple[tuple[str, ...], Fingerprints]]:
+    """`_read` of every distinct source, in `workers` forked processes when there are many."""
+    ordered = sorted(sources)
+    if workers <= 1 or len(ordered) < 2000:
+        return {source: _read(source) for source in ordered}
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        return dict(zip(ordered, pool.map(_read, ordered, chunksize=500)))
+
+
 def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str, str]],
-                    settings: Settings = Settings()) -> Similarity:
-    cache: dict[str, tuple[tuple[str, ...], Fingerprints]] = {}
+                    settings: Settings = Settings(), workers: int | None = None) -> Similarity:
+    """workers: processes that normalise and winnow (default: one per core this process may use)."""
+    workers = len(os.sched_getaffinity(0)) if workers is None else workers
+    cache = _read_all({code for by in answers.values() for code in by.values()}
+                      | {code for e in exercises.values() for code in (e.given, e.reference)}, workers)
 
     def read(source: str) -> tuple[tuple[str, ...], Fingerprints]:
-        if source not in cache:
-            toks = tokens(source)
-            cache[source] = (tuple(text for text, _ in toks), fingerprints(toks))
         return cache[source]
 
     results, tails, unparsed = [], {}, {}
