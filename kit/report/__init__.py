@@ -9,6 +9,11 @@ wrote beside each student's autograded notebooks; it never runs student code.
     sections.py  which chapter section each exercise follows
     collect.py   gradebook + grading reports → `ClassResults`
     charts.py    the three charts (matplotlib, the notebooks' figure style)
+    answers.py   the answer cells handed in, and each exercise's reference and given code
+    normalise.py an answer's code as tokens renaming, comments and reordering do not change
+    fingerprints.py  winnowed fingerprints of those tokens
+    similarity.py    answers unusually alike: pairs per exercise, across exercises, the reference's copies
+    similar_view.py  what the page shows of them (labels and code in the anonymous page)
     page.py      one self-contained HTML page (charts inline, no external files)
     summary.py   the text summary for the terminal
     build.py     nbgrader's configuration → the page and the summary
