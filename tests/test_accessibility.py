@@ -1,0 +1,215 @@
+"""Can a student who uses a screen reader, a keyboard alone or high zoom use every page the kit makes?
+
+axe-core (tests/axe.py; the npm package `make axe` installs) runs the rules of
+WCAG 2.0 and 2.1 at levels A and AA in Chromium, driven by Playwright
+(tests/browser.py), on every page the kit makes, each made the way the kit makes it:
+
+- students' feedback pages (`nbgrader generate_feedback` in `make demo`'s run on
+  the example class): passed (ada), failed with a diagnosis (bo: softmax over the
+  wrong axis), not started (dee), and graded unconfined (a course that opts out);
+- the class report and its anonymous version, whole, whatever sections it holds;
+- the Model Explorer, on trained and on random weights, after a prompt and a head are chosen;
+- a release notebook in JupyterLab, run cell by cell as a student does (check
+  messages, placeholders for figures not drawn yet), and the same notebook solved
+  (passed checks, figures): only what the kit wrote is audited (outputs and
+  rendered markdown); JupyterLab's own violations are printed, never counted.
+
+Beyond axe: the explorer works with the keyboard alone (every control reached
+by Tab, with a visible focus, and a head chosen with the keyboard updates the
+grid's text description); the report and the explorer fit a 1280-px window at
+200% zoom without scrolling sideways; every figure label meets AA contrast.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from explorer.reference import reference_source
+from explorer.server import start
+from kit import nbgrader_cli
+from kit.notebooks import ROOT
+from tests.axe import TAGS, audit, require_axe
+from tests.browser import chromium, lab_page, open_notebook, require_browser, run_all, running_lab, shown_cells
+
+NOTEBOOK = "03_softmax_and_mix"  # the notebook with the most figures and checks of different kinds
+FEEDBACK = {"passed": "ada", "failed with a diagnosis": "bo", "not started": "dee"}  # examples/class students
+PROMPT = "the dog sees a red ball . the dog sees a red ball"
+HEAD = (1, 2)  # the layer and head chosen in the explorer
+# A 1280-px window at 200% zoom: 640 CSS px wide, two device pixels each.
+ZOOMED = {"viewport": {"width": 640, "height": 450}, "device_scale_factor": 2}
+# What the kit writes in JupyterLab: cell outputs and its rendered markdown.
+KIT_IN_LAB = [".jp-OutputArea-output", ".jp-MarkdownCell .jp-RenderedMarkdown"]
+
+
+def _fail_on(found, what: str) -> None:
+    print(found.report(what))
+    assert not found.violations, found.report(what)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_browser()
+    require_axe()
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    page.close()
+    assert errors == [], errors
+
+
+# ---------------------------------------------------------------- the pages, made as the kit makes them
+
+
+@pytest.fixture(scope="module")
+def unconfined_feedback(tmp_path_factory, copy_released) -> Path:
+    """The feedback page of a student graded unconfined (a course that opts out, on a machine it
+    finds no confinement on: KIT_CONFINEMENT=none), as tests/test_refusal.py makes it."""
+    course = copy_released(tmp_path_factory.mktemp("unconfined"))
+    submitted = course / "submitted" / "ada" / "attention"
+    submitted.mkdir(parents=True)
+    shutil.copy(ROOT / "source" / "attention" / f"{NOTEBOOK}.ipynb", submitted)
+    toml = course / "course.toml"
+    toml.write_text(toml.read_text().replace("unconfined = false", "unconfined = true"))
+    for command in (("db", "student", "add", "ada"), ("autograde", "attention"), ("generate_feedback", "attention")):
+        nbgrader_cli.run(*command, "--log-level=ERROR", cwd=course, env={"HOME": str(course), "KIT_CONFINEMENT": "none"},
+                         check=True, capture_output=True)
+    page = course / "feedback" / "ada" / "attention" / f"{NOTEBOOK}.html"
+    assert "Graded unconfined." in page.read_text()
+    return page
+
+
+@pytest.fixture(scope="module")
+def feedback_pages(graded_class, unconfined_feedback) -> dict[str, Path]:
+    pages = {kind: graded_class.course / "feedback" / student / "attention" / f"{NOTEBOOK}.html"
+             for kind, student in FEEDBACK.items()}
+    assert "not started" in pages["not started"].read_text()
+    assert "softmax over the wrong axis" in pages["failed with a diagnosis"].read_text()
+    return {**pages, "graded unconfined": unconfined_feedback}
+
+
+@pytest.fixture(scope="module")
+def report_pages(graded_class, tmp_path_factory) -> dict[str, Path]:
+    """`make demo`'s class report, and its anonymous version, written by kit.report's own functions
+    (into a folder of this test's: the graded class is shared and read-only)."""
+    from kit.report.build import course_directory
+    from kit.report.charts import all_charts
+    from kit.report.collect import collect
+    from kit.report.page import render
+
+    anonymous = tmp_path_factory.mktemp("report") / "anonymous.html"
+    results = collect(course_directory(graded_class.course), "attention")
+    anonymous.write_text(render(results, all_charts(results), anonymous=True), encoding="utf-8")
+    return {"named": graded_class.course / "reports" / "attention" / "index.html", "anonymous": anonymous}
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    server, url = start(reference_source(), port=0)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+def _explore(page, url: str, weights: str) -> None:
+    """The explorer with PROMPT run on `weights` and HEAD chosen, by mouse and typing."""
+    page.goto(url)
+    page.wait_for_selector("body[data-state=ready]")
+    page.fill("#prompt", PROMPT)
+    page.press("#prompt", "Enter")
+    page.wait_for_selector(f'body[data-state=ready][data-prompt="{PROMPT}"]')
+    if weights != "trained":
+        page.check(f"input[name=weights][value={weights}]")
+        page.wait_for_selector(f"body[data-state=ready][data-weights={weights}]")
+    layer, head = HEAD
+    page.click(f'.head[data-layer="{layer}"][data-head="{head}"]')
+    page.wait_for_selector(f'.head.selected[data-layer="{layer}"][data-head="{head}"]')
+
+
+# ---------------------------------------------------------------- the audit
+
+
+@pytest.mark.parametrize("kind", [*FEEDBACK, "graded unconfined"])
+def test_does_a_students_feedback_page_pass_the_audit(page, feedback_pages, kind):
+    page.goto(feedback_pages[kind].as_uri())
+    _fail_on(audit(page), f"feedback page, {kind}")
+
+
+@pytest.mark.parametrize("version", ["named", "anonymous"])
+def test_does_the_whole_class_report_pass_the_audit(page, report_pages, version):
+    page.goto(report_pages[version].as_uri())
+    _fail_on(audit(page), f"class report, {version}")  # every section the report holds
+
+
+@pytest.mark.parametrize("weights", ["trained", "random"])
+def test_does_the_explorer_pass_the_audit_after_a_prompt_and_a_head_are_chosen(page, explorer, weights):
+    _explore(page, explorer, weights)
+    _fail_on(audit(page), f"explorer, {weights} weights")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    require_browser()
+    require_axe()
+    home = tmp_path_factory.mktemp("lab")
+    shutil.copytree(ROOT / "assignments" / "attention", home / "release", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "source" / "attention", home / "solved", ignore=shutil.ignore_patterns("__pycache__"))
+    with running_lab(home, tmp_path_factory.mktemp("lab-log") / "lab.log", pythonpath=ROOT) as lab:
+        yield lab
+
+
+def _run_each_cell(page, path: str) -> list[dict]:
+    """Open `path` and run every cell in turn, as a student pressing Shift+Enter through it (a failing
+    check does not stop the cells after it, as Run All would)."""
+    open_notebook(page, path)
+    page.evaluate("""async () => {
+        const app = window.jupyterapp, notebook = app.shell.currentWidget.content;
+        for (let i = 0; i < notebook.widgets.length; i++) {
+            notebook.activeCellIndex = i;
+            await app.commands.execute('notebook:run-cell');
+        }
+    }""")
+    page.wait_for_function("""() => {
+        const w = window.jupyterapp.shell.currentWidget;
+        const prompts = [...w.node.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent.trim());
+        return !prompts.some(t => t.includes('*') || t === '[ ]:') && w.sessionContext.session.kernel.status === 'idle';
+    }""", timeout=180_000)
+    return shown_cells(page)
+
+
+def _kit_context(page) -> dict:
+    """axe's context for what the kit wrote in the notebook in front (the ones opened before stay hidden)."""
+    widget = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    return {"include": [[f"[id='{widget}'] {selector}"] for selector in KIT_IN_LAB]}
+
+
+def test_does_what_the_kit_writes_in_jupyterlab_pass_the_audit(browser, lab):
+    page = lab_page(browser, lab)
+    try:
+        found, own = {}, {}
+        shown = _run_each_cell(page, f"release/{NOTEBOOK}.ipynb")
+        text = "\n".join(cell["text"] for cell in shown)
+        assert "not started" in text and "Figure not drawn yet" in text, text[:2000]
+        found["release"] = audit(page, _kit_context(page))
+        shown = run_all(page, f"solved/{NOTEBOOK}.ipynb")
+        assert any(cell["images"] for cell in shown) and "✓" in "\n".join(cell["text"] for cell in shown)
+        found["solved"] = audit(page, _kit_context(page))
+        own = audit(page, {"exclude": _kit_context(page)["include"]})
+    finally:
+        page.close()
+    print(own.report("JupyterLab's own (not counted)"))
+    for what, result in found.items():
+        print(result.report(f"JupyterLab, {what} {NOTEBOOK}"))
+    assert not any(r.violations for r in found.values()), \
+        "\n".join(r.report(f"JupyterLab, {what} {NOTEBOOK}") for what, r in found.items())
