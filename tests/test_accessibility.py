@@ -213,3 +213,121 @@ def test_does_what_the_kit_writes_in_jupyterlab_pass_the_audit(browser, lab):
         print(result.report(f"JupyterLab, {what} {NOTEBOOK}"))
     assert not any(r.violations for r in found.values()), \
         "\n".join(r.report(f"JupyterLab, {what} {NOTEBOOK}") for what, r in found.items())
+
+
+# ---------------------------------------------------------------- beyond the audit: keyboard, zoom, words, contrast
+
+FOCUS_SHOWN = """() => { const s = getComputedStyle(document.activeElement);
+    return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== 'none'; }"""
+FOCUSED = """() => { const e = document.activeElement;
+    return e.id || (e.name && `${e.name}=${e.value}`) || e.closest('.head')?.dataset.layer + '/' + e.closest('.head')?.dataset.head
+        || e.tagName.toLowerCase(); }"""
+
+
+def test_can_the_explorer_be_used_with_the_keyboard_alone(page, explorer):
+    page.goto(explorer)
+    page.wait_for_selector("body[data-state=ready]")
+    reached, unseen = [], []
+    for _ in range(30):  # Tab through the page: every control, once, each with a visible focus
+        page.keyboard.press("Tab")
+        where = page.evaluate(FOCUSED)
+        if where in reached:
+            break
+        reached.append(where)
+        if not page.evaluate(FOCUS_SHOWN):
+            unseen.append(where)
+    heads = [f"{layer}/{head}" for layer in range(2) for head in range(4)]
+    assert reached[:4] == ["prompt", "run", "weights=trained", "show"] and reached[4:12] == heads, reached
+    assert unseen == [], f"no visible focus on {unseen}"
+    # A prompt typed and run, the random weights chosen with an arrow key, then a head, with the keyboard alone.
+    page.focus("body")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Control+a")
+    page.keyboard.type(PROMPT)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f'body[data-state=ready][data-prompt="{PROMPT}"]')
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector("body[data-state=ready][data-weights=random]")
+    assert page.evaluate(FOCUSED) == "weights=random" and page.evaluate(FOCUS_SHOWN)
+    page.keyboard.press("ArrowUp")
+    page.wait_for_selector("body[data-state=ready][data-weights=trained]")
+    before = page.inner_text("#description")
+    layer, head = HEAD
+    page.keyboard.press("Tab")  # the select
+    for _ in range(1 + 4 * layer + head):
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f'.head.selected[data-layer="{layer}"][data-head="{head}"]')
+    assert page.evaluate(FOCUSED) == f"{layer}/{head}", "choosing a head lost the keyboard's place"
+    described = page.inner_text("#description")
+    assert described != before and described.startswith(f"Layer {layer}, head {head}") and PROMPT in described
+    n = len(PROMPT.split()) + 1
+    assert len(re.findall(r"looks most at", described)) == n and re.search(r"\d\.\d\d", described)
+    assert page.locator("#weights-table tbody tr").count() == n
+    assert page.get_attribute("#description", "aria-live") == "polite"
+    page.keyboard.press("Space")  # Space chooses too: the focus stays
+    assert page.evaluate(FOCUSED) == f"{layer}/{head}"
+
+
+@pytest.mark.parametrize("what", ["class report", "explorer"])
+def test_does_the_page_fit_a_1280px_window_at_200_percent_zoom(browser, report_pages, explorer, what):
+    page = browser.new_page(**ZOOMED)
+    try:
+        if what == "explorer":
+            _explore(page, explorer, "trained")
+        else:
+            page.goto(report_pages["named"].as_uri())
+        width, client = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width <= client, f"the {what} scrolls sideways at 200% zoom: {width} CSS px wide in {client}"
+    finally:
+        page.close()
+
+
+def _figure_alts(page, selector: str) -> list[str]:
+    return page.evaluate("s => [...document.querySelectorAll(s)].map(i => i.getAttribute('alt') ?? '')", selector)
+
+
+def test_does_every_figure_in_the_report_and_in_feedback_carry_its_numbers_in_words(page, report_pages,
+                                                                                   feedback_pages):
+    for version, path in report_pages.items():
+        page.goto(path.as_uri())
+        alts = _figure_alts(page, "img")
+        assert len(alts) == 3 and all(re.search(r"\d", alt) and len(alt) > 60 for alt in alts), (version, alts)
+    for kind, path in feedback_pages.items():
+        page.goto(path.as_uri())
+        assert all(re.search(r"\d", alt) for alt in _figure_alts(page, "img")), kind
+
+
+def test_does_every_check_message_say_in_words_whether_it_passed(feedback_pages):
+    for kind, path in feedback_pages.items():
+        text = re.sub(r"<[^>]+>", "", path.read_text())
+        marks = re.findall(r"[✓✗]\s*\S+", text)
+        assert all(mark.endswith("passed:") for mark in marks), (kind, sorted(set(marks)))
+        assert kind == "not started" or marks, kind
+
+
+def test_does_every_label_on_a_coloured_cell_of_the_reports_heat_map_meet_aa_contrast():
+    """The heat map writes each count on its cell in black or white: at least 4.5:1 on every colour of
+    viridis (the notebooks' figures: tests/test_figures.py)."""
+    import matplotlib
+
+    from kit.report.charts import CMAP, _text_colour, luminance
+
+    def contrast(a, b) -> float:
+        high, low = sorted([luminance(a), luminance(b)], reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    cmap = matplotlib.colormaps[CMAP]
+    worst, at = min((contrast(cmap(i / 255), matplotlib.colors.to_rgba(_text_colour(cmap(i / 255)))), i / 255)
+                    for i in range(256))
+    assert worst >= 4.5, f"{CMAP} at {at:.3f}: {worst:.2f}:1"
+    assert contrast((1, 1, 1), (0, 0, 0)) == pytest.approx(21)
+
+
+def test_the_makefile_installs_the_axe_core_the_audit_names():
+    from tests.axe import VERSION
+
+    assert f"AXE_VERSION = {VERSION}\n" in (ROOT / "Makefile").read_text()
+    assert len(TAGS) == 4
