@@ -56,6 +56,7 @@ class Audit:
     def report(self, what: str) -> str:
         lines = [f"{what}: {len(self.rules)} rules, {len(self.violations)} violated"]
         lines += [f"  {v}" for v in self.violations]
+        lines += [f"  left for a person to review: {v}" for v in self.incomplete]
         return "\n".join(lines)
 
 
