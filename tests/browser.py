@@ -27,6 +27,9 @@ from typing import NamedTuple
 
 import pytest
 
+from kit.notebooks import ROOT
+
+DOCS = ROOT / "docs"  # where the browser tests save the screenshots README shows
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))  # Debian's; elsewhere set CHROMIUM
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -234,6 +234,9 @@ def test_does_what_the_kit_writes_in_jupyterlab_pass_the_audit(browser, lab):
         text = "\n".join(cell["text"] for cell in shown)
         assert any(cell["images"] for cell in shown) and "✓" in text
         assert all(mark == "✓ passed:" for mark in re.findall(r"[✓✗]\s*\S+", text)), text[:2000]
+        alts = _figure_alts(page, f"[id='{page.evaluate('() => window.jupyterapp.shell.currentWidget.id')}'] "
+                                  ".jp-OutputArea img")
+        assert alts and all(re.search(r"\d\.\d", alt) for alt in alts), alts
         found["solved"] = audit(page, _kit_context(page))
         own = audit(page, {"exclude": _kit_context(page)["include"]})
     finally:
@@ -307,10 +310,12 @@ def test_does_the_page_fit_a_1280px_window_at_200_percent_zoom(browser, report_p
     try:
         if what == "explorer":
             _explore(page, explorer, "trained")
+            page.click("#table-details summary")  # the widest part: every weight, in a box of its own
         else:
             page.goto(report_pages["named"].as_uri())
         width, client = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert width <= client, f"the {what} scrolls sideways at 200% zoom: {width} CSS px wide in {client}"
+        _fail_on(audit(page), f"{what} at 200% zoom")
     finally:
         page.close()
 

@@ -23,11 +23,10 @@ from pathlib import Path
 import pytest
 
 from kit.notebooks import ROOT
-from tests.browser import chromium, lab_page, open_notebook, require_browser, run_all, running_lab
+from tests.browser import DOCS, chromium, lab_page, open_notebook, require_browser, run_all, running_lab
 
 RELEASE = ROOT / "assignments" / "attention"
 SOURCE = ROOT / "source" / "attention"
-DOCS = ROOT / "docs"
 FIRST = "01_worked_example.ipynb"     # the release notebook a student opens first
 PICTURES = "03_softmax_and_mix.ipynb"  # the solved notebook with the most figures of different kinds
 WRITTEN = "05_masks_and_cross_attention.ipynb"  # the release notebook whose written question the student answers

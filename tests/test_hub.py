@@ -36,7 +36,7 @@ from kit.hand_in.acl import readers
 from kit.notebooks import ROOT
 from tests import hub as jupyterhub
 from tests.adversarial.unprivileged import environment
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, _require_browser
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, require_browser
 
 ANN, BO = jupyterhub.STUDENTS
 INSTRUCTOR = jupyterhub.INSTRUCTOR
@@ -53,7 +53,7 @@ def _require_hub() -> None:
         if os.environ.get("CI"):
             pytest.fail(f"{reason}: in CI it must run, not skip", pytrace=False)
         pytest.skip(f"{reason}; `make test` installs it")
-    _require_browser()
+    require_browser()
 
 
 class Course:
