@@ -34,7 +34,7 @@ from explorer.reference import reference_source
 from explorer.server import start
 from kit import nbgrader_cli
 from kit.notebooks import ROOT
-from tests.axe import TAGS, audit, require_axe
+from tests.axe import TAGS, VERSION, audit, require_axe
 from tests.browser import chromium, lab_page, open_notebook, require_browser, run_all, running_lab, shown_cells
 
 NOTEBOOK = "03_softmax_and_mix"  # the notebook with the most figures and checks of different kinds
@@ -47,7 +47,24 @@ ZOOMED = {"viewport": {"width": 640, "height": 450}, "device_scale_factor": 2}
 KIT_IN_LAB = [".jp-OutputArea-output", ".jp-MarkdownCell .jp-RenderedMarkdown"]
 
 
-def _fail_on(found, what: str) -> None:
+@pytest.fixture(scope="module")
+def audited(request) -> dict:
+    """Page → the axe rules run on it; at the end, the count of pages and rules on the terminal."""
+    pages: dict[str, frozenset[str]] = {}
+    yield pages
+    if pages:
+        rules = frozenset().union(*pages.values())
+        line = (f"accessibility audit (axe-core {VERSION}, {', '.join(TAGS)}): {len(pages)} page audits, "
+                f"{len(rules)} rules")
+        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+        capture = request.config.pluginmanager.get_plugin("capturemanager")
+        if reporter is not None and capture is not None:
+            with capture.global_and_fixture_disabled():  # shown without -s
+                reporter.write_line(f"\n{line}")
+
+
+def _fail_on(found, what: str, audited: dict) -> None:
+    audited[what] = found.rules
     print(found.report(what))
     assert not found.violations, found.report(what)
 
@@ -150,13 +167,14 @@ def _explore(page, url: str, weights: str) -> None:
 
 
 @pytest.mark.parametrize("kind", [*FEEDBACK, "graded unconfined"])
-def test_does_a_students_feedback_page_pass_the_audit(page, feedback_pages, graded_class, kind):
+def test_does_a_students_feedback_page_pass_the_audit(page, feedback_pages, graded_class, audited, kind):
     pages = [feedback_pages[kind]] if kind == "graded unconfined" else every_feedback_page(graded_class, kind)
     assert kind == "graded unconfined" or len(pages) == 9, pages
     found = {}
     for path in pages:
         page.goto(path.as_uri())
         found[path.stem] = audit(page)
+        audited[f"feedback page, {kind}, {path.stem}"] = found[path.stem].rules
     for notebook, result in found.items():
         print(result.report(f"feedback page, {kind}, {notebook}"))
     assert not any(r.violations for r in found.values()), \
@@ -164,18 +182,18 @@ def test_does_a_students_feedback_page_pass_the_audit(page, feedback_pages, grad
 
 
 @pytest.mark.parametrize("version", ["named", "anonymous"])
-def test_does_the_whole_class_report_pass_the_audit(page, report_pages, version):
+def test_does_the_whole_class_report_pass_the_audit(page, report_pages, audited, version):
     page.goto(report_pages[version].as_uri())
-    _fail_on(audit(page), f"class report, {version}")  # every section the report holds
+    _fail_on(audit(page), f"class report, {version}", audited)  # every section the report holds
 
 
 @pytest.mark.parametrize("weights", ["trained", "random"])
-def test_does_the_explorer_pass_the_audit_after_a_prompt_and_a_head_are_chosen(page, explorer, weights):
+def test_does_the_explorer_pass_the_audit_after_a_prompt_and_a_head_are_chosen(page, explorer, audited, weights):
     from kit.report.charts import luminance
 
     _explore(page, explorer, weights)
     found = audit(page)
-    _fail_on(found, f"explorer, {weights} weights")
+    _fail_on(found, f"explorer, {weights} weights", audited)
     # axe leaves the grids' SVG labels (it cannot tell their background) for a person: on the page's white,
     # each label's fill must meet 4.5:1.
     assert {v.rule for v in found.incomplete} <= {"color-contrast"}, found.report("explorer")
@@ -222,7 +240,7 @@ def _kit_context(page) -> dict:
     return {"include": [[f"[id='{widget}'] {selector}"] for selector in KIT_IN_LAB]}
 
 
-def test_does_what_the_kit_writes_in_jupyterlab_pass_the_audit(browser, lab):
+def test_does_what_the_kit_writes_in_jupyterlab_pass_the_audit(browser, lab, audited):
     page = lab_page(browser, lab)
     try:
         found, own = {}, {}
@@ -243,6 +261,7 @@ def test_does_what_the_kit_writes_in_jupyterlab_pass_the_audit(browser, lab):
         page.close()
     print(own.report("JupyterLab's own (not counted)"))
     for what, result in found.items():
+        audited[f"JupyterLab, {what} {NOTEBOOK}"] = result.rules
         print(result.report(f"JupyterLab, {what} {NOTEBOOK}"))
     assert not any(r.violations for r in found.values()), \
         "\n".join(r.report(f"JupyterLab, {what} {NOTEBOOK}") for what, r in found.items())
@@ -305,7 +324,7 @@ def test_can_the_explorer_be_used_with_the_keyboard_alone(page, explorer):
 
 
 @pytest.mark.parametrize("what", ["class report", "explorer"])
-def test_does_the_page_fit_a_1280px_window_at_200_percent_zoom(browser, report_pages, explorer, what):
+def test_does_the_page_fit_a_1280px_window_at_200_percent_zoom(browser, report_pages, explorer, audited, what):
     page = browser.new_page(**ZOOMED)
     try:
         if what == "explorer":
@@ -315,7 +334,7 @@ def test_does_the_page_fit_a_1280px_window_at_200_percent_zoom(browser, report_p
             page.goto(report_pages["named"].as_uri())
         width, client = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert width <= client, f"the {what} scrolls sideways at 200% zoom: {width} CSS px wide in {client}"
-        _fail_on(audit(page), f"{what} at 200% zoom")
+        _fail_on(audit(page), f"{what} at 200% zoom", audited)
     finally:
         page.close()
 
