@@ -75,6 +75,8 @@ def audit(page, context: dict | str | None = None) -> Audit:
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(SCRIPT))
     found = page.evaluate(_RUN, [context, list(TAGS)])
-    as_violations = lambda items: tuple(Violation(i["rule"], i["impact"], i["help"], tuple(i["targets"]))  # noqa: E731
-                                        for i in items)
-    return Audit(frozenset(found["rules"]), as_violations(found["violations"]), as_violations(found["incomplete"]))
+    return Audit(frozenset(found["rules"]), _violations(found["violations"]), _violations(found["incomplete"]))
+
+
+def _violations(items: list[dict]) -> tuple[Violation, ...]:
+    return tuple(Violation(i["rule"], i["impact"], i["help"], tuple(i["targets"])) for i in items)
