@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 ASSIGNMENT = $(shell $(PY) -m kit.course assignment)
 COURSE_ID = $(shell $(PY) -m kit.course course_id)
 
-.PHONY: demo report test release setup setup-test setup-bench browser bubblewrap postgres hub lab bench clean
+.PHONY: demo report test release setup setup-test setup-bench browser axe bubblewrap postgres hub lab bench clean
 
 $(VENV)/.base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,18 @@ browser:
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "chromium not found: browser tests will skip (install Debian's chromium to run them)"; fi
+
+# axe-core (npm), the accessibility engine tests/test_accessibility.py loads into every page the kit makes,
+# pinned (tests/axe.py VERSION says the same), into .run/axe/. npm comes from Debian when root; without npm the
+# audit skips and says so (under CI it fails).
+AXE_VERSION = 4.14.1
+AXE_PREFIX = .run/axe
+axe:
+	@if grep -qs '"version": "$(AXE_VERSION)"' $(AXE_PREFIX)/node_modules/axe-core/package.json; then :; \
+	elif command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }; then \
+		mkdir -p $(AXE_PREFIX) && npm install --silent --no-fund --no-audit --prefix $(AXE_PREFIX) axe-core@$(AXE_VERSION) >/dev/null; \
+	else echo "npm not found: the accessibility audit will skip (install npm, then make axe)"; fi
 
 # bubblewrap confines each student's grading child (autograder/sandbox.py); without it (and
 # without user namespaces) `nbgrader autograde` refuses to grade. Installed when running as root.
@@ -79,7 +91,7 @@ demo: setup bubblewrap
 report: setup
 	$(PY) -m kit.report $(ARGS)
 
-test: setup-test browser bubblewrap postgres hub
+test: setup-test browser axe bubblewrap postgres hub
 	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 tests
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your

@@ -66,11 +66,13 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 
 # Feedback shows each hidden check's verdict and message, never its code, and each written answer's points
 # and comment, never its rubric (nbgrader's own ClearMarkScheme, as the release runs it: kit/written.py).
-from kit.feedback import HideHiddenTests  # noqa: E402
+from kit.feedback import FeedbackExporter, HideHiddenTests  # noqa: E402
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import ClearMarkScheme, GetGrades  # noqa: E402
 
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearMarkScheme, HideHiddenTests]
+# ... on a page in English whose links, colours and messages pass WCAG 2.1 AA (tests/test_accessibility.py).
+c.GenerateFeedback.exporter_class = FeedbackExporter
 
 # Autograding runs the student's code in a confined child process per student
 # and compares in nbgrader's own process (autograder/nbgrader_plugin.py).

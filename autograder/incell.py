@@ -25,4 +25,4 @@ def hidden_check(name: str, answer) -> None:
     _, problem = check_verdicts([(visible, [c["label"] for c in visible], True), (cases, labels, False)], outcome_for)
     if problem:
         raise CheckFailed(problem.message)
-    print(f"✓ {name}: all {len(cases)} hidden checks passed")
+    print(f"✓ passed: {name}, all {len(cases)} hidden checks")

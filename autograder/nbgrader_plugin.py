@@ -139,7 +139,7 @@ class GradeOutOfProcess(NbGraderPreprocessor):
                 cell.outputs = [new_output("error", ename="NotGraded", evalue="this check has no grader",
                                            traceback=["NotGraded: this check has no grader"])]
             elif grade.earned == grade.possible:
-                cell.outputs = [new_output("stream", name="stdout", text=f"✓ {grade.grade_id}\n")]
+                cell.outputs = [new_output("stream", name="stdout", text=f"✓ passed: {grade.grade_id}\n")]
             else:
                 cell.outputs = [new_output("error", ename="CheckFailed", evalue=grade.message,
                                            traceback=[f"CheckFailed: {grade.message}"])]

@@ -63,7 +63,7 @@ SLOWEST_FIRST = ["tests/test_main_command.py", "tests/test_report.py", "tests/te
                  "tests/test_parallel.py", "tests/test_nothing_lost.py", "tests/test_export.py",
                  "tests/test_nbgrader.py", "tests/test_two_graders.py", "tests/test_gradebook_check.py",
                  "tests/test_refusal.py", "tests/test_hand_in.py", "two graders on PostgreSQL", "tests/test_release.py",
-                 "tests/test_model_heads.py", "tests/test_browser.py"]
+                 "tests/test_model_heads.py", "tests/test_browser.py", "tests/test_accessibility.py"]
 
 
 def unit_of(nodeid: str) -> str:

@@ -21,9 +21,9 @@ import pytest
 from explorer.reference import reference_source
 from explorer.server import start
 from model.transformer import HEADS, LAYERS
+from tests.browser import chromium, require_browser
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
 PROMPT = "the dog sees a red ball . the dog sees a red ball"
 RELEASE = ROOT / "assignments" / "attention"
 SOLVED = ROOT / "source" / "attention"
@@ -83,62 +83,38 @@ def test_does_the_server_stop(explorer):
 # ---------------------------------------------------------------- the page in Chromium
 
 
-def _browser_or_skip():
-    """Playwright's sync API, or a skip that says how to enable the test (a failure under CI)."""
-    missing = []
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing.append("playwright (pip install -e '.[browser]')")
-        sync_playwright = None
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        missing.append(f"Chromium at {CHROMIUM} (apt-get install -y chromium)")
-    if missing:
-        message = "the browser test needs " + " and ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(message + "; CI must install them", pytrace=False)
-        pytest.skip(message)
-    return sync_playwright
-
-
 def test_does_the_page_draw_every_grid_and_switch_to_random_weights(explorer):
-    sync_playwright = _browser_or_skip()
+    require_browser()
     docs = ROOT / "docs"
     docs.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(explorer)
-            page.wait_for_selector("body[data-state=ready]")
-            page.fill("#prompt", PROMPT)
-            page.press("#prompt", "Enter")
-            page.wait_for_selector(f'body[data-state=ready][data-prompt="{PROMPT}"]')
-            n = len(PROMPT.split()) + 1
-            # Every head's weights in the overview, and one head's scores, mask and weights in detail.
-            assert page.locator("#overview svg.grid[data-what=weights]").count() == LAYERS * HEADS
-            assert page.locator("#detail svg.grid").count() == 3
-            assert page.locator("#overview svg.grid").first.locator("rect[fill^='rgb']").count() > n
-            assert page.locator("#overview .kind").all_inner_texts().count("induction") >= 1
-            page.screenshot(path=str(docs / "explorer-trained.png"), full_page=True)
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(explorer)
+        page.wait_for_selector("body[data-state=ready]")
+        page.fill("#prompt", PROMPT)
+        page.press("#prompt", "Enter")
+        page.wait_for_selector(f'body[data-state=ready][data-prompt="{PROMPT}"]')
+        n = len(PROMPT.split()) + 1
+        # Every head's weights in the overview, and one head's scores, mask and weights in detail.
+        assert page.locator("#overview svg.grid[data-what=weights]").count() == LAYERS * HEADS
+        assert page.locator("#detail svg.grid").count() == 3
+        assert page.locator("#overview svg.grid").first.locator("rect[fill^='rgb']").count() > n
+        assert page.locator("#overview .kind").all_inner_texts().count("induction") >= 1
+        page.screenshot(path=str(docs / "explorer-trained.png"), full_page=True)
 
-            page.check("input[name=weights][value=random]")
-            page.wait_for_selector("body[data-state=ready][data-weights=random]")
-            assert page.locator("#overview svg.grid[data-what=weights]").count() == LAYERS * HEADS
-            assert set(page.locator("#overview .kind").all_inner_texts()) == {"spread"}
-            page.screenshot(path=str(docs / "explorer-random.png"), full_page=True)
+        page.check("input[name=weights][value=random]")
+        page.wait_for_selector("body[data-state=ready][data-weights=random]")
+        assert page.locator("#overview svg.grid[data-what=weights]").count() == LAYERS * HEADS
+        assert set(page.locator("#overview .kind").all_inner_texts()) == {"spread"}
+        page.screenshot(path=str(docs / "explorer-random.png"), full_page=True)
 
-            page.fill("#prompt", "the zebra")
-            page.press("#prompt", "Enter")
-            page.wait_for_selector("body[data-state=error]")
-            assert "zebra" in page.inner_text("#error")
-            assert errors == []
-        finally:
-            browser.close()
+        page.fill("#prompt", "the zebra")
+        page.press("#prompt", "Enter")
+        page.wait_for_selector("body[data-state=error]")
+        assert "zebra" in page.inner_text("#error")
+        assert errors == []
 
 
 # ---------------------------------------------------------------- the students' copy, in their fetched folder

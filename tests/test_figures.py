@@ -93,3 +93,38 @@ def test_a_function_read_from_a_notebook_with_a_syntax_error_shows_that_error_an
     message = str(raised.value)
     assert "defines no attention" in message and "SyntaxError" in message
     assert "save it and re-run this cell" in message and "saved file" in message
+
+
+def test_does_every_value_written_on_a_coloured_cell_meet_aa_contrast(figures):
+    """A heat map writes each value on its cell in black or white: at least 4.5:1 (WCAG AA) on every colour."""
+    import matplotlib
+
+    cmap, norm = matplotlib.colormaps[figures.CMAP], matplotlib.colors.Normalize(0, 1)
+
+    def contrast(a, b) -> float:
+        high, low = sorted([figures.luminance(a), figures.luminance(b)], reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    ratios = {v: contrast(cmap(v), matplotlib.colors.to_rgba(figures._text_colour(cmap, norm, v)))
+              for v in np.linspace(0, 1, 256)}
+    worst = min(ratios, key=ratios.get)
+    assert ratios[worst] >= 4.5, f"{figures.CMAP} at {worst:.3f}: {ratios[worst]:.2f}:1"
+
+
+def test_a_drawn_figure_is_an_image_whose_alt_text_gives_its_numbers(figures, monkeypatch):
+    import html
+    import re
+
+    shown = []
+    monkeypatch.setattr("IPython.get_ipython", lambda: object())  # as in a notebook's kernel
+    monkeypatch.setattr("IPython.display.display", lambda data, raw=False: shown.append(data))
+    sys.path.insert(0, str(ROOT))
+    try:
+        from solutions.attention import softmax
+    finally:
+        sys.path.remove(str(ROOT))
+    figures.cube_weights(softmax)
+    [data] = shown
+    assert set(data) == {"text/html", "text/plain"}
+    [alt] = re.findall(r'<img src="data:image/png;base64,[^"]+" alt="([^"]*)">', data["text/html"])
+    assert html.unescape(alt) == data["text/plain"] and "0.683" in data["text/plain"]

@@ -36,7 +36,7 @@ from kit.hand_in.acl import readers
 from kit.notebooks import ROOT
 from tests import hub as jupyterhub
 from tests.adversarial.unprivileged import environment
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, _require_browser
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, require_browser
 
 ANN, BO = jupyterhub.STUDENTS
 INSTRUCTOR = jupyterhub.INSTRUCTOR
@@ -53,7 +53,7 @@ def _require_hub() -> None:
         if os.environ.get("CI"):
             pytest.fail(f"{reason}: in CI it must run, not skip", pytrace=False)
         pytest.skip(f"{reason}; `make test` installs it")
-    _require_browser()
+    require_browser()
 
 
 class Course:
@@ -305,7 +305,7 @@ def _ann_reads_her_score_and_her_checks_message(page, hub) -> None:
     assert re.search(rf"Score: {points}(\.0)? / {points}(\.0)?", text), text[:3000]
     text = " ".join(text.split())
     # Each check's verdict and message; the hidden checks' code never (kit/feedback.py).
-    assert f"✓ check_{EXERCISE}" in text and f"✓ hidden_{EXERCISE}" in text, text[:3000]
+    assert f"✓ passed: check_{EXERCISE}" in text and f"✓ passed: hidden_{EXERCISE}" in text, text[:3000]
     assert "hidden_check(" not in text, text[:3000]
 
 

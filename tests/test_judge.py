@@ -280,7 +280,7 @@ def test_a_check_yourself_answer_of_the_wrong_form_is_refused_with_what_is_due(n
 def test_a_check_yourself_answer_of_the_right_form_passes(answer, letters, capsys):
     from autograder.judge import check_answer_form
     check_answer_form("SKIP_HEADS", {"SKIP_HEADS": answer}, letters=letters)
-    assert capsys.readouterr().out.startswith("✓ SKIP_HEADS")
+    assert capsys.readouterr().out.startswith("✓ passed: SKIP_HEADS")
 
 
 @pytest.mark.parametrize("answer, accepted", [

@@ -280,9 +280,9 @@ def test_the_demo_ends_with_the_class_report_and_its_summary(course):
 
 
 def test_the_class_report_page_loads_in_chromium_with_every_chart_and_its_alt_text(course):
-    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, DOCS, _require_browser
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, require_browser
 
-    _require_browser()
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     page_file = course[0] / "reports" / "attention" / "index.html"

@@ -148,8 +148,10 @@ def _new_figure(width, height):
 
 
 def _show(fig, description: str) -> None:
-    """Display `fig` as a PNG with `description` as its text form (read aloud by screen readers)."""
-    _display({"image/png": base64.b64encode(_png(fig)).decode("ascii")}, description)
+    """Display `fig` as a PNG with `description`, the numbers it shows, as its text form: the image's alt
+    text (JupyterLab gives an image/png output none, so the image is HTML) and the plain-text output."""
+    png = base64.b64encode(_png(fig)).decode("ascii")
+    _display({"text/html": f'<img src="data:image/png;base64,{png}" alt="{html.escape(description)}">'}, description)
 
 
 def _display(data: dict, description: str) -> None:
@@ -266,10 +268,22 @@ def _plain(x: float, digits: int = 3) -> str:
 
 
 def _text_colour(cmap, norm, v) -> str:
+    """Black or white, whichever contrasts more with the cell's colour (at least 4.58:1 for any colour)."""
     if not np.isfinite(v):
         return "black"
-    r, g, b, _ = cmap(norm(v))
-    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "white"
+    return readable_on(cmap(norm(v)))
+
+
+def luminance(rgba) -> float:
+    """WCAG 2.1's relative luminance of an (r, g, b, ...) colour in 0..1."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgba[:3]]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def readable_on(rgba) -> str:
+    """The text colour, black or white, of the higher WCAG contrast ratio on `rgba`."""
+    shade = luminance(rgba)
+    return "black" if (shade + 0.05) / 0.05 >= 1.05 / (shade + 0.05) else "white"
 
 
 def _mark(ax, i, j) -> None:

@@ -51,9 +51,16 @@ def _colour(value: float):
     return matplotlib.colormaps[CMAP](value)
 
 
+def luminance(rgba) -> float:
+    """WCAG 2.1's relative luminance of an (r, g, b, ...) colour in 0..1 (figures.py has the same)."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgba[:3]]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
 def _text_colour(rgba) -> str:
-    r, g, b, _ = rgba
-    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "white"
+    """Black or white, whichever has the higher WCAG contrast ratio on `rgba` (at least 4.58:1 on any colour)."""
+    shade = luminance(rgba)
+    return "black" if (shade + 0.05) / 0.05 >= 1.05 / (shade + 0.05) else "white"
 
 
 def _percent(x: float) -> str:

@@ -28,14 +28,49 @@ function el(name, attrs, parent) {
   return node;
 }
 
+// In words, for a screen reader: where each row (token) looks most, with its value.
+function describe(what, values, words, mask) {
+  if (what === "mask") {
+    return words.map((w, i) => `"${w}" may look at ${mask[i].filter((v) => v !== null).length} of ${words.length}`)
+      .join("; ") + ".";
+  }
+  const verb = what === "weights" ? "looks most at" : "scores highest";
+  return words.map((w, i) => {
+    let best = -1;
+    values[i].forEach((v, k) => { if (mask[i][k] !== null && (best < 0 || v > values[i][best])) best = k; });
+    return `"${w}" (row ${i}) ${verb} "${words[best]}" (column ${best}, ${values[i][best].toFixed(2)})`;
+  }).join("; ") + ".";
+}
+
+// The chosen head's weights as a table: a row per token, where it looks; blocked cells say so.
+function weightsTable(head, words, mask, caption) {
+  const table = $("weights-table");
+  table.replaceChildren();
+  table.createCaption().textContent = caption;
+  const top = table.createTHead().insertRow();
+  top.appendChild(document.createElement("th")).textContent = "row looks at →";
+  words.forEach((w, k) => { const th = top.appendChild(document.createElement("th")); th.scope = "col";
+                            th.textContent = `${k} ${w}`; });
+  const body = table.createTBody();
+  words.forEach((w, i) => {
+    const row = body.insertRow();
+    const th = row.appendChild(document.createElement("th"));
+    th.scope = "row";
+    th.textContent = `${i} ${w}`;
+    words.forEach((_, k) => { row.insertCell().textContent = mask[i][k] === null ? "blocked"
+                                                                                    : head.weights[i][k].toFixed(2); });
+  });
+}
+
 // One labelled grid. what: "weights" (0..1), "scores" (own range) or "mask" (0 or blocked).
 function grid(what, values, words, mask, title) {
   const n = words.length;
   const cell = Math.max(9, Math.min(22, Math.floor(260 / n)));
   const margin = 8 + 6 * Math.max(...words.map((w) => w.length));
   const size = margin + n * cell + 4;
-  const svg = el("svg", { width: size, height: size + 16, class: "grid", "data-what": what,
-                          role: "img", "aria-label": title });
+  const svg = el("svg", { width: size, height: size + 16, viewBox: `0 0 ${size} ${size + 16}`, class: "grid",
+                          "data-what": what, role: "img",
+                          "aria-label": `${title}. ${describe(what, values, words, mask)}` });
   const defs = el("defs", {}, svg);
   const hatch = el("pattern", { id: `hatch-${Math.random().toString(36).slice(2)}`, width: 4, height: 4,
                                 patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
@@ -85,10 +120,13 @@ function render() {
       card.className = "head" + (layer === state.layer && m === state.head ? " selected" : "");
       card.dataset.layer = layer;
       card.dataset.head = m;
-      card.innerHTML = `<h3>head ${m} <span class="kind">${kindOf(data, layer, m)}</span></h3>`;
+      const chosen = layer === state.layer && m === state.head;
+      card.innerHTML = `<h3><button type="button" class="pick" aria-pressed="${chosen}">head ${m} ` +
+                       `<span class="kind">${kindOf(data, layer, m)}</span></button></h3>`;
+      card.querySelector(".pick").setAttribute("aria-label", `layer ${layer} head ${m}: ${kindOf(data, layer, m)}`);
       card.appendChild(grid(show, show === "mask" ? null : head[show], data.words, data.mask,
                             `L${layer} H${m} ${show}`));
-      card.addEventListener("click", () => { state.layer = layer; state.head = m; render(); });
+      card.addEventListener("click", (e) => choose(layer, m, e.target.closest(".pick") !== null));
       row.appendChild(card);
     });
     overview.append(h2, row);
@@ -100,6 +138,18 @@ function render() {
     grid("scores", head.scores, data.words, data.mask, "scores  QKᵀ/√d_k"),
     grid("mask", null, data.words, data.mask, "causal mask"),
     grid("weights", head.weights, data.words, data.mask, "weights  softmax(scores + mask)"));
+  const named = `Layer ${state.layer}, head ${state.head} (${kindOf(data, state.layer, state.head)})`;
+  $("description").textContent = `${named}, ${data.weights} weights, on "${data.prompt}": ` +
+    describe("weights", head.weights, data.words, data.mask);
+  weightsTable(head, data.words, data.mask, `${named}: the weights, row by row`);
+}
+
+// Choose a head (by mouse, or by its button with Enter or Space: the focus stays on that button).
+function choose(layer, head, byButton) {
+  state.layer = layer;
+  state.head = head;
+  render();
+  if (byButton) document.querySelector(`.head[data-layer="${layer}"][data-head="${head}"] .pick`).focus();
 }
 
 async function load() {

@@ -45,7 +45,7 @@ def check(function_name: str, func) -> None:
             outcome = outcome_of(func, case)
         passed_so_far = checking.first is None
         if checking.add(label, outcome, case) is None and passed_so_far:
-            print(f"✓ {label}")
+            print(f"✓ passed: {label}")
         elif passed_so_far and not outcome.not_started:  # the first failure: are its foundations to blame?
             note = _failing_foundations(function_name, func, called)
         if checking.settled:
@@ -96,7 +96,7 @@ def check_answer_form(name: str, namespace: dict, letters: str | None = None) ->
         letter = answer_as_given(answer, "letter")
         if type(letter) is not str or letter not in letters or len(letter) != 1:
             raise CheckFailed(f"{name} must be one of {offered} (a string), got {answer!r}")
-        print(f"✓ {name} is one of the letters offered")
+        print(f"✓ passed: {name} is one of the letters offered")
     else:
         count = answer_as_given(answer, "count")
         if is_number(answer) and not is_count(answer):
@@ -104,7 +104,7 @@ def check_answer_form(name: str, namespace: dict, letters: str | None = None) ->
                               f"{COUNT_IS_EXACT}")
         if type(count) is not int or count < 1:
             raise CheckFailed(f"{name} must be a positive whole number (an integer), got {answer!r}")
-        print(f"✓ {name} is a positive whole number")
+        print(f"✓ passed: {name} is a positive whole number")
 
 
 @cache
