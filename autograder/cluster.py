@@ -11,7 +11,7 @@ loads the grader and builds the hidden cases once; `grade_submission`, the
 same confined child per student as on one machine) and returns the plain report
 (`Report.plain`). Workers need no shared filesystem and no database: the
 machine that runs `nbgrader autograde` alone writes the gradebook, from the
-reports, as they come back (autograder.parallel).
+reports, as they come back (kit/nbgrader_glue/autograde.py).
 
 - Confinement is decided on the worker, for each student: where the worker's
   machine allows none, that student fails with the refusal (never graded

@@ -74,6 +74,14 @@ SYSTEM_FOLDERS = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc"
 BUBBLEWRAP, NAMESPACES, UNCONFINED = "bubblewrap", "namespaces", "unconfined"
 # What a caller accepts when the machine allows no confinement.
 REQUIRED, IF_AVAILABLE, NEVER = "required", "if available", "never"
+
+
+def accepting(unconfined: bool) -> str:
+    """What `confinement` accepts for a course: IF_AVAILABLE when it opted out (course.toml:
+    `[grading] unconfined = true`), else REQUIRED."""
+    return IF_AVAILABLE if unconfined else REQUIRED
+
+
 REFUSAL = "Grading stopped before running any student's code"
 
 

@@ -15,12 +15,11 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.nbgrader_plugin import check_confinement
 from autograder import handed_in
-from kit.nbgrader_cli import NbgraderFailed, run_here
 from kit.course import ASSIGNMENT, COURSE_ID, ROOT, course, db_url
-from kit.late import reassign_late_penalties
-from kit.lock import grading_lock
+from kit.nbgrader_cli import NbgraderFailed, run_here
+from kit.nbgrader_glue.grading_run import check_confinement
+from kit.nbgrader_glue.late import reassign_late_penalties
 from kit.teaching_assistant import grade_written
 
 RUN = ROOT / ".run"              # owned by the main command: the exchange and students' working copies
@@ -89,15 +88,14 @@ def autograde(on_student) -> dict[str, str]:
             on_student(started.group(1))
         elif failed:
             errors[failed.group(1)] = "nbgrader could not grade this submission (see its log)"
-    with grading_lock(ROOT):  # the command line takes it in nbgrader_config.py; in this process, here
-        # nbgrader_config.py checks confinement when the command line says autograde; in this process, here:
-        # without it, nothing is graded and the refusal (already on stderr) ends the demo.
-        check_confinement(course().unconfined)
-        try:
-            run_here("autograde", ASSIGNMENT, "--force", cwd=ROOT, on_line=read)
-        except NbgraderFailed:
-            if not errors:  # it failed for every student, not for some
-                raise
+    # The converter checks confinement too (and takes the grading lock), but its refusal would come back as
+    # nbgrader's failure: checked here first, nothing is graded and the refusal (on stderr) ends the demo.
+    check_confinement(course().unconfined)
+    try:
+        run_here("autograde", ASSIGNMENT, "--force", cwd=ROOT, on_line=read)
+    except NbgraderFailed:
+        if not errors:  # it failed for every student, not for some
+            raise
     return errors
 
 

@@ -96,7 +96,7 @@ def db_url(root: Path = ROOT) -> str:
 
     try:
         parsed = make_url(url)
-    except Exception:  # not a URL: returned as given, for kit.gradebook to refuse in one line
+    except Exception:  # not a URL: returned as given, for kit.nbgrader_glue.reachable to refuse in one line
         return url
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:" \
             and not Path(parsed.database).is_absolute():

@@ -41,7 +41,7 @@ from nbgrader.utils import parse_utc
 
 from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID, ROOT, course, db_url
-from kit.gradebook import require_gradebook
+from kit.nbgrader_glue.reachable import require_gradebook
 from kit.notebooks import build_all
 
 # Everything the generated folders are made from (folders count with all their files).

@@ -37,7 +37,7 @@ from autograder.cases import build_every_hidden_case
 from autograder.grade import Report, grade_submission, graded_cells, save_report
 from kit import nbgrader_cli
 from kit.course import policy as course_policy
-from kit.late import late_penalty
+from kit.nbgrader_glue.late import late_penalty
 from kit.notebooks import ROOT
 from tests.corpus_submissions import CORPUS, cells_of, mistake_name, splice
 

@@ -1,4 +1,4 @@
-"""Grades for Canvas and Moodle: `nbgrader export --exporter=kit.export...` writes files that follow each
+"""Grades for Canvas and Moodle: `nbgrader export --exporter=kit.nbgrader_glue.export...` writes files that follow each
 importer's published column rules, one row per student, the late penalty applied (as in nbgrader's CSV),
 from a SQLite or a PostgreSQL gradebook.
 
@@ -84,10 +84,10 @@ def course(request, tmp_path_factory):
     env = gradebook_environment(request, request.param, "export")
     new_course(course, env)
     for args in (["--to=grades.csv"],
-                 ["--exporter=kit.export.CanvasExport", "--to=canvas.csv", "--CanvasExport.assignment_id=4321"],
-                 ["--exporter=kit.export.CanvasExport", "--to=canvas-by-title.csv",
+                 ["--exporter=kit.nbgrader_glue.export.CanvasExport", "--to=canvas.csv", "--CanvasExport.assignment_id=4321"],
+                 ["--exporter=kit.nbgrader_glue.export.CanvasExport", "--to=canvas-by-title.csv",
                   "--CanvasExport.student_id_column=SIS User ID"],
-                 ["--exporter=kit.export.MoodleExport", "--to=moodle.csv"]):
+                 ["--exporter=kit.nbgrader_glue.export.MoodleExport", "--to=moodle.csv"]):
         code, log = nbgrader(course, env, "export", *args)
         assert code == 0, log[-2000:]
     return course
@@ -166,7 +166,7 @@ def test_moodle_file_has_an_identifier_no_row_leaves_empty_and_one_grade_column(
 def test_an_export_of_several_assignments_asks_which_one(tmp_path):
     with Gradebook(new_course(tmp_path, {}), COURSE_ID) as gb:
         gb.add_assignment("second")
-    moodle = ["export", "--exporter=kit.export.MoodleExport", "--to=moodle.csv"]
+    moodle = ["export", "--exporter=kit.nbgrader_glue.export.MoodleExport", "--to=moodle.csv"]
     code, log = nbgrader(tmp_path, {}, *moodle)
     assert code != 0 and "name one with --assignment" in log
     assert nbgrader(tmp_path, {}, *moodle, "--assignment=attention")[0] == 0

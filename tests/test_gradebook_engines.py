@@ -1,4 +1,4 @@
-"""One gradebook engine per process for a whole autograde run (autograder/gradebook_engines.py):
+"""One gradebook engine per process for a whole autograde run (kit/nbgrader_glue/engines.py):
 do nbgrader's Gradebooks share it, see each other's commits, and does a forked worker keep off its parent's?"""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import os
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import gradebook_engines
-from autograder.gradebook_engines import BorrowedEngine, shared_engines
+from kit.nbgrader_glue import engines as gradebook_engines
+from kit.nbgrader_glue.engines import BorrowedEngine, shared_engines
 from kit.nbgrader_cli import environment
 
 

@@ -17,7 +17,7 @@ from autograder.grade import grade_submission, graded_cells
 from examples.make_class import STUDENTS
 from kit.course import DB_URL_VARIABLE, db_url
 from tests.course_copy import copy_course
-from kit.late import late_penalty
+from kit.nbgrader_glue.late import late_penalty
 from kit.notebooks import ROOT
 from tests.conftest import DATABASES, gradebook_environment, run_demo
 from tests.gradebooks import by_name, dump

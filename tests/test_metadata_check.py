@@ -10,7 +10,7 @@ import pytest
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import SchemaMismatchError
 
-from autograder.nbgrader_plugin import _CompiledMetadataValidator
+from kit.nbgrader_glue.preprocessors import _CompiledMetadataValidator
 from kit.notebooks import ROOT
 
 NOTEBOOK = nbformat.read(ROOT / "source" / "attention" / "03_softmax_and_mix.ipynb", as_version=4)

@@ -1,4 +1,4 @@
-"""`nbgrader autograde` and `nbgrader generate_feedback` on every core (autograder/parallel.py): several
+"""`nbgrader autograde` and `nbgrader generate_feedback` on every core (kit/nbgrader_glue/autograde.py): several
 students at once give the gradebook and the feedback one at a time gives, and a student nbgrader cannot
 grade stops no one else."""
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 import pytest
 
 from autograder.grade import REPORT_FILE, grade_submission
-from kit.late import late_penalty
+from kit.nbgrader_glue.late import late_penalty
 from kit.report.build import course_directory
 from kit.report.collect import collect
 from kit.course import policy as course_policy

@@ -136,7 +136,7 @@ def test_an_edited_question_is_reported_and_restored():
 
 
 def test_a_late_penalty_is_set_again_on_the_points_a_grader_gave_after_autograde(tmp_path, monkeypatch):
-    from kit.late import late_penalty, reassign_late_penalties
+    from kit.nbgrader_glue.late import late_penalty, reassign_late_penalties
 
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # nbgrader's alembic
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"

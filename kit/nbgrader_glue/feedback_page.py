@@ -2,7 +2,7 @@
 
 nbgrader's own feedback prints hidden test code, in the cell and again in the
 traceback (its issues 917 and 1363). `HideHiddenTests` runs last in
-`GenerateFeedback.preprocessors` (see nbgrader_config.py): it replaces the
+`GenerateFeedback.preprocessors` (see configure.py): it replaces the
 hidden part of every graded cell with one comment line, and every error's
 traceback with its last line, which is the check's own message.
 
@@ -11,7 +11,7 @@ its task cell, kit/written.py); nbgrader's own ClearMarkScheme, put before this
 in the same list, removes it, so the student reads the grader's points and
 comment under their answer, never the rubric.
 
-`FeedbackExporter` (GenerateFeedback.exporter_class in nbgrader_config.py) writes
+`FeedbackExporter` (GenerateFeedback.exporter_class, set by configure.py) writes
 the page in English with a stylesheet that makes it pass WCAG 2.1 AA.
 """
 

@@ -1,9 +1,9 @@
 """Grades where the course keeps them: `nbgrader export` as nbgrader's CSV, and as the gradebook-import
 CSV of Canvas and of Moodle.
 
-    nbgrader export                       # grades.csv, nbgrader's columns (kit.export.CsvExport)
-    nbgrader export --exporter=kit.export.CanvasExport --to canvas.csv
-    nbgrader export --exporter=kit.export.MoodleExport --to moodle.csv
+    nbgrader export                       # grades.csv, nbgrader's columns (kit.nbgrader_glue.export.CsvExport)
+    nbgrader export --exporter=kit.nbgrader_glue.export.CanvasExport --to canvas.csv
+    nbgrader export --exporter=kit.nbgrader_glue.export.MoodleExport --to moodle.csv
 
 Both files hold one row per student of the gradebook (by id) and ONE assignment column:
 the score after the late penalty, as nbgrader's own CSV computes it

@@ -1,10 +1,10 @@
 """One grading run at a time on a gradebook.
 
-nbgrader_config.py calls `hold_grading_lock` when the command is `autograde`:
-a second run started while one is going waits for it (saying so), then
-proceeds; the lock is released when the process ends, even if it is killed.
-A command run inside a longer process (`make demo`) holds `grading_lock`
-for the run only.
+The kit's autograde converter (autograde.py) holds `grading_lock` while it
+runs, on the command line and inside a longer process (`make demo`) alike: a
+second run started while one is going waits for it (saying so), then
+proceeds; the lock is released when the run ends, or when its process does,
+even if it is killed.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import fcntl
 import os
 import sys
 from pathlib import Path
-
-_held = None
 
 
 def _acquire(root: Path):
@@ -32,13 +30,6 @@ def _acquire(root: Path):
     handle.write(f"pid {os.getpid()}")
     handle.flush()
     return handle
-
-
-def hold_grading_lock(root: Path) -> None:
-    """Until this process ends."""
-    global _held
-    if _held is None:
-        _held = _acquire(root)
 
 
 @contextlib.contextmanager

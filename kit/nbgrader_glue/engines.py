@@ -20,7 +20,7 @@ pool, its transaction rolled back: it holds no lock between uses, so SQLite
 writers still take turns and a second grader on a database server still
 works alongside).
 
-Why it is safe across processes: autograder.parallel forks worker processes
+Why it is safe across processes: worker_pool.py forks worker processes
 from nbgrader's. An engine is keyed by the process id that made it, so a
 worker never uses its parent's engine or connections; before any fork this
 process's pooled connections are closed (`os.register_at_fork`), so none is

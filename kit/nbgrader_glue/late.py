@@ -7,7 +7,7 @@ through nbgrader_config.py.
 nbgrader sets the penalties as autograde runs, on the scores of that moment:
 points a grader gives afterwards (the written answers, kit/written.py) are not
 in them until autograde runs again. `reassign_late_penalties`, run after
-grading by hand (`python -m kit.late`; `make demo` runs it after its stand-in
+grading by hand (`python -m kit.nbgrader_glue.late`; `make demo` runs it after its stand-in
 teaching assistant), sets them again by the same rule on the scores as they are.
 """
 
@@ -64,7 +64,7 @@ def reassign_late_penalties(url: str, course_id: str, assignment: str, per_hour:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m kit.late [assignment]`: the late penalties set again after grading by hand, by course.toml's
+    """`python -m kit.nbgrader_glue.late [assignment]`: the late penalties set again after grading by hand, by course.toml's
     policy, in the gradebook nbgrader's configuration names."""
     args = sys.argv[1:] if argv is None else argv
     policy = course()

@@ -1,0 +1,18 @@
+"""Everything that plugs into nbgrader, and everything that opens the gradebook.
+
+- configure.py: `configure(c, course)`, the one call nbgrader_config.py makes;
+- the grading run: grading_run.py (the students of one autograde and their
+  reports), autograde.py (the converter), worker_pool.py and
+  one_student_per_worker.py (students converted in forked worker processes),
+  preprocessors.py (nbgrader's autograde steps the kit adds);
+- feedback, late policy and exports: feedback.py, feedback_page.py,
+  late.py, export.py;
+- the gradebook: reachable.py (it answers, or the command stops), engines.py
+  (one engine per process), sqlite_wal.py (SQLite in WAL mode),
+  gradebook_turns.py (SQLite writers take turns), lock.py (one grading run at
+  a time).
+"""
+
+from kit.nbgrader_glue.configure import configure
+
+__all__ = ["configure"]

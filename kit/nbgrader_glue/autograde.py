@@ -1,0 +1,143 @@
+"""`nbgrader autograde` on every core: the kit's converter, one `GradingRun` for the students it grades.
+
+nbgrader's Autograde converter works through the students one after another
+in one process. `ParallelAutograde` makes one GradingRun for the students of
+the command and hands it to nbgrader's preprocessors in each notebook's
+resources (grading_run.py). With `workers` above 1 it hands each student's
+folder to a worker process forked from nbgrader's own (worker_pool.py), where
+nbgrader's unchanged loop autogrades that one student with a run of that
+student: sanitizing, the kit's confined grading (GradeOutOfProcess),
+SaveAutoGrades, late penalties, the autograded notebooks. With a Dask
+scheduler configured (`scheduler`), the grading proper runs on the cluster's
+workers instead (autograder.cluster): each student's report comes back as
+data and is given to that student's run in a worker process here. This
+machine alone writes the gradebook, and then runs no student's code.
+
+- Before any student's code runs, the converter checks which confined world
+  the machine allows and stops with the refusal where there is none
+  (grading_run.check_confinement; with a scheduler each worker checks its own
+  machine, per student), and takes the course's grading lock (lock.py): a
+  second autograde on the same gradebook waits for the first.
+- Gradebook writes take turns on SQLite (gradebook_turns.py).
+- A student nbgrader cannot grade is logged as nbgrader logs it, the others go
+  on, and the command ends with nbgrader's error as a serial run does. A
+  worker process that dies takes only the students it had with it: they are
+  tried again in a fresh pool, with the cluster's report if there was one
+  (never graded here instead). A student the cluster could not grade is
+  logged and failed the same way.
+- Each student's grades are committed as nbgrader commits them, so an
+  interrupted run loses no grade already recorded.
+- nbgrader's own work per notebook costs less: every Gradebook it opens during
+  the run borrows one engine per process (engines.py: never a parent's in a
+  forked worker), and the hidden cases are built once here before the workers
+  fork (each would otherwise build them again).
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+from nbgrader.converters import Autograde, NbGraderException
+from traitlets import Integer, Unicode
+
+from autograder.cases import hidden_cases
+from autograder.grade import Report, graded_cells
+from autograder.handed_in import set_aside_unreadable
+from kit.nbgrader_glue.engines import shared_engines
+from kit.nbgrader_glue.gradebook_turns import gradebook_writes
+from kit.nbgrader_glue.grading_run import RUN, GradingRun, check_confinement
+from kit.nbgrader_glue.lock import grading_lock
+from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
+
+
+class LockedAutograde(Autograde):
+    """nbgrader's Autograde holding the course's grading lock while it runs (lock.py)."""
+
+    def start(self) -> None:
+        with grading_lock(Path(self.coursedir.root)):
+            super().start()
+
+
+class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
+    workers = Integer(0, help="Students autograded at once, each in a worker process of its own; "
+                              "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
+    scheduler = Unicode("", help="Address of a Dask scheduler (tcp://host:8786) whose workers do the grading "
+                                 "proper (autograder.cluster); empty: this machine grades.").tag(config=True)
+
+    def start(self) -> None:
+        if not self.scheduler:  # with a scheduler no student's code runs here: each worker checks its own machine
+            check_confinement(GradingRun(self.coursedir, (), config=self.config).unconfined)
+        super().start()
+
+    def init_notebooks(self) -> None:
+        """nbgrader's, once each handed-in notebook it could not read is set aside beside itself: such a
+        notebook scores as missing, and the student's other notebooks are graded (nbgrader's own loop would
+        fail the student and delete their autograded folder, grading report included)."""
+        for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
+            for notebook, why in set_aside_unreadable(Path(folder)).items():
+                self.log.warning("%s/%s set aside (%s.unreadable, kept) and scored as missing: %s",
+                                 folder, notebook, notebook, why)
+        super().init_notebooks()
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        with gradebook_writes(self.coursedir.db_url):
+            super().init_assignment(assignment_id, student_id)
+
+    def init_single_notebook_resources(self, notebook_filename: str) -> dict:
+        resources = super().init_single_notebook_resources(notebook_filename)
+        resources[RUN] = self.grading_run
+        return resources
+
+    def convert_here(self) -> None:
+        Autograde.convert_notebooks(self)
+
+    def convert_notebooks(self) -> None:
+        self.grading_run = self._class_run = GradingRun(self.coursedir, map(self.student_of, self.assignments),
+                                                        parent=self, config=self.config)
+        with shared_engines():  # one gradebook engine per process for the whole run (engines.py)
+            workers = self.worker_count()
+            if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
+                return self.convert_here()
+            if not self.scheduler:
+                self._build_hidden_cases()  # once here, not again in every worker forked from this process
+            self.convert_in_workers(workers, self._graded_on_cluster if self.scheduler else
+                                    lambda failed: ((folder, None) for folder in sorted(self.assignments)))
+
+    def _build_hidden_cases(self) -> None:
+        """Build (and cache in this process) the hidden cases of every cell this run grades."""
+        for assignment in {assignment for _, assignment in self.grading_run.students}:
+            for _, grade_id, _ in graded_cells(self.grading_run.source(assignment)):
+                kind, name = grade_id.split("_", 1)
+                if kind == "hidden":
+                    try:
+                        hidden_cases(name)
+                    except Exception:  # left to each student's grading, which reports it as today
+                        self.log.debug("hidden cases of %s not built ahead", name, exc_info=True)
+
+    def _graded_on_cluster(self, failed: list[str]):
+        """(folder, plain report) of every student, graded on the Dask cluster, as each comes back; adds
+        those the cluster could not grade to `failed`."""
+        from autograder.cluster import ClusterGrading, SchedulerUnreachable
+
+        run = self.grading_run
+        submissions = {folder: (student, run.source(assignment))
+                       for folder, (student, assignment) in ((f, self.student_of(f)) for f in self.assignments)}
+        try:
+            cluster = ClusterGrading(self.scheduler, self.log)
+        except SchedulerUnreachable as e:
+            self.log.error("%s", e)
+            raise NbGraderException(str(e)) from None
+        with cluster:
+            for folder, report in cluster.graded(submissions, run.confine, run.budget):
+                if isinstance(report, str):
+                    self.log.error("There was an error processing assignment: %s (on the Dask cluster: %s)",
+                                   folder, report)
+                    failed.append(folder)
+                else:
+                    yield folder, report
+
+    def prepare_one(self, folder: str, report: dict | None) -> None:
+        """In a worker process: the run of this one student, with the cluster's report if there is one."""
+        self.grading_run = self._class_run.for_one(self.student_of(folder),
+                                                   Report.from_plain(report) if report else None)

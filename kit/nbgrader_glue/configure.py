@@ -1,0 +1,124 @@
+"""`configure(c, course)`: everything the kit plugs into nbgrader, set on nbgrader's configuration.
+
+nbgrader_config.py declares the course's own settings and calls this once.
+It puts in place:
+
+- the gradebook check: a command that opens the gradebook stops with one line
+  when it does not answer, before it reads or moves any student's work
+  (reachable.py); a SQLite gradebook commits without waiting for the disk
+  each time (sqlite_wal.py);
+- the grading path, chosen by KIT_GRADING: "out-of-process" (the kit's, the
+  default: a confined child process per student, comparison in nbgrader's
+  process; preprocessors.py, autograde.py) or "in-kernel" (nbgrader's stock
+  path, which executes every notebook in a kernel with the hidden checks in
+  it; for comparison only);
+- the kit's converters in place of nbgrader's: nbgrader's apps name their
+  converter classes in code, not in configuration, so `install_converters`
+  replaces them in the apps' modules (autograde.py, feedback.py);
+- feedback that hides hidden checks' code and written answers' rubrics
+  (feedback_page.py), the late policy (late.py) and the exports
+  (export.py).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from kit.course import Course
+
+IN_KERNEL, OUT_OF_PROCESS = "in-kernel", "out-of-process"
+
+
+def grading_path() -> str:
+    """KIT_GRADING: the kit's grading path (OUT_OF_PROCESS, the default) or nbgrader's own (IN_KERNEL)."""
+    return os.environ.get("KIT_GRADING", OUT_OF_PROCESS)
+
+
+def configure(c, course: Course) -> None:
+    """Set nbgrader's configuration `c` for the kit, with the course's policy (course.toml)."""
+    from kit.nbgrader_glue.reachable import opens_gradebook, require_gradebook, url_on_command_line
+    from kit.nbgrader_glue.sqlite_wal import use_write_ahead_log
+
+    if opens_gradebook(sys.argv):
+        require_gradebook(url_on_command_line(sys.argv) or c.CourseDirectory.db_url)
+    use_write_ahead_log()
+    _environment(Path(c.CourseDirectory.root))
+    _feedback(c, course)
+    if grading_path() == OUT_OF_PROCESS:
+        _out_of_process(c, course)
+    install_converters(autograde_in_workers=grading_path() == OUT_OF_PROCESS)
+    _late_policy_and_exports(c, course)
+
+
+def _environment(root: Path) -> None:
+    # nbgrader starts `alembic` from PATH to make a gradebook: this environment's, also when a command runs
+    # as .venv/bin/nbgrader without the environment activated.
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    # The hidden checks import autograder/ and solutions/ from the course, whatever folder nbgrader runs a
+    # notebook in.
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+
+
+def _feedback(c, course: Course) -> None:
+    """Feedback shows each hidden check's verdict and message, never its code, and each written answer's points
+    and comment, never its rubric (nbgrader's own ClearMarkScheme, as the release runs it: kit/written.py);
+    several students' pages are written at once, on either grading path."""
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import ClearMarkScheme, GetGrades
+
+    from kit.nbgrader_glue.feedback_page import FeedbackExporter, HideHiddenTests
+
+    c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearMarkScheme, HideHiddenTests]
+    # ... on a page in English whose links, colours and messages pass WCAG 2.1 AA (tests/test_accessibility.py).
+    c.GenerateFeedback.exporter_class = FeedbackExporter
+    c.ParallelGenerateFeedback.workers = course.workers
+
+
+def _out_of_process(c, course: Course) -> None:
+    """The kit's grading path: several students at once, on this machine or a Dask cluster (autograder/cluster.py),
+    after course.toml [grading], overridden by KIT_GRADING_WORKERS and KIT_GRADING_SCHEDULER (kit/course.py)."""
+    from nbconvert.preprocessors import ClearMetadataPreprocessor
+    from nbgrader.preprocessors import (ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells,
+                                        OverwriteKernelspec)
+
+    from kit.nbgrader_glue.gradebook_turns import AssignLatePenaltiesInTurn, SaveAutoGradesInTurn
+    from kit.nbgrader_glue.preprocessors import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource
+
+    c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
+                                          OverwriteCells, CheckCellMetadataOnce]
+    c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                           SaveAutoGradesInTurn, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
+    c.ParallelAutograde.workers = course.workers
+    c.ParallelAutograde.scheduler = course.scheduler
+    c.GradingRun.threads = course.workers or len(os.sched_getaffinity(0))
+    c.GradingRun.unconfined = course.unconfined
+    c.GradingRun.grader_cpu_seconds = course.grader_budget.cpu_seconds
+    c.GradingRun.grader_wall_seconds = course.grader_budget.wall_seconds
+
+
+def install_converters(autograde_in_workers: bool = True) -> None:
+    """Make `nbgrader generate_feedback` use ParallelGenerateFeedback, and `nbgrader autograde` ParallelAutograde
+    (with `autograde_in_workers=False`, nbgrader's own Autograde holding the grading lock)."""
+    import nbgrader.apps.autogradeapp as autograde_app
+    import nbgrader.apps.generatefeedbackapp as feedback_app
+
+    from kit.nbgrader_glue.autograde import LockedAutograde, ParallelAutograde
+    from kit.nbgrader_glue.feedback import ParallelGenerateFeedback
+
+    autograde_app.Autograde = ParallelAutograde if autograde_in_workers else LockedAutograde
+    feedback_app.GenerateFeedback = ParallelGenerateFeedback
+
+
+def _late_policy_and_exports(c, course: Course) -> None:
+    from kit.nbgrader_glue.late import ProportionalLatePenalty
+
+    # Late policy from course.toml: a proportional penalty per started hour late.
+    c.AssignLatePenalties.plugin_class = ProportionalLatePenalty
+    c.ProportionalLatePenalty.per_hour = course.late_per_hour
+    c.ProportionalLatePenalty.max_fraction = course.late_max_fraction
+    # `nbgrader export` writes nbgrader's CSV with scores rounded to a millionth of a point (export.py),
+    # or the course's learning platform's import, with the Canvas assignment's id from course.toml.
+    c.ExportApp.plugin_class = "kit.nbgrader_glue.export.CsvExport"
+    c.CanvasExport.assignment_id = course.canvas_assignment_id

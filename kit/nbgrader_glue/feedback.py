@@ -1,0 +1,31 @@
+"""`nbgrader generate_feedback` on every core: several students' pages at once.
+
+Each page is an HTML export of a notebook, seconds of single-threaded work,
+and the gradebook is only read: `ParallelGenerateFeedback` hands each
+student's folder to a worker process forked from nbgrader's
+(one_student_per_worker.py), where nbgrader's own loop writes that student's
+pages, on either grading path.
+"""
+
+from __future__ import annotations
+
+from nbgrader.converters import GenerateFeedback
+from traitlets import Integer
+
+from kit.nbgrader_glue.engines import shared_engines
+from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
+
+
+class ParallelGenerateFeedback(OneStudentPerWorker, GenerateFeedback):
+    workers = Integer(0, help="Students whose feedback is written at once, each in a worker process of its own; "
+                              "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
+
+    def convert_here(self) -> None:
+        GenerateFeedback.convert_notebooks(self)
+
+    def convert_notebooks(self) -> None:
+        workers = self.worker_count()
+        with shared_engines():
+            if workers <= 1 or len(self.assignments) <= 1:
+                return self.convert_here()
+            self.convert_in_workers(workers, lambda failed: ((folder, None) for folder in sorted(self.assignments)))

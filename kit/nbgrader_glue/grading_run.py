@@ -1,0 +1,100 @@
+"""The students of one `nbgrader autograde`, and their grading reports.
+
+A `GradingRun` is made by the kit's autograde converter (autograde.py) for the
+students it will autograde, and handed to nbgrader's preprocessors in each
+notebook's resources (`RUN`). `GradeOutOfProcess` asks it for a student's
+report; the run grades on the first ask (autograder.grade: one confined child
+process per student, the comparison in this process), `threads` students at a
+time, every student of the run at once, and writes each report once beside the
+student's autograded notebooks. A report made elsewhere (on a Dask cluster) is
+given to the run instead (`given`), and then nobody is graded here for it.
+
+In a worker process of autograde.py a run holds one student (`for_one`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from nbgrader.coursedir import CourseDirectory
+from traitlets import Bool, Float, Integer
+from traitlets.config import LoggingConfigurable
+
+from autograder import sandbox
+from autograder.budget import GraderBudget
+from autograder.grade import REPORT_FILE, Report, grade_submission, save_report
+
+RUN = "kit_grading_run"  # the key of the run in a notebook's resources
+
+Student = tuple[str, str]  # (student id, assignment id)
+
+
+def check_confinement(unconfined: bool) -> str:
+    """The confinement autograde will use; exits with the refusal where there is none and the course did not opt out."""
+    try:
+        how = sandbox.confinement(sandbox.accepting(unconfined))
+    except sandbox.NoConfinement as refusal:
+        sys.stderr.write(f"{refusal}\n")
+        raise SystemExit(2) from None
+    if how == sandbox.UNCONFINED:
+        sys.stderr.write(f"[kit] GRADING UNCONFINED (course.toml: [grading] unconfined = true): "
+                         f"{sandbox.probe()[1]}\n")
+    return how
+
+
+class GradingRun(LoggingConfigurable):
+    threads = Integer(os.cpu_count() or 1, help="Students graded at the same time in this process.").tag(config=True)
+    unconfined = Bool(False, help="Grade unconfined where the machine allows no confinement "
+                                  "(course.toml: [grading] unconfined).").tag(config=True)
+    grader_cpu_seconds = Float(GraderBudget.cpu_seconds, help="The grader's CPU seconds per student "
+                                                              "(course.toml: [grading] grader_cpu_seconds).").tag(config=True)
+    grader_wall_seconds = Float(GraderBudget.wall_seconds, help="The grader's seconds on the clock per student "
+                                                                "(course.toml: [grading] grader_wall_seconds).").tag(config=True)
+
+    def __init__(self, coursedir: CourseDirectory, students: Iterable[Student],
+                 given: dict[Student, Report] | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.coursedir = coursedir
+        self.students = sorted(set(students))
+        self._reports: dict[Student, Future] = {}
+        for student, report in (given or {}).items():
+            self._reports[student] = done = Future()
+            done.set_result(report)
+        self._saved: dict[Student, Report] = {}  # the report last written beside each student's notebooks
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def budget(self) -> GraderBudget:
+        return GraderBudget(self.grader_cpu_seconds, self.grader_wall_seconds)
+
+    @property
+    def confine(self) -> str:
+        return sandbox.accepting(self.unconfined)
+
+    def source(self, assignment: str) -> Path:
+        return Path(self.coursedir.format_path(self.coursedir.source_directory, ".", assignment))
+
+    def for_one(self, student: Student, given: Report | None = None) -> GradingRun:
+        """A run of this one student (with the report made elsewhere, if any), for a worker process."""
+        return GradingRun(self.coursedir, [student], {student: given} if given else None,
+                          parent=self.parent, config=self.config)
+
+    def report(self, student: str, assignment: str) -> Report:
+        """The student's report: graded now with every other student of the run not yet begun, unless given."""
+        if (student, assignment) not in self._reports:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.threads)
+            for other in sorted({(student, assignment), *self.students} - self._reports.keys()):
+                folder = Path(self.coursedir.format_path(self.coursedir.submitted_directory, *other))
+                self._reports[other] = self._pool.submit(grade_submission, folder, self.source(other[1]),
+                                                         self.confine, self.budget)
+        report = self._reports[(student, assignment)].result()
+        autograded = Path(self.coursedir.format_path(self.coursedir.autograded_directory, student, assignment))
+        if self._saved.get((student, assignment)) is not report or not (autograded / REPORT_FILE).exists():
+            save_report(report, autograded)  # once per student, not again for each of its notebooks
+            self._saved[(student, assignment)] = report
+        return report

@@ -1,0 +1,72 @@
+"""What the kit's two parallel converters share: each student's folder converted in a worker process.
+
+`convert_here` is nbgrader's own loop (over `self.assignments`); in a worker
+process (worker_pool.py) `self.assignments` holds one student's folder. A
+student nbgrader cannot convert is logged as nbgrader logs it, the others go
+on, and the command ends with nbgrader's error as a serial run does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import traceback
+from collections.abc import Callable, Iterable
+
+from nbgrader.converters import NbGraderException
+from nbgrader.utils import rmtree
+
+from kit.nbgrader_glue.worker_pool import WorkerPool
+
+Folders = Callable[[list[str]], Iterable[tuple[str, object]]]  # failed list → (folder, payload) as each is ready
+
+
+class OneStudentPerWorker:
+    def convert_here(self) -> None:
+        raise NotImplementedError
+
+    def prepare_one(self, folder: str, payload: object) -> None:
+        """In a worker process, before nbgrader's loop converts `folder` (with its payload)."""
+
+    def worker_count(self) -> int:
+        """The `workers` setting, 0 meaning one per core this process may use."""
+        return self.workers or len(os.sched_getaffinity(0))
+
+    def student_of(self, folder: str) -> tuple[str, str]:
+        """(student, assignment) of a submitted folder."""
+        regexp = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
+        found = re.match(regexp, folder)
+        return found["student_id"], found["assignment_id"]
+
+    def convert_in_workers(self, workers: int, folders: Folders) -> None:
+        """Convert every folder `folders` yields, each in one of `workers` processes forked now."""
+        self._class_folders = dict(self.assignments)  # folder → notebooks, for the worker processes
+        with WorkerPool(workers, self._convert_one, self.log) as pool:
+            pool.convert_all(folders(pool.failed))
+        self._fail_for(pool.failed)
+
+    def _convert_one(self, folder: str, payload: object) -> bool:
+        """In a worker process: nbgrader's own loop on one student's folder; True if it was converted."""
+        self.assignments = {folder: self._class_folders[folder]}
+        self.prepare_one(folder, payload)
+        try:
+            self.convert_here()
+        except NbGraderException:
+            return False  # nbgrader has logged why
+        except (Exception, SystemExit):  # nbgrader's loop lets these out (a bad timestamp exits): this student only
+            self.log.error("There was an error processing assignment: %s\n%s", folder, traceback.format_exc())
+            student, assignment = self.student_of(folder)
+            if os.path.exists(self._format_dest(assignment, student)):  # as nbgrader does for a failed student
+                rmtree(self._format_dest(assignment, student))
+            return False
+        return True
+
+    def _fail_for(self, failed: list[str]) -> None:
+        """End as nbgrader's serial loop ends when students could not be converted."""
+        if not failed:
+            return
+        for folder in sorted(failed):
+            student, assignment = self.student_of(folder)
+            self.log.error("There was an error processing assignment '%s' for student '%s'", assignment, student)
+        self.log.error("Please see the errors logged above for each of them.")
+        raise NbGraderException("some students could not be converted")
