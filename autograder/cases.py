@@ -24,16 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from autograder.exercises import BEHAVIOURS, REGISTRY, Exercise  # noqa: F401  (BEHAVIOURS: for the tests)
-from autograder.exercises.model_explorer import NOTEBOOK as MODEL_NOTEBOOK
 from autograder.exercises.spec import CaseSpec, Seed as DrawnSeed
 from autograder.judge import Seed, fresh_inputs, load_cases
 
 EXERCISES = tuple(REGISTRY)
-# "Check yourself" questions: graded hidden only, no visible check.
-QUESTIONS = tuple(name for name, e in REGISTRY.items() if e.points.check is None)
-# Notebook 09's exercises on the explorer's model (their answer key is model/heads.py).
-MODEL_FUNCTIONS = tuple(name for name, e in REGISTRY.items() if e.notebook == MODEL_NOTEBOOK)
-FUNCTIONS = tuple(name for name in EXERCISES if name not in QUESTIONS + MODEL_FUNCTIONS)
 
 
 def _judged(value):

@@ -21,6 +21,7 @@ from autograder.budget import GraderBudget
 from autograder.cases import hidden_cases, shipped_visible_cases
 from autograder.judge import Case, Outcome, Verdict, check_verdicts
 from autograder.sandbox import REQUIRED, UNCONFINED
+from autograder.source_assignment import GradeId, SourceAssignment
 from autograder.submission import SOURCE, Submission
 
 
@@ -55,17 +56,6 @@ class Report(NamedTuple):
                    list(data["tampering"]), data.get("confinement", UNCONFINED))
 
 
-def graded_cells(source: Path) -> list[tuple[str, str, float]]:
-    """(notebook, grade_id, points) of every graded cell, in order."""
-    found = []
-    for path in sorted(source.glob("*.ipynb")):
-        for cell in json.loads(path.read_text())["cells"]:
-            meta = cell["metadata"].get("nbgrader", {})
-            if meta.get("grade") and cell["cell_type"] == "code":
-                found.append((path.name, meta["grade_id"], float(meta["points"])))
-    return found
-
-
 def exercise_problems(name: str, grade_ids: list[str], visible: Sequence[Case],
                       outcome_for: Callable[[Case], Outcome]) -> dict[str, Verdict | None]:
     """grade id → the verdict of each graded cell of exercise `name` (its visible check ``check_<name>`` on
@@ -87,13 +77,13 @@ def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRE
     """confine: what to accept where the machine allows no confinement (autograder.sandbox.confinement);
     budget: what grading this student may cost the grader (course.toml [grading], kit.course)."""
     visible = shipped_visible_cases(source)
-    graded = graded_cells(source)
+    graded = SourceAssignment.of(source).graded_cells
     cells, problems = {}, {}
     with Submission(folder, source, confine=confine, budget=budget) as submission:
         for notebook, grade_id, points in graded:
-            name = grade_id.split("_", 1)[1]
+            name = GradeId.parse(grade_id).exercise
             if grade_id not in problems:  # every cell of the exercise at once: they name a mistake together
-                ids = [g for _, g, _ in graded if g.split("_", 1)[1] == name]
+                ids = [cell.grade_id for cell in graded if cell.exercise == name]
                 problems |= exercise_problems(name, ids, visible, lambda case: submission.outcome(name, case))
             problem = problems[grade_id]
             if problem is None:
@@ -111,6 +101,3 @@ def save_report(report: Report, folder: Path) -> Path:
     path.write_text(json.dumps(report.plain(), indent=1))
     return path
 
-
-def grade_cells(folder: Path, source: Path = SOURCE, confine: str = REQUIRED) -> dict[str, CellGrade]:
-    return grade_submission(folder, source, confine).cells

@@ -20,6 +20,8 @@ import json
 import re
 from pathlib import Path
 
+from autograder.source_assignment import SourceAssignment
+
 HIDDEN_TESTS = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
 # nbgrader's ClearMarkScheme drops every line from the one naming BEGIN MARK SCHEME to the one naming END.
 MARK_SCHEME = re.compile(r"^[^\n]*BEGIN MARK SCHEME.*?END MARK SCHEME[^\n]*(?:\n|$)", re.DOTALL | re.M)
@@ -287,9 +289,9 @@ def restore_for_grading(folder: Path, source: Path, workdir: Path) -> tuple[dict
     """
     problems: dict[str, str] = {}
     changed: list[str] = []
-    for source_path in sorted(source.glob("*.ipynb")):
-        ours = json.loads(source_path.read_text())
-        student_path = folder / source_path.name
+    for name, ours in SourceAssignment.of(source).notebooks.items():
+        source_path = source / name
+        student_path = folder / name
         if not student_path.exists():
             problems[source_path.name] = "notebook missing"
             student = {"cells": []}
@@ -310,11 +312,3 @@ def restore_for_grading(folder: Path, source: Path, workdir: Path) -> tuple[dict
     return problems, changed
 
 
-def answer_notebooks(source: Path) -> dict[str, str]:
-    """Answer name (answer cell id) → the notebook of `source` that asks for it."""
-    where = {}
-    for path in sorted(source.glob("*.ipynb")):
-        for cell in json.loads(path.read_text())["cells"]:
-            if cell["metadata"].get("nbgrader", {}).get("solution"):
-                where[grade_id(cell)] = path.name
-    return where

@@ -47,7 +47,8 @@ from pathlib import Path
 import numpy as np
 
 from autograder.answer_key import reference_of
-from autograder.handed_in import answer_notebooks, restore_for_grading
+from autograder.handed_in import restore_for_grading
+from autograder.source_assignment import SourceAssignment
 from autograder.judge import BUILT_ON, WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, plain, to_line
 from autograder import sandbox
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
@@ -155,7 +156,7 @@ class Submission:
     @cached_property
     def notebook_of(self) -> dict[str, str]:
         """Answer name (answer cell id) → the notebook that asks for it."""
-        return answer_notebooks(self.source)
+        return SourceAssignment.of(self.source).answer_notebooks
 
     def _start(self) -> None:
         """A fresh child, and a reader of its replies."""

@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from autograder.grade import REPORT_FILE
 from autograder.sandbox import UNCONFINED
+from autograder.source_assignment import GradeId
 from kit import classroom
 from kit.course import ASSIGNMENT, COURSE_ID, ROOT, db_url
 from kit.release import release_if_changed
@@ -105,7 +106,7 @@ def score_table(students: list[dict]) -> tuple[list[str], list[list[str]]]:
         written = {cell.name for notebook in assignment.notebooks for cell in notebook.task_cells}
 
         def row(cell: str) -> str:  # a written question is a row of its own; checks share their exercise's
-            return cell if cell in written else cell.split("_", 1)[1]
+            return cell if cell in written else GradeId.parse(cell).exercise
 
         for notebook in assignment.notebooks:
             for cell in notebook.grade_cells + notebook.task_cells:

@@ -172,12 +172,12 @@ def build_hash(root: Path) -> str:
 def _gradebook_holds(root: Path) -> bool:
     """Does the gradebook hold this release's notebooks, graded cells and written questions with their
     points, and due date?"""
-    from autograder.grade import graded_cells
+    from autograder.source_assignment import SourceAssignment
     from kit.written import written_questions
 
     source = root / "source" / ASSIGNMENT
     expected = {(nb.removesuffix(".ipynb"), cell, points)
-                for nb, cell, points in graded_cells(source) + written_questions(source)}
+                for nb, cell, points in SourceAssignment.of(source).graded_cells + written_questions(source)}
     with Gradebook(db_url(root), COURSE_ID) as gb:
         try:
             assignment = gb.find_assignment(ASSIGNMENT)

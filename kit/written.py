@@ -28,12 +28,12 @@ A rubric is a list of points, one line each, and the question is worth their sum
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import NamedTuple
 
 from autograder.handed_in import ANSWER_STUB, MARK_SCHEME, answer_cell_id, cell_text
+from autograder.source_assignment import SourceAssignment
 
 # A rubric item: from its "- **N points**:" to the next item, a blank line or the end (it may wrap).
 POINT = re.compile(r"^[ \t]*[-*] \*\*(?P<points>\d+(?:\.\d+)?) points?\*\*:(?P<text>.*?)(?=^[ \t]*[-*] \*\*|^\s*$|\Z)",
@@ -97,6 +97,6 @@ def written_cells(notebook: dict) -> list[WrittenAnswer]:
 
 def written_questions(source: Path) -> list[tuple[str, str, float]]:
     """(notebook, grade_id, points) of every written question in the notebooks of `source`, in order."""
-    return [(path.name, question.grade_id, points(question.question)) for path in sorted(source.glob("*.ipynb"))
-            for question in written_cells(json.loads(path.read_text()))]
+    return [(name, question.grade_id, points(question.question))
+            for name, nb in SourceAssignment.of(source).notebooks.items() for question in written_cells(nb)]
 

@@ -34,7 +34,8 @@ from nbgrader.api import Gradebook, GradeCell
 from sqlalchemy.exc import SAWarning
 
 from autograder.cases import build_every_hidden_case
-from autograder.grade import Report, grade_submission, graded_cells, save_report
+from autograder.grade import Report, grade_submission, save_report
+from autograder.source_assignment import SourceAssignment
 from kit import nbgrader_cli
 from kit.course import policy as course_policy
 from kit.nbgrader_glue.late import late_penalty
@@ -114,7 +115,7 @@ def _register(course: Path, db_url: str, duedate: str) -> None:
 
 
 def _add_cells(gb: Gradebook) -> None:
-    for notebook, grade_id, points in graded_cells(SOURCE):
+    for notebook, grade_id, points in SourceAssignment.of(SOURCE).graded_cells:
         gb.update_or_create_notebook(notebook.removesuffix(".ipynb"), "attention")
         gb.update_or_create_grade_cell(grade_id, notebook.removesuffix(".ipynb"), "attention",
                                        max_score=points, cell_type="code")
@@ -161,7 +162,7 @@ def grade_distinct_notebooks(folders: dict[str, Path], source: Path = SOURCE) ->
         build_every_hidden_case()
         with ThreadPoolExecutor(max_workers=2) as pool:
             graded = list(pool.map(lambda pack: grade_submission(pack, source), packs))
-    graded_in_order = graded_cells(source)
+    graded_in_order = SourceAssignment.of(source).graded_cells
     order = [grade_id for _, grade_id, _ in graded_in_order]
     cells_of_notebook = defaultdict(list)
     for notebook, grade_id, _ in graded_in_order:

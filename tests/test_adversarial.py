@@ -38,8 +38,9 @@ import pytest
 import autograder.grade
 from autograder.budget import BUDGET_SPENT
 from autograder.cases import hidden_cases
-from autograder.grade import graded_cells, grade_submission
+from autograder.grade import grade_submission
 from autograder.sandbox import probe
+from autograder.source_assignment import SourceAssignment
 from autograder.submission import Submission
 from kit.notebooks import ROOT
 from tests.adversarial.build import SOLVED, fixtures
@@ -50,7 +51,7 @@ pytestmark = [pytest.mark.xdist_group("adversarial"),  # one worker grades the f
               pytest.mark.skipif(probe()[0] is None, reason=f"this machine allows no confinement: {probe()[1]}")]
 
 FIXTURES = fixtures()
-GRADED = {grade_id for _, grade_id, _ in graded_cells(SOLVED)}
+GRADED = {grade_id for _, grade_id, _ in SourceAssignment.of(SOLVED).graded_cells}
 CANARY = Path(tempfile.gettempdir()) / "attention-kit-canary"  # clobbers_the_grader_files links here
 # A second copy of the course outside the course folder and outside /tmp, as on a
 # machine that holds a clone beside the one grading (CI's /check/... next to /work/...).

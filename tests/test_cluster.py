@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade import REPORT_FILE, graded_cells
+from autograder.grade import REPORT_FILE
 from autograder.sandbox import REFUSAL, UNCONFINED
+from autograder.source_assignment import SourceAssignment
 from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID, db_url
 from tests.adversarial.build import FIXTURES as FIXTURE_FILES, SOLVED, cells_of, fixtures, splice
@@ -25,7 +26,7 @@ from tests.course_copy import EXAMPLE, autograde, class_course, gradebook_snapsh
 from tests import dask_cluster
 
 FIXTURES = fixtures()
-GRADED = {grade_id for _, grade_id, _ in graded_cells(SOLVED)}
+GRADED = {grade_id for _, grade_id, _ in SourceAssignment.of(SOLVED).graded_cells}
 
 pytestmark = pytest.mark.skipif(bool(dask_cluster.why_unavailable()),
                                 reason=f"no Dask cluster for the tests: {dask_cluster.why_unavailable()}")

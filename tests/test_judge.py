@@ -5,8 +5,15 @@ import re
 import numpy as np
 import pytest
 
-from autograder.judge import KINDS, NotStarted, Outcome, call, check_verdicts, diagnose, judge, plain, tolerance, \
-    verdict
+from autograder.judge import KINDS, NotStarted, Outcome, call, check_verdicts, diagnose, plain, tolerance, verdict
+from autograder.judge.policy import value_verdict
+
+
+def judge(label, got, expected, variants=(), reveal=True):
+    """The policy's message on one value, None when it passes."""
+    found = value_verdict(label, got, expected, variants, reveal)
+    return found and found.message
+
 
 EXPECTED = np.array([[0.25, 0.75], [0.5, 0.5]])
 

@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 import pytest
 
-from autograder.grade import grade_submission, graded_cells
+from autograder.grade import grade_submission
+from autograder.source_assignment import SourceAssignment
 from examples.make_class import STUDENTS
 from kit.course import DB_URL_VARIABLE, db_url
 from tests.course_copy import copy_course
@@ -252,7 +253,8 @@ def test_the_class_report_gives_every_example_student_what_they_are_known_to_hav
     assert exercises["softmax"].mistakes == {"softmax over the wrong axis": ["bo"]}
     assert exercises["causal_mask"].mistakes == {"causal mask off by one: diagonal forbidden": ["cy"]}
     assert sum(len(e.mistakes) for e in results.exercises) == 2
-    notebook_of = {cell.split("_", 1)[1]: nb for nb, cell, _ in graded_cells(course[0] / "source" / "attention")}
+    graded = SourceAssignment.of(course[0] / "source" / "attention").graded_cells
+    notebook_of = {cell.exercise: cell.notebook for cell in graded}
     for name, exercise in exercises.items():
         notebook = notebook_of[name]
         not_started = {"dee"} | ({"eli"} if notebook[:2] > "04" else set())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.grade import grade_cells
+from autograder.grade import grade_submission
 from kit import nbgrader_cli
 from kit.notebooks import ROOT, course_points
 from tests.adversarial.build import fixtures
@@ -53,7 +53,7 @@ def course(request, tmp_path_factory, copy_released):
 
 @pytest.mark.parametrize("student", STUDENTS)
 def test_nbgrader_autograde_gives_the_scores_the_kit_predicts(course, student):
-    predicted = grade_cells(course / "submitted" / student / "attention")
+    predicted = grade_submission(course / "submitted" / student / "attention").cells
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         submission = gb.find_submission("attention", student)
         awarded = {g.name: g.score for nb in submission.notebooks for g in nb.grades if g.cell_type == "code"}
@@ -71,7 +71,7 @@ def test_nbgrader_autograde_on_the_kits_path_ignores_edited_cell_metadata(course
 
 
 def test_the_mistaken_student_loses_softmax_and_keeps_what_is_built_on_it(course):
-    predicted = grade_cells(course / "submitted" / "bo" / "attention")
+    predicted = grade_submission(course / "submitted" / "bo" / "attention").cells
     lost = {k for k, v in predicted.items() if v.earned < v.possible}
     assert lost == {"check_softmax", "hidden_softmax"}
     assert "softmax over the wrong axis" in predicted["hidden_softmax"].message

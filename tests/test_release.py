@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.cases import EXERCISES, FUNCTIONS, MODEL_FUNCTIONS, QUESTIONS, hidden_cases
+from autograder.cases import EXERCISES, REGISTRY, hidden_cases
+from autograder.exercises.model_explorer import NOTEBOOK as MODEL_NOTEBOOK
 from autograder.judge import load_cases
 from tests.execute import errors_outside_graded_cells, execute, graded_results
 from kit.notebooks import ROOT
@@ -24,6 +25,12 @@ SOURCE = ROOT / "source" / "attention"
 RELEASE = ROOT / "assignments" / "attention"
 JUDGE = ROOT / "autograder" / "judge"
 NOTEBOOKS = sorted(p.name for p in SOURCE.glob("*.ipynb"))
+
+# "Check yourself" questions: graded hidden only, no visible check.
+QUESTIONS = tuple(name for name, e in REGISTRY.items() if e.points.check is None)
+# Notebook 09's exercises on the explorer's model (their answer key is model/heads.py).
+MODEL_FUNCTIONS = tuple(name for name, e in REGISTRY.items() if e.notebook == MODEL_NOTEBOOK)
+FUNCTIONS = tuple(name for name in EXERCISES if name not in QUESTIONS + MODEL_FUNCTIONS)
 
 
 def _cells(path: Path) -> list[dict]:

@@ -26,7 +26,7 @@ from .cells import answer_cells, fresh_namespace, run_cells, solution_namespace
 from .checks import VISIBLE_CASES, check, check_answer_form
 from .exceptions import CheckFailed, NotStarted
 from .outcome import Outcome
-from .policy import KINDS, Verdict, differs, judge, tolerance
+from .policy import KINDS, Verdict, differs, tolerance
 from .stand_ins import BUILT_ON, standing_in
 from .verdicts import FULL_GRID, Checking, check_verdict, check_verdicts, diagnose, verdict
 from .wire import Seed, fresh_inputs, from_line, load_cases, outcome_from_wire, outcome_to_wire, plain, save_cases, \
@@ -36,7 +36,7 @@ __all__ = [
     # the notebooks' checks
     "NotStarted", "CheckFailed", "check", "check_answer_form", "VISIBLE_CASES",
     # the comparison policy and its verdicts
-    "tolerance", "differs", "judge", "verdict", "diagnose", "Verdict", "KINDS", "FULL_GRID",
+    "tolerance", "differs", "verdict", "diagnose", "Verdict", "KINDS", "FULL_GRID",
     # a check's cases, one after another, naming a mistake only when they agree
     "Checking", "check_verdict", "check_verdicts",
     # calling an answer

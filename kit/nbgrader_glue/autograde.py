@@ -42,8 +42,9 @@ from nbgrader.converters import Autograde, NbGraderException
 from traitlets import Integer, Unicode
 
 from autograder.cases import hidden_cases
-from autograder.grade import Report, graded_cells
+from autograder.grade import Report
 from autograder.handed_in import set_aside_unreadable
+from autograder.source_assignment import GradeId, SourceAssignment
 from kit.nbgrader_glue.engines import shared_engines
 from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN, GradingRun, check_confinement
@@ -107,8 +108,8 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
     def _build_hidden_cases(self) -> None:
         """Build (and cache in this process) the hidden cases of every cell this run grades."""
         for assignment in {assignment for _, assignment in self.grading_run.students}:
-            for _, grade_id, _ in graded_cells(self.grading_run.source(assignment)):
-                kind, name = grade_id.split("_", 1)
+            for cell in SourceAssignment.of(self.grading_run.source(assignment)).graded_cells:
+                kind, name = GradeId.parse(cell.grade_id)
                 if kind == "hidden":
                     try:
                         hidden_cases(name)

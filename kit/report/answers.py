@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.handed_in import read_notebook
+from autograder.source_assignment import SourceAssignment
 
 _SOLUTION = re.compile(r"^[^\n]*### BEGIN SOLUTION.*?### END SOLUTION[^\n]*(?:\n|$)", re.DOTALL | re.M)
 _MARKER = re.compile(r"^[^\n]*### (?:BEGIN|END) SOLUTION[^\n]*(?:\n|$)", re.M)
@@ -46,13 +47,14 @@ def _nbgrader(cell: dict) -> dict:
 def exercises(source: Path) -> dict[str, Exercise]:
     """grade_id → the exercise's reference and given code, for every answer cell of `source`'s notebooks."""
     found = {}
-    for path in sorted(source.glob("*.ipynb")):
-        cells = read_notebook(path)["cells"]
+    assignment = SourceAssignment.of(source)
+    for name in assignment.notebooks:
+        cells = assignment.cells(name)
         setup = "\n".join(_text(c) or "" for c in cells if str(_nbgrader(c).get("grade_id", "")).startswith("setup"))
         for cell in cells:
             meta, text = _nbgrader(cell), _text(cell)
             if meta.get("solution") and cell.get("cell_type") == "code" and text is not None:
-                found[meta["grade_id"]] = Exercise(meta["grade_id"], path.name, _MARKER.sub("", text),
+                found[meta["grade_id"]] = Exercise(meta["grade_id"], name, _MARKER.sub("", text),
                                                    _SOLUTION.sub("", text) + "\n" + setup)
     return found
 

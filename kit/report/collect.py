@@ -23,6 +23,7 @@ from nbgrader.coursedir import CourseDirectory
 from autograder.grade import REPORT_FILE
 from autograder.handed_in import set_aside
 from autograder.mistakes import MISTAKES
+from autograder.source_assignment import GradeId
 from kit.hand_in.collect import read_refused
 from kit.report.sections import exercise_sections
 
@@ -97,11 +98,6 @@ def read_report(path: Path) -> dict | None:
     return report if isinstance(report, dict) else None
 
 
-def _exercise_of(grade_cell: str) -> str:
-    """The exercise of a graded cell: check_<exercise> or hidden_<exercise>."""
-    return grade_cell.partition("_")[2]
-
-
 def _unreadable(submitted: Path, report: dict | None) -> dict[str, str]:
     """Notebook → why it could not be graded: set aside as unreadable before grading, or found so by the grader."""
     found = {nb: why for nb, why in (report or {}).get("problems", {}).items() if why != "notebook missing"}
@@ -117,7 +113,7 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
         except MissingEntry:
             raise SystemExit(f"the gradebook at {coursedir.db_url} has no assignment {assignment!r}") from None
         cells = [cell.name for notebook in entry.notebooks for cell in notebook.grade_cells]
-        names = list(dict.fromkeys(_exercise_of(c) for c in cells))
+        names = list(dict.fromkeys(GradeId.parse(c).exercise for c in cells))
         names.sort(key=lambda n: list(sections).index(n) if n in sections else len(sections))
         exercises = {n: Exercise(n, sections.get(n), f"check_{n}" in cells,
                                  known_mistakes={m.name: m.section for m in MISTAKES.get(n, ())}) for n in names}

@@ -1,15 +1,10 @@
-"""Which chapter section each exercise follows, read from the instructor notebooks.
-
-An exercise belongs to the last "chapter section N" named in the markdown
-above its answer cell (or, before any, the notebook's "follows section N");
-a written question (a task cell) to the last one named above it.
-"""
+"""Which chapter section each exercise follows (autograder.source_assignment reads it), and its title."""
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
+
+from autograder.source_assignment import SourceAssignment
 
 # The chapter's nine sections (attention-guide.txt), by number.
 TITLES = {
@@ -23,24 +18,9 @@ TITLES = {
     8: "Where to read next",
     9: "Using it in Python",
 }
-_NAMED = re.compile(r"chapter section (\d+)")
-_FOLLOWS = re.compile(r"follows (?:the end of )?(?:chapter )?section (\d+)")
-
-
 def exercise_sections(source: Path) -> dict[str, int]:
     """Answer cell id (the exercise) or written question → chapter section, for every notebook in `source`."""
-    sections: dict[str, int] = {}
-    for path in sorted(source.glob("*.ipynb")):
-        section = None
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            if cell["cell_type"] == "markdown":
-                found = _NAMED.findall(text) or _FOLLOWS.findall(text)
-                section = int(found[-1]) if found else section
-            meta = cell["metadata"].get("nbgrader", {})
-            if (meta.get("solution") or meta.get("task")) and section is not None:
-                sections[meta["grade_id"]] = section
-    return sections
+    return SourceAssignment.of(source).sections
 
 
 def describe(section: int | None) -> str:

@@ -1,7 +1,7 @@
 """The keys of a case: one call of an exercise and what it must give.
 
-Cases are plain dicts (autograder/cases.py and autograder/model_cases.py build
-them; `wire.save_cases` writes them to ``worked_example.npz``); `Case` declares
+Cases are plain dicts (autograder/cases.py builds them from the registry,
+autograder/exercises/; `wire.save_cases` writes them to ``worked_example.npz``); `Case` declares
 their keys for the readers.
 """
 

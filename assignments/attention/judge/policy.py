@@ -331,24 +331,17 @@ def _differ(got, output) -> bool:
         return True
 
 
-def judge(label: str, got, expected, variants=(), reveal: bool = True) -> str | None:
-    """None when `got` follows the policy against `expected`, else the message.
-
-    variants: ``(name, section, explanation, output)`` for known mistakes, each
-    with that mistake's own output on the case; the message names one only
-    when it fits (see `Naming`), and otherwise says what differs and
-    suggests nothing.
-    reveal: False for hidden checks: the message then shows the student's
-    value and the size of the error, never the expected value.
-    """
-    found = value_verdict(label, got, expected, variants, reveal)
-    return found and found.message
-
-
 def value_verdict(label: str, got, expected, variants=(), reveal: bool = True, parts=(),
                   computed_from=None) -> Verdict | None:
-    """`judge`, with the kind of failure (KINDS) and the known mistake it matches: on this one case,
-    a check of one case (`Naming`); a tuple answer's failing part named (see `value_problem`)."""
+    """None when `got` follows the policy against `expected`, else the failure: its message, its kind (KINDS)
+    and the known mistake it matches, on this one case (`Naming`); a tuple answer's failing part named (see
+    `value_problem`).
+
+    variants: ``(name, section, explanation, output)`` for known mistakes, each with that mistake's own output
+    on the case; the message names one only when it fits, and otherwise says what differs and suggests nothing.
+    reveal: False for hidden checks: the message then shows the student's value and the size of the error,
+    never the expected value.
+    """
     problem = value_problem(label, got, expected, reveal, parts, computed_from)
     if problem is None:
         return None
