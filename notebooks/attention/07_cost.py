@@ -181,8 +181,9 @@ def crossover_length(W_q, W_k, W_v, W_o):
     """
     ### BEGIN SOLUTION
     shapes = [np.shape(W) for W in (W_q, W_k, W_v, W_o)]
-    if any(len(shape) != 2 or 0 in shape for shape in shapes):
-        raise ValueError(f"every matrix must be 2-D and non-empty, got {shapes}")
+    for shape in shapes:
+        if len(shape) != 2 or 0 in shape:
+            raise ValueError(f"every matrix must be 2-D and non-empty, got {shapes}")
     (d, d_h), (d_k, d_hk), (d_in, d_v), (d_vo, d_out) = shapes
     if (d_k, d_hk) != (d, d_h) or d_in != d or d_vo != d_v:
         raise ValueError(f"the matrices do not fit each other: {shapes}")
