@@ -19,7 +19,7 @@ answers with an `Outcome` as plain data on its stdout, and the comparison happen
 its time limit, or code that kills the child, is reported as such; a fresh
 child takes over, and an answer that timed out or sent a reply past reading is not called again. While an
 answer runs, this process answers its calls to the exercises it is built on
-with the reference's values (judge.BUILT_ON; see child.py). What is done to
+with the reference's values (the registry's `built_on`; see child.py). What is done to
 the notebooks themselves (reading, restoring, tampering) is autograder/handed_in.py.
 
 The child's replies cost this process no more than their bounds
@@ -46,11 +46,12 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.answer_key import reference_of
-from autograder.handed_in import restore_for_grading
-from autograder.source_assignment import SourceAssignment
-from autograder.judge import BUILT_ON, WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, plain, to_line
 from autograder import sandbox
+from autograder.answer_key import reference_of
+from autograder.exercises import REGISTRY
+from autograder.handed_in import restore_for_grading
+from autograder.judge import WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, plain, to_line
+from autograder.source_assignment import SourceAssignment
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
 from autograder.budget import BUDGET_SPENT, GraderBudget, Spending
 from autograder.sandbox import Limits
@@ -212,7 +213,7 @@ class Submission:
         measured = "memory_limit_bytes" in case
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
-        stand_ins = () if measured else BUILT_ON.get(name, ())
+        stand_ins = () if measured or name not in REGISTRY else REGISTRY[name].built_on  # the registry's, now
         nonce = secrets.token_hex(8)  # the child echoes it: an outcome without it answers no request of this call
         request = to_line({"notebook": notebook, "answer": name, "seconds": seconds, "stand_ins": list(stand_ins),
                            "args": case.get("args"), "kwargs": case.get("kwargs", {}), "nonce": nonce}).encode()

@@ -220,12 +220,12 @@ def test_the_released_judge_is_the_judge_package_file_for_file():
 
 def test_the_released_judge_reaches_no_reference_and_holds_no_reference_value():
     """Its modules import only each other, the standard library, numpy and IPython (never the
-    answer key), hold no hidden test and no hidden expected number, and built_on.json holds
-    exercise names only."""
+    answer key, which they do not even name), hold no hidden test and no hidden expected number,
+    and built_on.json holds exercise names only."""
     hidden_numbers = {float(x) for name in EXERCISES for case in hidden_cases(name)
                       for x in _scalars(case.get("expected")) if abs(float(x)) > 16}
     for name, text in _files(RELEASE / "judge").items():
-        for marker in (b"BEGIN SOLUTION", b"BEGIN HIDDEN TESTS", b"hidden_check"):
+        for marker in (b"BEGIN SOLUTION", b"BEGIN HIDDEN TESTS", b"hidden_check", b"answer_key"):
             assert marker not in text, f"judge/{name} contains {marker!r}"
         if not name.endswith(".py"):
             continue

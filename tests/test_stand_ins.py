@@ -11,6 +11,7 @@ import pytest
 import autograder.judge.checks as visible_checks
 import solutions.attention as reference
 from autograder.judge import CheckFailed, check, standing_in
+from autograder.judge.checks import ANSWER_KEY
 from autograder.submission import MAX_STAND_IN_ELEMENTS, stand_in_reply
 from kit.notebooks import ROOT
 
@@ -90,6 +91,7 @@ def test_the_functions_an_answer_calls_are_its_own_again_after_the_check(student
 
 def test_while_nbgrader_grades_the_visible_check_counts_the_exercise_alone(student, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    monkeypatch.setenv(ANSWER_KEY, "autograder.answer_key")  # as the kit's nbgrader configuration sets it
     check("attention", student["attention"])  # passes: the reference's softmax stands in
     with pytest.raises(CheckFailed):
         check("softmax", student["softmax"])
@@ -170,6 +172,7 @@ def test_classify_head_is_graded_with_the_reference_measures_in_a_hidden_check(m
 
 def test_classify_head_visible_check_counts_it_alone_while_nbgrader_grades(measures, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    monkeypatch.setenv(ANSWER_KEY, "autograder.answer_key")  # as the kit's nbgrader configuration sets it
     check("classify_head", measures["classify_head"])
 
 

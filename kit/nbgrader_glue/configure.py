@@ -26,6 +26,7 @@ import os
 import sys
 from pathlib import Path
 
+from autograder.judge.checks import ANSWER_KEY
 from kit.course import Course
 
 IN_KERNEL, OUT_OF_PROCESS = "in-kernel", "out-of-process"
@@ -59,6 +60,9 @@ def _environment(root: Path) -> None:
     # The hidden checks import autograder/ and solutions/ from the course, whatever folder nbgrader runs a
     # notebook in.
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    # On nbgrader's stock path the visible checks run in the kernel: with the reference's functions standing in
+    # for those an answer is built on (autograder/answer_key.py), named here, never in the judge students get.
+    os.environ[ANSWER_KEY] = "autograder.answer_key"
 
 
 def _feedback(c, course: Course) -> None:

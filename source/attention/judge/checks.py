@@ -24,6 +24,8 @@ from .wire import load_cases
 
 VISIBLE_CASES = Path(__file__).parent.parent / "worked_example.npz"  # beside the judge folder
 
+ANSWER_KEY = "KIT_ANSWER_KEY"  # the environment variable naming the module of `reference_of` while grading
+
 
 def check(function_name: str, func) -> None:
     """The visible check of one exercise, on the chapter's worked example.
@@ -118,12 +120,12 @@ def _visible_cases(function_name: str) -> list[Case]:
 
 
 def _reference_while_grading():
-    """The answer key's lookup (name → reference function) during `nbgrader autograde`
-    on the instructor's machine, else None."""
-    if os.environ.get("NBGRADER_EXECUTION") != "autograde":
+    """The answer key's lookup (name → reference function) during `nbgrader autograde` on the instructor's
+    machine, from the module ANSWER_KEY names there (the kit's nbgrader configuration sets it), else None."""
+    if os.environ.get("NBGRADER_EXECUTION") != "autograde" or not os.environ.get(ANSWER_KEY):
         return None
     try:
-        return importlib.import_module("autograder.answer_key").reference_of
+        return importlib.import_module(os.environ[ANSWER_KEY]).reference_of
     except ImportError:
         return None
 
