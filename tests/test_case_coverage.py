@@ -14,8 +14,8 @@ The generic behaviours:
 The foundation issue specifies, for the functions of the chapter: float32 in
 gives float32 out, any leading batch dimensions, cross-attention shapes, a row
 whose every key is forbidden, scores of ±1e4, and a ValueError for bad shapes
-and sizes (`autograder.cases.BEHAVIOURS`). `SPECIFIED` says which of them each
-exercise can meet; every one must be checked by at least one hidden case of
+and sizes (`autograder.cases.BEHAVIOURS`). Each exercise's `meets` says which of them it
+can meet; every one must be checked by at least one hidden case of
 that exercise, tagged in its `checks` (its case specs in autograder/exercises/). Each tag is also
 checked against the case itself, so a tag cannot claim what its case does not do.
 """
@@ -30,43 +30,8 @@ from autograder.exercises.spec import no_cases
 from autograder.judge import fresh_inputs, outcome_of, verdict
 from tests.exercise_text import behaviour_sentences, exercise_text, flat, introduction, notebook_text
 
-ARRAYS = {"float32", "batched", "bad shape"}
-SCORES = {"cross", "masked row", "1e4"}
-COUNTS = {"bad size"}
-# Exercise → the behaviours it can meet (an exercise that takes no mask cannot meet a masked row).
-SPECIFIED: dict[str, set[str]] = {
-    "token_movement": ARRAYS,
-    "project_qkv": ARRAYS,
-    "raw_scores": ARRAYS | {"cross"},
-    "scaled_scores": ARRAYS | {"cross"},
-    "score_spread": COUNTS,
-    "largest_weight": COUNTS,
-    "softmax_jacobian": {"float32", "batched", "masked row", "1e4", "bad shape"},
-    "softmax": {"float32", "batched", "masked row", "1e4"},
-    "attention": ARRAYS | SCORES,
-    "split_heads": ARRAYS,
-    "merge_heads": ARRAYS,
-    "multi_head_attention": ARRAYS | SCORES,
-    "head_score_ranks": {"bad shape"},
-    "head_patterns": {"float32", "batched", "bad shape"},
-    "causal_mask": COUNTS,
-    "padding_mask": COUNTS | {"bad shape"},
-    "block_mask": COUNTS | {"bad shape"},
-    "source_shares": ARRAYS | COUNTS,
-    "blockwise_attention": ARRAYS | COUNTS | {"cross", "1e4"},
-    "projection_flops": COUNTS,
-    "score_flops": COUNTS,
-    "attention_share": COUNTS,
-    "crossover_length": {"bad shape"},
-    "score_grid_bytes": COUNTS,
-    "attention_params": COUNTS | {"bad shape"},
-    "head_columns": COUNTS | {"bad shape"},
-    "equal_scores": {"float32", "batched"},
-    "prefix_gaps": {"float32", "bad shape"},
-    "ablate_head": {"float32"},
-    "permutation_gaps": {"bad shape"},
-    "reach": {"float32", "batched", "bad shape"},
-}
+# Exercise → the behaviours it can meet, as its registry entry declares them (Exercise.meets).
+SPECIFIED: dict[str, set[str]] = {name: set(e.meets) for name, e in REGISTRY.items() if e.meets}
 
 
 def behaviour_map() -> dict[str, dict[str, list[str]]]:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import attention_inputs, f32, normal_draws, property_examples, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from solutions import attention as ref
 
 NOTEBOOK = "06_blockwise"
@@ -120,7 +120,7 @@ def _mistake_output(name: str):
 EXERCISES = (
     # Built on nothing: its memory is measured, and work done by a stand-in would not count.
     Exercise("blockwise_attention", ref.blockwise_attention, blockwise_attention_hidden, blockwise_attention_visible,
-             stream=14, points=Points(2, 4), mistakes=(
+             stream=14, meets=ARRAYS | COUNTS | frozenset({"cross", "1e4"}), points=Points(2, 4), mistakes=(
         Mistake(NOT_RESCALED, 7,
                 "When a block raises the running maximum, multiply the running sum and the accumulator by exp(old max − new max).",
                 _mistake_output(NOT_RESCALED)),

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from solutions import attention as ref
 from solutions.check_yourself import ANSWERS
 
@@ -326,6 +326,7 @@ EXERCISES = (
         Requirement("with at least one True per row", _hull_excess_trusting("a True per row")),
     )),
     Exercise("equal_scores", ANSWERS["equal_scores"], equal_scores_hidden, equal_scores_visible, stream=99,
+             meets=frozenset({"float32", "batched"}),
              points=QUESTION, requirements=(
         Requirement("`V` of shape `(..., n_k, d_v)`", one_sequence_only(ANSWERS["equal_scores"])),
         Requirement("Keep the dtype of float input (float32 in, float32 out)", _equal_scores_in_float64),
@@ -351,6 +352,7 @@ EXERCISES = (
         Requirement("`mask` is not `(n, n)`", _leaked_targets_mask_unchecked),
     )),
     Exercise("head_columns", ref.head_columns, head_columns_hidden, head_columns_visible, stream=47,
+             meets=COUNTS | frozenset({"bad shape"}),
              built_on=("split_heads",), mistakes=(
         Mistake("every n_heads-th column", 5,
                 "A head gets d_k neighbouring columns: head m has m·d_k … (m + 1)·d_k − 1, not every h-th one.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Requirement, case
+from autograder.exercises.spec import COUNTS, Exercise, Mistake, Requirement, case
 from solutions import attention as ref
 
 NOTEBOOK = "07_cost"
@@ -175,15 +175,16 @@ def _params_sliced(W_q, W_k, W_v, W_o, n_heads):
 
 
 EXERCISES = (
-    Exercise("projection_flops", ref.projection_flops, sizes_hidden, chapter_layer_visible, stream=15, mistakes=(
+    Exercise("projection_flops", ref.projection_flops, sizes_hidden, chapter_layer_visible, stream=15,
+             meets=COUNTS, mistakes=(
         Mistake("factor 4 missing", 7, "There are four projections (Q, K, V and the output), each n·d².",
                 lambda n, d: n * d * d),
     ), requirements=rules(ref.projection_flops, lambda n, d: 4 * n * d * d)),
-    Exercise("score_flops", ref.score_flops, sizes_hidden, chapter_layer_visible, stream=16, mistakes=(
+    Exercise("score_flops", ref.score_flops, sizes_hidden, chapter_layer_visible, stream=16, meets=COUNTS, mistakes=(
         Mistake("factor 2 missing", 7, "The grid is paid twice: once for the scores Q Kᵀ, once for mixing the values.",
                 lambda n, d: n * n * d),
     ), requirements=rules(ref.score_flops, lambda n, d: 2 * n * n * d)),
-    Exercise("attention_share", ref.attention_share, sizes_hidden, attention_share_visible, stream=17,
+    Exercise("attention_share", ref.attention_share, sizes_hidden, attention_share_visible, stream=17, meets=COUNTS,
              built_on=("projection_flops", "score_flops"), mistakes=(
         Mistake("factor 2 missing", 7, "Scores and mixing cost 2·n²·d together.",
                 lambda n, d: n * n * d / (n * n * d + 4 * n * d * d)),
@@ -193,6 +194,7 @@ EXERCISES = (
                 lambda n, d: 2 * n * n * d / (4 * n * d * d)),
     ), requirements=rules(ref.attention_share, lambda n, d: 2 * n * n * d / (2 * n * n * d + 4 * n * d * d), count=False)),
     Exercise("crossover_length", ref.crossover_length, crossover_length_hidden, crossover_length_visible, stream=18,
+             meets=frozenset({"bad shape"}),
              mistakes=(
         Mistake("the square layer's 2·d", 7,
                 "n = 2·d needs d_out = d: count each projection from its own matrix's shape, W_o's (d_v, d_out) too.",
@@ -231,6 +233,7 @@ EXERCISES = (
         Requirement("as a Python float", lambda n, d: ref.score_flops(n, d) // ref.mlp_flops(n, d)),
     )),
     Exercise("score_grid_bytes", ref.score_grid_bytes, score_grid_bytes_hidden, score_grid_bytes_visible, stream=19,
+             meets=COUNTS,
              mistakes=(
         Mistake("in MB instead of bytes", 7, "Return bytes; 1 MB = 10⁶ bytes but 1 MiB = 1,048,576 bytes.",
                 lambda n, h, b=2: n * n * h * b / 1e6),
@@ -239,6 +242,7 @@ EXERCISES = (
         Mistake("heads forgotten", 7, "Every head has a score grid of its own.", lambda n, h, b=2: n * n * b),
     ), requirements=rules(ref.score_grid_bytes, lambda n, h, b=2: n * n * h * b)),
     Exercise("attention_params", ref.attention_params, attention_params_hidden, attention_params_visible, stream=20,
+             meets=COUNTS | frozenset({"bad shape"}),
              built_on=("split_heads",), mistakes=(
         Mistake("output projection forgotten", 5, "A head owns its rows of W_o too: d_k rows of d_out weights.",
                 lambda *a: _params_with(*a, own_output=None)),

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from autograder.exercises.variants import attention_with
 from solutions import attention as ref
 
@@ -227,7 +227,7 @@ def _ranks_unchecked(X, W_q, W_k, n_heads):
 
 
 EXERCISES = (
-    Exercise("split_heads", ref.split_heads, split_heads_hidden, split_heads_visible, stream=8, mistakes=(
+    Exercise("split_heads", ref.split_heads, split_heads_hidden, split_heads_visible, stream=8, meets=ARRAYS, mistakes=(
         Mistake("heads cut by a reshape without the transpose", 5,
                 "Reshape to (..., n, n_heads, d_k) and then swap the n and n_heads axes.", _split_no_transpose),
     ), requirements=(
@@ -238,7 +238,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` naming the shape when `M` has fewer than 2 dimensions", _split_unchecked),
         Requirement("`d` is not divisible by `n_heads`", _split_by_slices),
     )),
-    Exercise("merge_heads", ref.merge_heads, merge_heads_hidden, merge_heads_visible, stream=9, mistakes=(
+    Exercise("merge_heads", ref.merge_heads, merge_heads_hidden, merge_heads_visible, stream=9, meets=ARRAYS, mistakes=(
         Mistake("heads merged in the wrong order", 5,
                 "Swap the heads axis back next to d_k before the reshape, so head m fills columns m·d_k … (m+1)·d_k − 1.",
                 _merge_no_transpose),
@@ -247,7 +247,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` naming the shape when `H` has fewer than 3 dimensions", _merge_unchecked),
     )),
     Exercise("multi_head_attention", ref.multi_head_attention, multi_head_attention_hidden,
-             multi_head_attention_visible, stream=10, points=Points(1, 3),
+             multi_head_attention_visible, stream=10, meets=ARRAYS | SCORES, points=Points(1, 3),
              built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention", "split_heads",
                        "merge_heads"), mistakes=(
         Mistake("heads cut by a reshape without the transpose", 5,
@@ -269,6 +269,7 @@ EXERCISES = (
                     lambda *a, **k: _mha_with(*a, **k, head_axis=False)),
     )),
     Exercise("head_patterns", ref.head_patterns, head_patterns_hidden, head_patterns_visible, stream=24,
+             meets=frozenset({"float32", "batched", "bad shape"}),
              built_on=("split_heads", "raw_scores", "scaled_scores", "softmax"), mistakes=(
         Mistake("scaled by the full width", 5, "Each head divides by the square root of its own size d_k = d_h / n_heads.",
                 lambda X, W_q, W_k, h: _patterns_with(X, W_q, W_k, h, scale=lambda d_k: math.sqrt(d_k * h))),
@@ -288,6 +289,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _patterns_sliced),
     )),
     Exercise("head_score_ranks", ref.head_score_ranks, head_score_ranks_hidden, head_score_ranks_visible, stream=41,
+             meets=frozenset({"bad shape"}),
              built_on=("split_heads", "raw_scores"), mistakes=(
         Mistake("the bound instead of the measurement", 5,
                 "Measure each grid with np.linalg.matrix_rank; d_k is only the most it can be.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from solutions import attention as ref
 
 NOTEBOOK = "05_masks_and_cross_attention"
@@ -453,7 +453,8 @@ def _finite(mask):
 
 
 EXERCISES = (
-    Exercise("causal_mask", ref.causal_mask, causal_mask_hidden, causal_mask_visible, stream=11, mistakes=(
+    Exercise("causal_mask", ref.causal_mask, causal_mask_hidden, causal_mask_visible, stream=11,
+             meets=COUNTS, mistakes=(
         _MINUS_1E9._replace(variant=lambda n: _finite(ref.causal_mask(n))),
         Mistake("causal mask off by one: diagonal forbidden", 6, "A token may see itself: forbid only j > i.",
                 lambda n: np.triu(np.full((n, n), -np.inf), k=0)),
@@ -492,7 +493,8 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `j` is not an integer position of `X`",
                     lambda *a, **k: _first(_changed_rows(*a, **k, checked=False))),
     )),
-    Exercise("padding_mask", ref.padding_mask, padding_mask_hidden, padding_mask_visible, stream=12, mistakes=(
+    Exercise("padding_mask", ref.padding_mask, padding_mask_hidden, padding_mask_visible, stream=12,
+             meets=COUNTS | frozenset({"bad shape"}), mistakes=(
         _MINUS_1E9._replace(variant=lambda lengths, n: _finite(ref.padding_mask(lengths, n))),
         Mistake("mask sign flipped", 6, "Forbidden pairs get −inf, not +inf.",
                 lambda lengths, n: -ref.padding_mask(lengths, n)),
@@ -527,7 +529,8 @@ EXERCISES = (
         Requirement("or a length is not an integer from 1 to `n`",
                     lambda weights, lengths: _padding_leak_checking(weights, lengths, range_checked=False)),
     )),
-    Exercise("block_mask", ref.block_mask, block_mask_hidden, block_mask_visible, stream=13, points=Points(1, 2),
+    Exercise("block_mask", ref.block_mask, block_mask_hidden, block_mask_visible, stream=13,
+             meets=COUNTS | frozenset({"bad shape"}), points=Points(1, 2),
              mistakes=(
         _MINUS_1E9._replace(variant=lambda sizes, allowed: _finite(ref.block_mask(sizes, allowed))),
         Mistake("allowed read by column", 6, "allowed[a][b] says whether group a (the row, asking) may look at group b.",
@@ -546,6 +549,7 @@ EXERCISES = (
                     lambda sizes, allowed: _block_mask_checking(sizes, allowed, allowed_checked=False)),
     )),
     Exercise("source_shares", ref.source_shares, source_shares_hidden, source_shares_visible, stream=46,
+             meets=ARRAYS | COUNTS,
              points=Points(1, 2), mistakes=(
         Mistake("tokens counted instead of weights summed", 6,
                 "Add up the weight the query gives each key of a source: how many of its keys a query reads "

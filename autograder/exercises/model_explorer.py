@@ -491,7 +491,8 @@ EXERCISES = (
         Requirement("or `0.0` when no row has a target",
                     lambda logits, tokens: float(np.mean(_copy_hits(logits, tokens)))),
     )),
-    Exercise("prefix_gaps", ref.prefix_gaps, prefix_gaps_hidden, prefix_gaps_visible, stream=42, points=Points(1, 2),
+    Exercise("prefix_gaps", ref.prefix_gaps, prefix_gaps_hidden, prefix_gaps_visible, stream=42,
+             meets=frozenset({"float32", "bad shape"}), points=Points(1, 2),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the prefix one token short", TEACHER_FORCING,
                 "Position i belongs to its own prefix: run on the first i + 1 tokens, Q[:i + 1] and so on.",
@@ -516,7 +517,8 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `Q`, `K`, `V` and `mask` are not of those shapes for one `n`",
                     lambda *a: _prefix_gaps_with(*a, checked=False)),
     )),
-    Exercise("ablate_head", ref.ablate_head, ablate_head_hidden, ablate_head_visible, stream=43, points=Points(1, 2),
+    Exercise("ablate_head", ref.ablate_head, ablate_head_hidden, ablate_head_visible, stream=43,
+             meets=frozenset({"float32"}), points=Points(1, 2),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention", "split_heads", "merge_heads"), mistakes=(
         Mistake("the head's columns zeroed after W_o", SECTION,
                 "W_o mixes every head into every output column: zero the head's output before multiplying by W_o.",

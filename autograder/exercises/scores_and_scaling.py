@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import (HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed, case,
-                                       one_sequence_only)
+from autograder.exercises.spec import (ARRAYS, COUNTS, HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed,
+                                       case, one_sequence_only)
 from solutions import attention as ref
 
 NOTEBOOK = "02_scores_and_scaling"
@@ -237,7 +237,8 @@ def _jacobian_of_a_number(s):
 
 
 EXERCISES = (
-    Exercise("raw_scores", ref.raw_scores, scores_hidden, scores_visible, stream=2, mistakes=(
+    Exercise("raw_scores", ref.raw_scores, scores_hidden, scores_visible, stream=2,
+             meets=ARRAYS | frozenset({"cross"}), mistakes=(
         Mistake("keys against queries", 3, "Row i belongs to query i: Q @ K.T, not K @ Q.T.",
                 lambda Q, K: np.swapaxes(ref.raw_scores(Q, K), -1, -2)),
         Mistake("already scaled", 3, "raw_scores is the plain dot product; the division by √d_k belongs to scaled_scores.",
@@ -262,7 +263,8 @@ EXERCISES = (
         Requirement("(a tie with another entry still counts)", "a tie not counted"),
         Requirement("Raise a `ValueError` when `S` is not a non-empty square 2-D grid", _self_preference_unchecked),
     )),
-    Exercise("scaled_scores", ref.scaled_scores, scores_hidden, scores_visible, stream=3, points=Points(1, 2),
+    Exercise("scaled_scores", ref.scaled_scores, scores_hidden, scores_visible, stream=3,
+             meets=ARRAYS | frozenset({"cross"}), points=Points(1, 2),
              built_on=("raw_scores",), mistakes=(
         Mistake("no scaling", 3, "Divide every score by √d_k, the square root of the head size.", ref.raw_scores),
         Mistake("scaled by d_k instead of √d_k", 3, "Divide by the square root of d_k, not by d_k itself.",
@@ -272,7 +274,7 @@ EXERCISES = (
                     lambda Q, K: ref.raw_scores(Q, K) / np.sqrt(np.shape(Q)[-1])),
         Requirement("Same shapes and errors as `raw_scores`", _scaled(_scores_unchecked)),
     )),
-    Exercise("score_spread", ref.score_spread, score_spread_hidden, score_spread_visible, stream=4,
+    Exercise("score_spread", ref.score_spread, score_spread_hidden, score_spread_visible, stream=4, meets=COUNTS,
              parts=("the raw spread", "the scaled spread"), computed_from="the raw spread",
              built_on=("raw_scores", "scaled_scores"), mistakes=(
         Mistake("scaled by d_k instead of √d_k", 3, "The scaled spread divides q·k by √d_k.",
@@ -286,6 +288,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `d_k` or `n_samples` is below 1", _spread_unchecked),
     )),
     Exercise("largest_weight", ref.largest_weight, largest_weight_hidden, largest_weight_visible, stream=5,
+             meets=COUNTS,
              built_on=("raw_scores", "scaled_scores", "softmax"), mistakes=(
         Mistake("`scaled` ignored", 3, "Divide the scores by √d_k only when scaled is True.",
                 lambda d_k, n_keys, scaled, n_trials, rng: ref.largest_weight(d_k, n_keys, not scaled, n_trials, rng)
@@ -298,6 +301,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `d_k`, `n_keys` or `n_trials` is below 1", _largest_weight_unchecked),
     )),
     Exercise("softmax_jacobian", ref.softmax_jacobian, softmax_jacobian_hidden, softmax_jacobian_visible, stream=40,
+             meets=frozenset({"float32", "batched", "masked row", "1e4", "bad shape"}),
              built_on=("softmax",), mistakes=(
         Mistake("the diagonal forgotten", 3, "∂p_i/∂s_i is p_i − p_i²: add diag(p) to −p pᵀ.",
                 lambda s: -_jacobian_parts(s)[2]),

@@ -8,7 +8,7 @@ import numpy as np
 
 from autograder.exercises.inputs import (attention_inputs, f32, f64, forbidding_row, normal_draws, property_examples,
                                          worked)
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, one_sequence_only
 from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
 from solutions import attention as ref
 
@@ -365,7 +365,8 @@ def _counts_checked_for(n, d, n_heads, *, sizes=True, division=True):
 
 
 EXERCISES = (
-    Exercise("softmax", ref.softmax, softmax_hidden, softmax_visible, stream=6, points=Points(1, 3), mistakes=(
+    Exercise("softmax", ref.softmax, softmax_hidden, softmax_visible, stream=6,
+             meets=frozenset({"float32", "batched", "masked row", "1e4"}), points=Points(1, 3), mistakes=(
         Mistake("softmax over the wrong axis", 4, "Each row of scores (one query) must add up to one: normalise along `axis`.",
                 lambda S, axis=-1: ref.softmax(S, axis=-2 if np.ndim(S) > 1 and axis in (-1, np.ndim(S) - 1) else -1)),
         Mistake("softmax without subtracting the row maximum", 4,
@@ -400,7 +401,8 @@ EXERCISES = (
         Requirement("It must give exactly 1.0 and 0.0 for leads of ±1000, not NaN",
                     "softmax without subtracting the row maximum"),
     )),
-    Exercise("attention", ref.attention, attention_hidden, attention_visible, stream=7, points=Points(1, 3),
+    Exercise("attention", ref.attention, attention_hidden, attention_visible, stream=7,
+             meets=ARRAYS | SCORES, points=Points(1, 3),
              parts=("the output", "the weights"), computed_from="the weights",
              built_on=("raw_scores", "scaled_scores", "softmax"), mistakes=(
         Mistake("no scaling", 3, "Divide the scores by √d_k before the softmax.",
@@ -436,6 +438,7 @@ EXERCISES = (
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_keys=False)),
     )),
     Exercise("permutation_gaps", ref.permutation_gaps, permutation_gaps_hidden, permutation_gaps_visible, stream=44,
+             meets=frozenset({"bad shape"}),
              parts=("attention's gap", "the fixed mix's gap"),
              built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the shuffled output compared with the output unshuffled", 1,
@@ -463,7 +466,8 @@ EXERCISES = (
         Requirement("`kernel` is not one-dimensional with an odd number of weights",
                     lambda *a: _gaps(*a, kernel_checked=False)),
     )),
-    Exercise("reach", ref.reach, reach_hidden, reach_visible, stream=45, mistakes=(
+    Exercise("reach", ref.reach, reach_hidden, reach_visible, stream=45,
+             meets=frozenset({"float32", "batched", "bad shape"}), mistakes=(
         Mistake("signed offsets j − i", 1, "A key before the query is as far away as one after it: weigh |i − j|.",
                 lambda A: _reach_with(A, signed=True)),
         Mistake("squared distances", 1, "Weigh the distance |i − j| itself, not its square.",

@@ -109,6 +109,12 @@ def no_cases(rng=None) -> list[CaseSpec]:
     return []
 
 
+# The behaviours an exercise's inputs can meet, in the usual groups (Exercise.meets).
+ARRAYS = frozenset({"float32", "batched", "bad shape"})
+SCORES = frozenset({"cross", "masked row", "1e4"})
+COUNTS = frozenset({"bad size"})
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One exercise, declared once.
@@ -133,6 +139,9 @@ class Exercise:
         so a message names the failing part.
     computed_from: the part the others are computed from (attention's "the weights"): it
         is checked first, so a message points at it, not at a part wrong only because of it.
+    meets: the behaviours (autograder.cases.BEHAVIOURS) its inputs can meet, each of which its
+        hidden cases must check (tests/test_case_coverage.py): an exercise that takes no mask
+        cannot meet a masked row. ARRAYS, SCORES and COUNTS name the usual groups.
     notebook: filled in by autograder/exercises/__init__.py from the module.
     """
     name: str
@@ -146,6 +155,7 @@ class Exercise:
     points: Points = Points()
     parts: tuple[str, ...] = ()
     computed_from: str | None = None
+    meets: frozenset[str] = frozenset()
     notebook: str = field(default="", compare=False)
 
     def __post_init__(self):

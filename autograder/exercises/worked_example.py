@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Requirement, case, one_sequence_only
+from autograder.exercises.spec import ARRAYS, Exercise, Mistake, Requirement, case, one_sequence_only
 from solutions import attention as ref
 
 NOTEBOOK = "01_worked_example"
@@ -75,7 +75,8 @@ def project_qkv_hidden(rng):
 
 
 EXERCISES = (
-    Exercise("token_movement", ref.token_movement, token_movement_hidden, token_movement_visible, stream=0, mistakes=(
+    Exercise("token_movement", ref.token_movement, token_movement_hidden, token_movement_visible, stream=0,
+             meets=ARRAYS, mistakes=(
         Mistake("signed difference", 1, "Take the size of each difference (np.abs) before averaging.",
                 lambda X, O: (np.asarray(X) - np.asarray(O)).mean(axis=-1)),
         Mistake("signed difference", 1, "Take the size of each difference (np.abs) before averaging.",
@@ -86,7 +87,7 @@ EXERCISES = (
         Requirement("any leading batch dimensions", _movement_last_two_axes_only),
         Requirement("Raise a `ValueError` naming both shapes when they differ", _movement_unchecked),
     )),
-    Exercise("project_qkv", ref.project_qkv, project_qkv_hidden, project_qkv_visible, stream=1,
+    Exercise("project_qkv", ref.project_qkv, project_qkv_hidden, project_qkv_visible, stream=1, meets=ARRAYS,
              parts=("Q", "K", "V"), mistakes=(
         Mistake("transposed weights", 2, "Rows of X are tokens: multiply X @ W, not X @ W.T.",
                 lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ np.asarray(W).T for W in (W_q, W_k, W_v))),
