@@ -67,6 +67,9 @@ class GradingRun(LoggingConfigurable):
         self._saved: dict[Student, Report] = {}  # the report last written beside each student's notebooks
         self._pool: ThreadPoolExecutor | None = None
 
+    def __deepcopy__(self, memo) -> GradingRun:
+        return self  # nbconvert copies a notebook's resources for each step: every step asks this one run
+
     @property
     def budget(self) -> GraderBudget:
         return GraderBudget(self.grader_cpu_seconds, self.grader_wall_seconds)
