@@ -1,10 +1,12 @@
-"""Is any piece of logic in autograder/ and kit/ written twice?
+"""Is any piece of logic in autograder/, kit/ and the figures written twice?
 
 Two functions whose bodies parse to the same tree (docstrings aside, three
 statements or more) are one piece of logic kept in two places: a fix to one
-would miss the other. The release's copies of the judge are generated, not
-written (tests/test_release.py checks they equal autograder/judge/ byte for
-byte), so only the originals are read here.
+would miss the other. The figures (notebooks/attention/figures/) are read too:
+the class report's charts draw in their style. The release's copies of the
+judge and the figures are generated, not written (tests/test_release.py checks
+they equal autograder/judge/ and notebooks/attention/figures/ byte for byte),
+so only the originals are read here.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from kit.course import ROOT
 
-PACKAGES = ("autograder", "kit")
+PACKAGES = ("autograder", "kit", "notebooks/attention/figures")
 SMALLEST = 3  # statements: shorter bodies (a delegation, a lock around a call) may rightly look alike
 
 
