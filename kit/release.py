@@ -6,8 +6,10 @@
    ``notebooks/attention/*.py`` with the registry's points;
 2. put beside them what the notebooks import: the ``judge/`` folder (the
    comparison policy and the visible checks, from autograder/judge/, with its
-   ``built_on.json``), ``workbook.py``, ``figures.py`` with ``notebook_of.json``
-   (which notebook asks for each exercise, for its placeholders) and
+   ``built_on.json``), ``workbook.py``, the ``figures/`` folder (one module per
+   notebook's figures, from notebooks/attention/figures/) with its
+   ``notebook_of.json`` (which notebook asks for each exercise, for its
+   placeholders) and
    ``worked_example.npz`` (the visible checks' cases, computed from the
    reference), and the Model Explorer students start in their folder
    (``python explorer.py``, on their own attention: ``explorer.py``,
@@ -50,7 +52,8 @@ INPUTS = ("notebooks", "course.toml", "nbgrader_config.py", "autograder", "solut
 OUTPUTS = ("source", "assignments")
 STAMP = Path(".run") / "release.sha256"  # the last build's hash, under the course root
 BUILT_ON = Path("autograder") / "judge" / "built_on.json"  # the judge reads it (the contract with autograder/judge)
-NOTEBOOK_OF = "notebook_of.json"  # beside figures.py in the release
+FIGURES = "figures"  # the folder of the figures' package, in notebooks/<assignment>/ and in the release
+NOTEBOOK_OF = Path(FIGURES) / "notebook_of.json"  # in the release's figures/, where placeholders.py reads it
 
 
 def as_json(data: dict) -> str:
@@ -76,9 +79,8 @@ def build_source(root: Path = ROOT) -> Path:
     source = root / "source" / ASSIGNMENT
     write_built_on(root)
     build_all(ASSIGNMENT, root)
-    shutil.rmtree(source / "judge", ignore_errors=True)  # a file the judge no longer has must not stay behind
-    shutil.copytree(root / "autograder" / "judge", source / "judge",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    copy_package(root / "autograder" / "judge", source)
+    copy_package(root / "notebooks" / ASSIGNMENT / FIGURES, source)
     (source / NOTEBOOK_OF).write_text(as_json(notebook_of()))
     # Helpers and data the notebooks load, and the explorer page students start here (links are followed).
     for pattern in ("[a-z]*.py", "[a-z]*.npz", "[a-z]*.html", "[a-z]*.js"):
@@ -86,6 +88,13 @@ def build_source(root: Path = ROOT) -> Path:
             shutil.copyfile(helper, source / helper.name)
     write_cases(source / "worked_example.npz", visible_cases())
     return source
+
+
+def copy_package(package: Path, into: Path) -> None:
+    """Copy the folder `package` into `into`, in place of the copy there: a file it no longer has must not
+    stay behind."""
+    shutil.rmtree(into / package.name, ignore_errors=True)
+    shutil.copytree(package, into / package.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
 def write_cases(path: Path, cases: list) -> None:

@@ -189,7 +189,7 @@ def test_does_the_whole_class_report_pass_the_audit(page, report_pages, audited,
 
 @pytest.mark.parametrize("weights", ["trained", "random"])
 def test_does_the_explorer_pass_the_audit_after_a_prompt_and_a_head_are_chosen(page, explorer, audited, weights):
-    from kit.report.charts import luminance
+    from kit.report.charts import style
 
     _explore(page, explorer, weights)
     found = audit(page)
@@ -200,7 +200,7 @@ def test_does_the_explorer_pass_the_audit_after_a_prompt_and_a_head_are_chosen(p
     fills = set(page.evaluate("() => [...document.querySelectorAll('svg text')].map(t => getComputedStyle(t).fill)"))
     assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") in ("rgba(0, 0, 0, 0)", "rgb(255, 255, 255)")
     for fill in fills:
-        shade = luminance([int(c) / 255 for c in re.findall(r"\d+", fill)[:3]])
+        shade = style.luminance([int(c) / 255 for c in re.findall(r"\d+", fill)[:3]])
         assert 1.05 / (shade + 0.05) >= 4.5, f"an SVG label in {fill} on white"
 
 
@@ -367,16 +367,16 @@ def test_does_every_label_on_a_coloured_cell_of_the_reports_heat_map_meet_aa_con
     viridis (the notebooks' figures: tests/test_figures.py)."""
     import matplotlib
 
-    from kit.report.charts import CMAP, _text_colour, luminance
+    from kit.report.charts import style
 
     def contrast(a, b) -> float:
-        high, low = sorted([luminance(a), luminance(b)], reverse=True)
+        high, low = sorted([style.luminance(a), style.luminance(b)], reverse=True)
         return (high + 0.05) / (low + 0.05)
 
-    cmap = matplotlib.colormaps[CMAP]
-    worst, at = min((contrast(cmap(i / 255), matplotlib.colors.to_rgba(_text_colour(cmap(i / 255)))), i / 255)
+    cmap = matplotlib.colormaps[style.CMAP]
+    worst, at = min((contrast(cmap(i / 255), matplotlib.colors.to_rgba(style.readable_on(cmap(i / 255)))), i / 255)
                     for i in range(256))
-    assert worst >= 4.5, f"{CMAP} at {at:.3f}: {worst:.2f}:1"
+    assert worst >= 4.5, f"{style.CMAP} at {at:.3f}: {worst:.2f}:1"
     assert contrast((1, 1, 1), (0, 0, 0)) == pytest.approx(21)
 
 

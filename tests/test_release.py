@@ -173,7 +173,7 @@ def test_the_release_and_the_source_differ_only_by_each_rubric_in_the_written_qu
 
 def test_the_release_holds_no_solution_code_and_no_hidden_tests():
     released = {p.name for p in RELEASE.iterdir()}
-    assert released == set(NOTEBOOKS) | {"judge", "notebook_of.json", "workbook.py", "figures.py", "worked_example.npz",
+    assert released == set(NOTEBOOKS) | {"judge", "figures", "workbook.py", "worked_example.npz",
                                          "explorer_model.py", "model_weights.npz", "explorer.py",
                                          "explorer_server.py", "explorer.html", "explorer.js"}
     for name in NOTEBOOKS:
@@ -216,6 +216,17 @@ def test_the_released_judge_is_the_judge_package_file_for_file():
     """Every file of the release's judge/ folder is autograder/judge's own, byte for byte, and nothing else."""
     assert _files(RELEASE / "judge") == _files(JUDGE) == _files(SOURCE / "judge")
     assert "__init__.py" in _files(JUDGE) and "built_on.json" in _files(JUDGE)
+
+
+def test_the_released_figures_are_the_figures_folder_file_for_file_with_their_notebook_map():
+    """The release's figures/ folder is notebooks/attention/figures/ byte for byte, and the notebook map
+    its placeholders read (written by the release) and nothing else."""
+    figures = _files(ROOT / "notebooks" / "attention" / "figures")
+    assert "__init__.py" in figures and "notebook_of.json" not in figures
+    for folder in (SOURCE, RELEASE):
+        shipped = _files(folder / "figures")
+        assert shipped.keys() - figures.keys() == {"notebook_of.json"}, folder
+        assert {name: shipped[name] for name in figures} == figures, folder
 
 
 def test_the_released_judge_reaches_no_reference_and_holds_no_reference_value():

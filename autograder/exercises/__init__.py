@@ -10,7 +10,8 @@ in notebook order. Everything else is derived from it:
 - the cases with their expected values and mistakes' outputs: autograder/cases.py;
 - the known mistakes by exercise: autograder/mistakes.py;
 - what each exercise is built on: ``autograder/judge/built_on.json`` and the
-  notebooks' map for figures.py, both written by ``make release`` (kit/release.py);
+  notebooks' map for the figures (``figures/notebook_of.json`` in the release), both
+  written by ``make release`` (kit/release.py);
 - the points of the graded cells: kit/notebooks.py `course_points`
   (course.toml's optional ``[points]`` table overrides them).
 

@@ -9,18 +9,40 @@ with alt text that states what it shows, numbers included.
 from __future__ import annotations
 
 import base64
+import importlib.util
 import io
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from kit.course import ASSIGNMENT, ROOT
 from kit.report.collect import ClassResults
+from kit.release import FIGURES
 
-# The rc settings and colour map of notebooks/attention/figures.py.
-CMAP = "viridis"
-STYLE = {"font.size": 10, "axes.titlesize": 10, "figure.titlesize": 11, "axes.spines.top": False,
-         "axes.spines.right": False, "hatch.linewidth": 0.8, "figure.dpi": 100, "savefig.dpi": 110}
+FIGURE_STYLE = ROOT / "notebooks" / ASSIGNMENT / FIGURES / "style.py"
+
+
+def _load_style(path: Path):
+    """The figures' style module (colour map, rc settings, the text colour on a coloured cell), from its file.
+
+    The style is written once, in the figures' folder the students get (notebooks/<assignment>/figures/
+    style.py, copied by kit/release.py). There it is ``figures.style``; the kit cannot import it by that
+    name: notebooks/<assignment>/ is not on the kit's path (putting it there would make the students'
+    ``judge``, ``workbook`` and ``figures`` top-level names of the kit), and importing the package would
+    run its ``__init__``, which needs the students' ``judge``. So the report loads the one file by its
+    path under the course root, the path the release copies it from; the file imports nothing, so it
+    loads alone. (A kit-owned style copied into the release would leave the figures' folder in
+    notebooks/ without a module it imports.)
+    """
+    spec = importlib.util.spec_from_file_location("figure_style", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+style = _load_style(FIGURE_STYLE)
 
 
 @dataclass(frozen=True)
@@ -48,19 +70,7 @@ def _png(fig) -> bytes:
 
 def _colour(value: float):
     import matplotlib
-    return matplotlib.colormaps[CMAP](value)
-
-
-def luminance(rgba) -> float:
-    """WCAG 2.1's relative luminance of an (r, g, b, ...) colour in 0..1 (figures.py has the same)."""
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgba[:3]]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def _text_colour(rgba) -> str:
-    """Black or white, whichever has the higher WCAG contrast ratio on `rgba` (at least 4.58:1 on any colour)."""
-    shade = luminance(rgba)
-    return "black" if (shade + 0.05) / 0.05 >= 1.05 / (shade + 0.05) else "white"
+    return matplotlib.colormaps[style.CMAP](value)
 
 
 def _percent(x: float) -> str:
@@ -74,7 +84,7 @@ def pass_rates(results: ClassResults) -> Chart:
     visible = [e.share(e.visible_passed) if e.has_check else np.nan for e in exercises]
     hidden = [e.share(e.hidden_passed) for e in exercises]
     y = np.arange(len(exercises))
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(style.STYLE):
         fig = _figure(7.5, 0.34 * len(exercises) + 1.2)
         ax = fig.add_subplot()
         series = (("visible check", visible, 0.25, None, -0.2), ("hidden graders", hidden, 0.75, "///", 0.2))
@@ -105,7 +115,7 @@ def mistakes_heatmap(results: ClassResults) -> Chart:
     names = sorted({m for e in made for m in e.mistakes},
                    key=lambda m: (-sum(len(e.mistakes.get(m, ())) for e in made), m))
     title = "Known mistakes: how many students made each, in each exercise"
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(style.STYLE):
         if not made:
             fig = _figure(7.5, 1.0)
             ax = fig.add_subplot()
@@ -117,12 +127,12 @@ def mistakes_heatmap(results: ClassResults) -> Chart:
                           for e in made] for m in names])
         fig = _figure(max(5.0, 0.6 * len(made) + 3.5), 0.3 * len(names) + 1.8)
         ax = fig.add_subplot()
-        cmap = matplotlib.colormaps[CMAP].with_extremes(bad="white")
+        cmap = matplotlib.colormaps[style.CMAP].with_extremes(bad="white")
         norm = matplotlib.colors.Normalize(0, max(1, np.nanmax(grid)))
         image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
         for (i, j), v in np.ndenumerate(grid):
             if not np.isnan(v):
-                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=9, color=_text_colour(cmap(norm(v))))
+                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=9, color=style.readable_on(cmap(norm(v))))
         ax.set_xticks(range(len(made)), [e.name for e in made], rotation=40, ha="right")
         ax.set_yticks(range(len(names)), names)
         ax.tick_params(length=0)
@@ -144,7 +154,7 @@ def score_histogram(results: ClassResults, bins: int = 10) -> Chart:
     shares = [s.score / s.max_score if s.max_score else 0.0 for s in results.students]
     counts, edges = np.histogram(np.clip(shares, 0, 1), bins=bins, range=(0, 1))
     labels = [f"{100 * lo:.0f}–{100 * hi:.0f}%" for lo, hi in zip(edges[:-1], edges[1:])]
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(style.STYLE):
         fig = _figure(7.5, 3.2)
         ax = fig.add_subplot()
         bars = ax.bar(range(bins), counts, width=0.85, color=[_colour(0.15 + 0.7 * i / (bins - 1)) for i in range(bins)],
