@@ -153,9 +153,9 @@ def test_the_anonymous_page_names_no_student_and_labels_each_one_the_same_way(sy
 
 
 def test_the_similarity_section_loads_in_chromium_with_its_marks(synthetic, tmp_path):
-    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, DOCS, _require_browser
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, require_browser
 
-    _require_browser()
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     answers, planted, similarity = synthetic
