@@ -12,6 +12,7 @@ loads in Chromium (which saves docs/class-report-similarity.png).
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -97,9 +98,9 @@ def test_how_unusual_a_pair_is_comes_from_its_exercise(synthetic):
     _, _, similarity = synthetic
     for exercise in similarity.exercises:
         for pair in exercise.flagged:
-            assert pair.similarity >= similarity.settings.min_similarity
-            assert pair.deviations == pytest.approx((pair.similarity - exercise.median) / exercise.spread)
-            assert pair.deviations >= similarity.settings.flag_deviations
+            assert pair.expected == pytest.approx(exercise.pairs * math.exp(-pair.surprise))
+            assert pair.across or (pair.similarity >= similarity.settings.min_similarity
+                                   and pair.expected <= similarity.settings.flag_expected)
 
 
 def test_the_given_code_and_an_untouched_stub_are_no_evidence(given):
