@@ -13,19 +13,38 @@ what everyone writes, not evidence, and is left out; every other one weighs
 log(answers / holders), so rarer shared code counts more. A pair's similarity is
 the weighted Jaccard index of its informative fingerprints (0 to 1).
 
-How unusual a pair is comes from the class itself: each student's best match
-gives one number, and a pair is flagged when its similarity lies at least 3.5
-robust standard deviations (1.4826 median absolute deviations, at least 0.05)
-above the median best match, is at least 0.7, and shares at least 3 informative
-fingerprints. An exercise with fewer than 10 answers, or whose answers hold a
-median of fewer than 5 informative fingerprints (short, or all alike), flags
-nobody and says why. Answers identical to the reference after normalisation
-(a leaked key) are listed apart, for exercises whose reference holds at least 5
-fingerprints beyond the given code; a pair both identical to the reference is
-listed there, not as a pair. Pairs alike across exercises: a pair in the top
-tail (2 deviations above the median, similarity 0.3) of several exercises is
-flagged when a Poisson count with the class's own tail rates says so few pairs
-would reach that count by chance (below 1% for the whole class).
+How unusual a pair is comes from the class itself, and from how common the code
+the two share is in it, not from where the pair stands among the class's best
+matches (every student's best match rises with the size of the class, so at
+1,500 students a copy stood no higher than honest pairs). For a pair (a, b),
+the surprise is −log of the chance that another student of this class writes
+all the fingerprints the two share: taken in the order of a's answer, in runs,
+each run costing the share of the other students who hold all of it
+(fingerprints that go together, a line's overlapping k-grams or the lines of one
+style, cost once); when none of the others holds all of a run, its share is
+counted and a new run starts; a stretch of fingerprints no one else holds counts
+once, as half a student. The "others" leave out at most 3 students nearly the
+same as a or b (a ring of copies, so the copy of a copy is found; more than 3 is
+a common answer, and they stay in). The expected number of pairs as alike by
+chance is then pairs × e^−surprise, and a pair is flagged when it is at most
+0.01, its similarity is at least 0.7 and it shares at least 3 informative
+fingerprints. Code many students wrote thus explains itself: a short exercise
+where every correct answer looks alike gives every pair a small surprise and
+flags nobody. Known limit: runs are taken as independent, and a rare line sits
+in several k-grams whose few holders differ, so surprise is overstated for
+honest pairs whose short answers coincide on a rare line (the benchmark's
+classes built from a few ingredients, 1,500 students); see benchmarks/REPORT.md.
+
+An exercise with fewer than 10 answers, or whose answers hold a median of fewer
+than 5 informative fingerprints (short, or all alike), flags nobody and says
+why. Answers identical to the reference after normalisation (a leaked key) are
+listed apart, for exercises whose reference holds at least 5 fingerprints beyond
+the given code; a pair both identical to the reference is listed there, not as a
+pair. Pairs alike across exercises: a pair in the top tail of several exercises
+(similarity at least 0.5, at most 1 pair as alike expected by chance) is listed
+when a Poisson count with the class's own tail rates says so few pairs would
+reach that count by chance (below 1% for the whole class); it is then also shown
+in each of those exercises, marked as listed for that reason.
 
 Why not a library. copydetect (MOSS's winnowing in Python) tokenises with
 pygments, which does not survive reordered statements, scores every pair
