@@ -146,18 +146,21 @@ def section(scale: dict, swept: dict, command: str) -> str:
         f" had every pair been compared. {scale['compared']} exercises were long and varied enough to compare; "
         f"{scale['flagged']} pairs flagged ({scale['found']} of the {scale['planted_compared']} planted copies in "
         f"those exercises, and {scale['honest']} other pairs), {scale['repeated']} pairs alike across exercises "
-        "(none was planted). This class is built to measure the cost, not what is found: its answers are "
-        "made of few ingredients (a reference's statements kept, dropped or swapped), so at 1,500 students "
-        "many honest answers coincide, and every student's best match rises with the size of the class, which "
-        "hides a copy among them (in `attention` the median best match is about 0.5, so a copy at 1.0 is not "
-        "3.5 deviations above it). What is found is measured on the smaller classes below.", "",
+        "(none was planted). Judged by the chance a pair's shared fingerprints are written by another student of "
+        "the class (kit/report/similarity.py), not by deviations above the median best match, which rose with "
+        "the class's size. This class is harder than the one below, and this statistic does not cope with it: its "
+        "answers are made of few ingredients (a reference's statements kept, dropped or swapped), so at 1,500 "
+        "students honest answers coincide line for line, on rare lines too, while a copy of a common answer is "
+        "one of many. And the chance is overstated for a rare line, which sits in several k-grams whose few "
+        "holders differ, so the honest pairs flagged are mostly such coincidences; in `attention` (the test's "
+        "honest generator) few are flagged.", "",
         f"Detection on the synthetic class of tests/test_similarity.py, {swept['classes']} classes "
         f"({', '.join(map(str, swept['sizes']))} students, ten seeds each): {swept['found']} of "
         f"{swept['planted']} planted pairs flagged in their exercise, {swept['repeated_found']} of "
         f"{swept['repeated']} pairs alike across three exercises listed, {swept['reference_found']} of "
         f"{swept['reference']} copies of the reference listed; {swept['false']} honest pairs flagged in all "
         f"(the test's own class, 50 students, seed 3: none). A planted pair missed in its exercise is a copy of an "
-        "answer many honest students also wrote (a short softmax); an honest pair flagged is two students whose "
+        "answer other honest students also wrote; an honest pair flagged is two students whose short "
         "answers coincide line for line in their uncommon parts.", ""])
 
 

@@ -12,6 +12,7 @@ a line or two that every correct answer shares.
 
 from __future__ import annotations
 
+import keyword
 import random
 import re
 from dataclasses import dataclass, field
@@ -228,10 +229,11 @@ def renamed(code: str, rng: random.Random) -> str:
     """Every name the answer assigns, but its parameters and function, replaced by another."""
     signature = re.match(r"def \w+\(([^)]*)\)", code)
     kept = set(re.findall(r"\w+", signature.group(0))) if signature else set()
-    assigned = set(re.findall(r"^\s*(?:for\s+)?([A-Za-z_]\w*)(?:\s*,\s*[A-Za-z_]\w*)*\s*(?:=|in\b|\+=)", code, re.M))
-    assigned |= {n for group in re.findall(r"^\s*([\w\s,*]+?)\s*=(?!=)", code, re.M)
+    one_line = r"^[ \t]*(?:for[ \t]+)?([A-Za-z_]\w*)(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*[ \t]*(?:=|in\b|\+=)"
+    assigned = set(re.findall(one_line, code, re.M))
+    assigned |= {n for group in re.findall(r"^[ \t]*([\w \t,*]+?)[ \t]*=(?!=)", code, re.M)  # never across lines
                  for n in re.findall(r"[A-Za-z_]\w*", group)}
-    for name in sorted(assigned - kept - {"np", "math", "if", "return", "for", "else", "in"}):
+    for name in sorted(assigned - kept - {"np", "math"} - set(keyword.kwlist)):
         code = re.sub(rf"\b{name}\b", f"{name}_{rng.choice('uvwxyz')}{rng.randint(0, 99)}", code)
     return code
 

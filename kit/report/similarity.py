@@ -13,19 +13,38 @@ what everyone writes, not evidence, and is left out; every other one weighs
 log(answers / holders), so rarer shared code counts more. A pair's similarity is
 the weighted Jaccard index of its informative fingerprints (0 to 1).
 
-How unusual a pair is comes from the class itself: each student's best match
-gives one number, and a pair is flagged when its similarity lies at least 3.5
-robust standard deviations (1.4826 median absolute deviations, at least 0.05)
-above the median best match, is at least 0.7, and shares at least 3 informative
-fingerprints. An exercise with fewer than 10 answers, or whose answers hold a
-median of fewer than 5 informative fingerprints (short, or all alike), flags
-nobody and says why. Answers identical to the reference after normalisation
-(a leaked key) are listed apart, for exercises whose reference holds at least 5
-fingerprints beyond the given code; a pair both identical to the reference is
-listed there, not as a pair. Pairs alike across exercises: a pair in the top
-tail (2 deviations above the median, similarity 0.3) of several exercises is
-flagged when a Poisson count with the class's own tail rates says so few pairs
-would reach that count by chance (below 1% for the whole class).
+How unusual a pair is comes from the class itself, and from how common the code
+the two share is in it, not from where the pair stands among the class's best
+matches (every student's best match rises with the size of the class, so at
+1,500 students a copy stood no higher than honest pairs). For a pair (a, b),
+the surprise is −log of the chance that another student of this class writes
+all the fingerprints the two share: taken in the order of a's answer, in runs,
+each run costing the share of the other students who hold all of it
+(fingerprints that go together, a line's overlapping k-grams or the lines of one
+style, cost once); when none of the others holds all of a run, its share is
+counted and a new run starts; a stretch of fingerprints no one else holds counts
+once, as half a student. The "others" leave out at most 3 students nearly the
+same as a or b (a ring of copies, so the copy of a copy is found; more than 3 is
+a common answer, and they stay in). The expected number of pairs as alike by
+chance is then pairs × e^−surprise, and a pair is flagged when it is at most
+0.01, its similarity is at least 0.7 and it shares at least 3 informative
+fingerprints. Code many students wrote thus explains itself: a short exercise
+where every correct answer looks alike gives every pair a small surprise and
+flags nobody. Known limit: runs are taken as independent, and a rare line sits
+in several k-grams whose few holders differ, so surprise is overstated for
+honest pairs whose short answers coincide on a rare line (the benchmark's
+classes built from a few ingredients, 1,500 students); see benchmarks/REPORT.md.
+
+An exercise with fewer than 10 answers, or whose answers hold a median of fewer
+than 5 informative fingerprints (short, or all alike), flags nobody and says
+why. Answers identical to the reference after normalisation (a leaked key) are
+listed apart, for exercises whose reference holds at least 5 fingerprints beyond
+the given code; a pair both identical to the reference is listed there, not as a
+pair. Pairs alike across exercises: a pair in the top tail of several exercises
+(similarity at least 0.5, at most 1 pair as alike expected by chance) is listed
+when a Poisson count with the class's own tail rates says so few pairs would
+reach that count by chance (below 1% for the whole class); it is then also shown
+in each of those exercises, marked as listed for that reason.
 
 Why not a library. copydetect (MOSS's winnowing in Python) tokenises with
 pygments, which does not survive reordered statements, scores every pair
@@ -47,7 +66,7 @@ import os
 import statistics
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 from kit.report.answers import Exercise
@@ -64,10 +83,10 @@ class Settings:
     min_fingerprints: int = 5      # median informative fingerprints per answer below this: too short to tell
     min_shared: int = 3            # a flagged pair shares at least this many informative fingerprints
     min_similarity: float = 0.7    # and at least this similar
-    flag_deviations: float = 3.5   # robust standard deviations above the median best match
-    least_deviation: float = 0.05  # the smallest spread a deviation is measured in
-    tail_deviations: float = 2.0   # "in the top tail" of an exercise, for pairs across exercises
-    tail_similarity: float = 0.3
+    flag_expected: float = 0.01    # and fewer pairs than this as alike are expected by chance in the exercise
+    ring_most: int = 3             # near-copies of a pair's two, at most this many, are left out of "the others"
+    tail_similarity: float = 0.5   # "in the top tail" of an exercise, for pairs across exercises: this similar
+    tail_expected: float = 1.0     # and at most this many pairs as alike expected by chance
     repeated_least: int = 3        # exercises in the top tail together
     repeated_chance: float = 0.01  # for the whole class
 
@@ -84,9 +103,11 @@ class Pair:
     exercise: str
     students: tuple[str, str]
     similarity: float
-    deviations: float   # robust standard deviations above the exercise's median best match
+    surprise: float     # −log of the chance that another student writes the statements they share (nats)
+    expected: float     # pairs of the exercise as alike expected by chance: pairs × e^−surprise
     shared: int         # informative fingerprints in common
     sides: tuple[list[Line], list[Line]] = ((), ())
+    across: bool = False  # listed because the pair is alike across exercises, not on this exercise alone
 
 
 @dataclass
@@ -95,8 +116,7 @@ class ExerciseSimilarity:
     answers: int
     compared: bool
     why_not: str = ""
-    median: float = 0.0         # the class's median best match
-    spread: float = 0.0         # one robust standard deviation of best matches
+    pairs: int = 0              # pairs of students (the chances a coincidence had)
     candidates: int = 0         # pairs that share a fingerprint (all that were scored)
     flagged: list[Pair] = field(default_factory=list)
     reference: list[str] = field(default_factory=list)  # identical to the reference after normalisation
@@ -128,13 +148,22 @@ class Similarity:
         return sum(e.candidates for e in self.exercises)
 
 
-def _read(source: str) -> tuple[tuple[str, ...], Fingerprints]:
-    """An answer's normalised token texts and its fingerprints."""
+Statements = dict[int, int]  # hash of a line's normalised tokens → the line (where it is in the answer)
+
+
+def _read(source: str) -> tuple[tuple[str, ...], Fingerprints, Statements]:
+    """An answer's normalised token texts, its fingerprints, and its statements (its lines, normalised)."""
     toks = tokens(source)
-    return tuple(text for text, _ in toks), fingerprints(toks)
+    by_line: dict[int, list[str]] = defaultdict(list)
+    for text, line in toks:
+        by_line[line].append(text)
+    statements: Statements = {}
+    for line in sorted(by_line):
+        statements.setdefault(hash(tuple(by_line[line])), line)
+    return tuple(text for text, _ in toks), fingerprints(toks), statements
 
 
-def _read_all(sources: set[str], workers: int) -> dict[str, tuple[tuple[str, ...], Fingerprints]]:
+def _read_all(sources: set[str], workers: int) -> dict[str, tuple[tuple[str, ...], Fingerprints, Statements]]:
     """`_read` of every distinct source, in `workers` forked processes when there are many."""
     ordered = sorted(sources)
     if workers <= 1 or len(ordered) < 2000:
@@ -149,34 +178,41 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
     workers = len(os.sched_getaffinity(0)) if workers is None else workers
     cache = _read_all({code for by in answers.values() for code in by.values()}
                       | {code for e in exercises.values() for code in (e.given, e.reference)}, workers)
-
-    def read(source: str) -> tuple[tuple[str, ...], Fingerprints]:
-        return cache[source]
-
-    results, tails, unparsed = [], {}, {}
+    results, tails, unparsed, answers_of = [], {}, {}, {}
     for name, exercise in exercises.items():
-        given = set(read(exercise.given)[1])
+        _, given_prints, given_statements = cache[exercise.given]
+        given_prints = set(given_prints)
         held = {s: by[name] for s, by in answers.items() if name in by}
-        prints = {s: {h: span for h, span in read(code)[1].items() if h not in given} for s, code in held.items()}
+        prints = {s: {h: span for h, span in cache[code][1].items() if h not in given_prints}
+                  for s, code in held.items()}
         prints = {s: p for s, p in prints.items() if p}  # nothing beyond the given code: not started
+        statements = {s: {h: line for h, line in cache[held[s]][2].items() if h not in given_statements}
+                      for s in prints}
         unparsed_here = sorted(s for s in prints if not parses(held[s]))
         if unparsed_here:
             unparsed[name] = unparsed_here
-        reference_tokens, reference_prints = read(exercise.reference)
-        result, tail, informative = _compare(name, prints, settings)
-        if len(set(reference_prints) - given) >= settings.min_fingerprints:
-            result.reference = sorted(s for s in prints if read(held[s])[0] == reference_tokens)
-        leaked = set(result.reference)
-        result.flagged = [_with_sides(p, held, prints, informative) for p in result.flagged
-                          if not set(p.students) <= leaked]
+        reference_tokens, reference_prints, _ = cache[exercise.reference]
+        result, tail, informative = _compare(name, prints, statements, settings)
+        if len(set(reference_prints) - given_prints) >= settings.min_fingerprints:
+            result.reference = sorted(s for s in prints if cache[held[s]][0] == reference_tokens)
         results.append(result)
         tails[name] = tail
-    return Similarity(results, _repeated(results, tails, settings), unparsed, settings)
+        answers_of[name] = (held, prints, informative)
+    repeated = _repeated(results, tails, settings)
+    for result in results:  # a pair alike across exercises is shown in each exercise where it is in the tail
+        flagged = {p.students for p in result.flagged}
+        result.flagged += [replace(tails[result.name][r.students], across=True) for r in repeated
+                           if result.name in r.exercises and r.students not in flagged]
+        leaked = set(result.reference)
+        held, prints, informative = answers_of[result.name]
+        result.flagged = sorted((_with_sides(p, held, prints, informative) for p in result.flagged
+                                 if not set(p.students) <= leaked), key=lambda p: (p.expected, p.students))
+    return Similarity(results, repeated, unparsed, settings)
 
 
-def _compare(name: str, prints: dict[str, Fingerprints], settings: Settings) \
-        -> tuple[ExerciseSimilarity, dict[tuple[str, str], float], set[int]]:
-    """The exercise's flagged pairs, its top-tail pairs (pair → deviations) for `_repeated`, and its
+def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, Statements], settings: Settings) \
+        -> tuple[ExerciseSimilarity, dict[tuple[str, str], Pair], set[int]]:
+    """The exercise's flagged pairs, its top-tail pairs (pair → Pair) for `_repeated`, and its
     informative fingerprints."""
     n = len(prints)
     holders = defaultdict(list)
@@ -200,24 +236,56 @@ def _compare(name: str, prints: dict[str, Fingerprints], settings: Settings) \
             shared_weight[pair] += w
             shared_count[pair] += 1
     total = {s: sum(weight.get(h, 0.0) for h in found) for s, found in prints.items()}
-    similarity = {pair: shared / (total[pair[0]] + total[pair[1]] - shared)
-                  for pair, shared in shared_weight.items()}
-    best = dict.fromkeys(prints, 0.0)
-    for (a, b), value in similarity.items():
-        best[a], best[b] = max(best[a], value), max(best[b], value)
-    median = statistics.median(best.values())
-    spread = max(1.4826 * statistics.median(abs(v - median) for v in best.values()), settings.least_deviation)
-    result.compared, result.median, result.spread, result.candidates = True, median, spread, len(similarity)
+    bit = {s: 1 << i for i, s in enumerate(prints)}
+    everyone = (1 << n) - 1
+    holding = {h: sum(bit[s] for s in who) for h, who in holders.items()}  # fingerprint → holders, one bit each
+    pairs = math.comb(n, 2)
+    result.compared, result.candidates, result.pairs = True, len(shared_weight), pairs
+    alike = {pair: shared / (total[pair[0]] + total[pair[1]] - shared) for pair, shared in shared_weight.items()}
+    near = defaultdict(int)  # student → the students nearly the same as theirs, one bit each
+    for (a, b), value in alike.items():
+        if value >= settings.min_similarity:
+            near[a] |= bit[b]
+            near[b] |= bit[a]
     tail = {}
-    for pair, value in similarity.items():
-        deviations = (value - median) / spread
-        if deviations >= settings.tail_deviations and value >= settings.tail_similarity:
-            tail[pair] = deviations
-        if deviations >= settings.flag_deviations and value >= settings.min_similarity \
+    for pair, value in alike.items():
+        if value < settings.tail_similarity:
+            continue
+        a, b = pair
+        ring = (near[a] | near[b]) & ~bit[a] & ~bit[b]  # a copy of a copy: the rest of a small ring is no chance
+        others = everyone & ~bit[a] & ~bit[b] & ~(ring if ring.bit_count() <= settings.ring_most else 0)
+        both = sorted(prints[a].keys() & prints[b].keys(), key=lambda h: (prints[a][h], h))
+        surprise = _surprise(both, holding, others, others.bit_count())
+        found = Pair(name, pair, value, surprise, pairs * math.exp(-surprise), shared_count[pair])
+        if found.expected <= settings.tail_expected:
+            tail[pair] = found
+        if found.expected <= settings.flag_expected and value >= settings.min_similarity \
                 and shared_count[pair] >= settings.min_shared:
-            result.flagged.append(Pair(name, pair, value, deviations, shared_count[pair]))
-    result.flagged.sort(key=lambda p: (-p.similarity, p.students))
+            result.flagged.append(found)
     return result, tail, set(weight)
+
+
+def _surprise(shared: list[int], holding: dict[int, int], others: int, n_others: int) -> float:
+    """How unlikely (−log of a probability, in nats) it is that another student of this class writes all the
+    fingerprints `shared` (in the order of the first student's answer), by the class's own frequencies: the
+    share of the other students who hold all of a run of them, fingerprint after fingerprint (so fingerprints
+    that go together, the overlapping k-grams of one line or the lines of one style, cost once). When none of
+    the others holds all of a run, its share is counted and a new run starts (runs taken as independent); a
+    stretch of fingerprints no one else holds counts once, as half a student."""
+    surprise, run, novel = 0.0, others, False
+    for h in shared:
+        kept = run & holding[h]
+        if kept:
+            run, novel = kept, False
+            continue
+        if run != others:
+            surprise += math.log((n_others + 1) / (run.bit_count() + 0.5))
+        run = others & holding[h]
+        if not run:
+            if not novel:
+                surprise += math.log((n_others + 1) / 0.5)
+            run, novel = others, True
+    return surprise + math.log((n_others + 1) / (run.bit_count() + 0.5))
 
 
 def _with_sides(pair: Pair, held: dict[str, str], prints: dict[str, Fingerprints], informative: set[int]) -> Pair:
@@ -238,7 +306,7 @@ def _with_sides(pair: Pair, held: dict[str, str], prints: dict[str, Fingerprints
             for number in range(first, last + 1):
                 marked.setdefault(number, region_of[h])
         return [Line(i, text, marked.get(i)) for i, text in enumerate(held[student].splitlines(), 1)]
-    return Pair(pair.exercise, pair.students, pair.similarity, pair.deviations, pair.shared, (lines(a), lines(b)))
+    return replace(pair, sides=(lines(a), lines(b)))
 
 
 def _repeated(results: list[ExerciseSimilarity], tails: dict[str, dict], settings: Settings) -> list[RepeatedPair]:
