@@ -32,7 +32,7 @@ def _kept(course: Path, path: Path) -> bool:
     release = course / "assignments" / "attention"
     relative = path.relative_to(course).parts
     copied_from_release = len(relative) > 3 and (release / Path(*relative[3:])).exists() \
-        and not path.name.endswith((".ipynb", ".html", ".json"))
+        and path.suffix not in (".ipynb", ".html") and path.name != REPORT_FILE
     return path.is_file() and path.name not in LEFT_OUT and not copied_from_release
 
 
