@@ -21,6 +21,7 @@ VERSION = "4.14.1"  # the Makefile's AXE_VERSION: the one `make axe` installs
 PACKAGE = ROOT / ".run" / "axe" / "node_modules" / "axe-core"
 SCRIPT = PACKAGE / "axe.min.js"
 TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")  # WCAG 2.0 and 2.1, levels A and AA
+AUDIT_RECORDS = "accessibility_audit"  # the pytest cache folder where each worker records its pages and rules
 
 
 def require_axe() -> None:

@@ -21,6 +21,7 @@ through an attribute pytest 9 no longer reads.)
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -38,6 +39,7 @@ from kit.course import DB_URL_VARIABLE, db_url
 from tests.course_copy import EXAMPLE, autograde, class_course, copy_course, gradebook_snapshot, run_nbgrader
 from tests import one_parse_at_a_time  # noqa: F401  (the suite grades in threads: see the module)
 from tests import postgres as postgres_server
+from tests.axe import AUDIT_RECORDS, TAGS as AXE_TAGS, VERSION as AXE_VERSION
 from tests.gradebooks import dump
 
 # Each test chooses its gradebook itself: an instructor's own KIT_DB_URL must not leak into the suite.
@@ -80,6 +82,23 @@ class UnitsSlowestFirst(LoadScopeScheduling):
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
+def pytest_sessionstart(session) -> None:
+    if not hasattr(session.config, "workerinput") and session.config.cache is not None:
+        shutil.rmtree(session.config.cache.mkdir(AUDIT_RECORDS))  # a count from an earlier run is never shown
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    """The accessibility audit's count of pages and rules, from what each worker recorded
+    (tests/test_accessibility.py), when it ran."""
+    if hasattr(config, "workerinput") or config.cache is None:
+        return
+    pages = {page: rules for record in sorted(config.cache.mkdir(AUDIT_RECORDS).glob("*.json"))
+             for page, rules in json.loads(record.read_text()).items()}
+    if pages:
+        terminalreporter.write_line(f"accessibility audit (axe-core {AXE_VERSION}, {', '.join(AXE_TAGS)}): "
+                                    f"{len(pages)} page audits, {len(set().union(*pages.values()))} rules")
+
+
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") == "loadgroup":
         return UnitsSlowestFirst(config, log)

@@ -23,6 +23,7 @@ grid's text description); the report and the explorer fit a 1280-px window at
 
 from __future__ import annotations
 
+import os
 import json
 import re
 import shutil
@@ -34,7 +35,7 @@ from explorer.reference import reference_source
 from explorer.server import start
 from kit import nbgrader_cli
 from kit.notebooks import ROOT
-from tests.axe import TAGS, VERSION, audit, require_axe
+from tests.axe import AUDIT_RECORDS, TAGS, audit, require_axe
 from tests.browser import chromium, lab_page, open_notebook, require_browser, run_all, running_lab, shown_cells
 
 NOTEBOOK = "03_softmax_and_mix"  # the notebook with the most figures and checks of different kinds
@@ -49,18 +50,13 @@ KIT_IN_LAB = [".jp-OutputArea-output", ".jp-MarkdownCell .jp-RenderedMarkdown"]
 
 @pytest.fixture(scope="module")
 def audited(request) -> dict:
-    """Page → the axe rules run on it; at the end, the count of pages and rules on the terminal."""
+    """Page → the axe rules run on it; at the end, recorded for the count in the run's summary."""
     pages: dict[str, frozenset[str]] = {}
     yield pages
-    if pages:
-        rules = frozenset().union(*pages.values())
-        line = (f"accessibility audit (axe-core {VERSION}, {', '.join(TAGS)}): {len(pages)} page audits, "
-                f"{len(rules)} rules")
-        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-        capture = request.config.pluginmanager.get_plugin("capturemanager")
-        if reporter is not None and capture is not None:
-            with capture.global_and_fixture_disabled():  # shown without -s
-                reporter.write_line(f"\n{line}")
+    if pages and request.config.cache is not None:  # the run's summary counts them (tests/conftest.py)
+        worker = getattr(request.config, "workerinput", {}).get("workerid", "main")
+        record = request.config.cache.mkdir(AUDIT_RECORDS) / f"{worker}-{os.getpid()}.json"
+        record.write_text(json.dumps({page: sorted(rules) for page, rules in pages.items()}))
 
 
 def _fail_on(found, what: str, audited: dict) -> None:
