@@ -83,14 +83,14 @@ class UnitsSlowestFirst(LoadScopeScheduling):
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_sessionstart(session) -> None:
-    if not hasattr(session.config, "workerinput") and session.config.cache is not None:
+    if not hasattr(session.config, "workerinput") and getattr(session.config, "cache", None) is not None:
         shutil.rmtree(session.config.cache.mkdir(AUDIT_RECORDS))  # a count from an earlier run is never shown
 
 
 def pytest_terminal_summary(terminalreporter, config) -> None:
     """The accessibility audit's count of pages and rules, from what each worker recorded
     (tests/test_accessibility.py), when it ran."""
-    if hasattr(config, "workerinput") or config.cache is None:
+    if hasattr(config, "workerinput") or getattr(config, "cache", None) is None:
         return
     pages = {page: rules for record in sorted(config.cache.mkdir(AUDIT_RECORDS).glob("*.json"))
              for page, rules in json.loads(record.read_text()).items()}

@@ -53,7 +53,7 @@ def audited(request) -> dict:
     """Page → the axe rules run on it; at the end, recorded for the count in the run's summary."""
     pages: dict[str, frozenset[str]] = {}
     yield pages
-    if pages and request.config.cache is not None:  # the run's summary counts them (tests/conftest.py)
+    if pages and getattr(request.config, "cache", None) is not None:  # the run's summary counts them (tests/conftest.py)
         worker = getattr(request.config, "workerinput", {}).get("workerid", "main")
         record = request.config.cache.mkdir(AUDIT_RECORDS) / f"{worker}-{os.getpid()}.json"
         record.write_text(json.dumps({page: sorted(rules) for page, rules in pages.items()}))
