@@ -93,20 +93,15 @@ def crossover_length_hidden(rng):
 
 
 def _crossover_with(W_q, W_k, W_v, W_o, *, output=True, mixing="d_v", grid=True, round_up=True):
-    """crossover_length counted otherwise: W_o left out (`output`), the mixing counted at d_h or left out
-    (`mixing`), rounded down (`round_up`) or the chapter's square layer (`grid` False: 2·d)."""
+    """crossover_length counted from the shapes alone, with no check that they fit (the defaults: the right
+    count), or otherwise: W_o left out (`output`), the mixing counted at d_h or left out (`mixing`), rounded
+    down (`round_up`) or the chapter's square layer (`grid` False: 2·d)."""
     (d, d_h), (_, d_v), (_, d_out) = np.shape(W_q), np.shape(W_v), np.shape(W_o)
     if not grid:
         return 2 * d
     per_token = 2 * d * d_h + d * d_v + (d_v * d_out if output else 0)
     per_pair = d_h + {"d_v": d_v, "d_h": d_h, None: 0}[mixing]
     return -(-per_token // per_pair) if round_up else per_token // per_pair
-
-
-def _crossover_unchecked(W_q, W_k, W_v, W_o):
-    """The count right for every layer that fits, and no check that the four do."""
-    (d, d_h), (_, d_v), (_, d_out) = np.shape(W_q), np.shape(W_v), np.shape(W_o)
-    return -(-(2 * d * d_h + d * d_v + d_v * d_out) // (d_h + d_v))
 
 
 def mlp_flops_hidden(rng):
@@ -212,7 +207,7 @@ EXERCISES = (
     ), requirements=(
         Requirement("as an integer", lambda *W: float(ref.crossover_length(*W))),
         Requirement("Raise a `ValueError` when a matrix is not a non-empty 2-D array or the four do not fit",
-                    _crossover_unchecked),
+                    lambda *W: _crossover_with(*W)),  # right for every layer that fits, and no check
     )),
     Exercise("mlp_flops", ref.mlp_flops, mlp_flops_hidden, chapter_layer_visible, stream=27, mistakes=(
         Mistake("inner width d instead of 4d", 7, "The MLP widens each token to 4·d and back: 2 · n · d · 4d.",
