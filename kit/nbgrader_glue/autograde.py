@@ -123,7 +123,7 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
 
         run = self.grading_run
         submissions = {folder: (student, run.source(assignment))
-                       for folder, (student, assignment) in ((f, self.student_of(f)) for f in self.assignments)}
+                       for folder in self.assignments for student, assignment in [self.student_of(folder)]}
         try:
             cluster = ClusterGrading(self.scheduler, self.log)
         except SchedulerUnreachable as e:
