@@ -10,9 +10,14 @@ header says what nbgrader should make of the cell:
                                     run when another notebook or a grader loads
                                     this notebook's answers
     # %% locked                     read-only code (demonstrations)
-    # %% solution id=<grade_id>     an exercise: solution code between
-                                    ### BEGIN SOLUTION / ### END SOLUTION
-    # %% tests id=<grade_id>        a graded, read-only check cell; its points
+    # %% solution id=<exercise>     an exercise: solution code between
+                                    ### BEGIN SOLUTION / ### END SOLUTION;
+                                    followed in the notebook by its graded cells,
+                                    check_<exercise> (the visible check, under
+                                    the entry's `shows`) and hidden_<exercise>,
+                                    unless the script writes them itself
+    # %% tests id=<grade_id>        a graded, read-only cell written by hand (a
+                                    check cell unlike the usual two); its points
                                     are the registry's (autograder/exercises/),
                                     or course.toml's [points] where it names them
     # %% [markdown] written id=<grade_id>
@@ -77,6 +82,31 @@ def _cells(text: str):
         header, lines = ("markdown" if match["type"] else "code", kind, options), []
 
 
+def graded_cells(exercise: str, shows: str, points: dict[str, float], written: set[str]):
+    """Yield (cell_type, kind, options, source) of the exercise's graded cells the script leaves out:
+    its visible check (`shows`, the registry's words for its cases, as a comment above the call) and its
+    hidden check, each where the registry gives it points and the script does not write it (`written`)."""
+    check, hidden = f"check_{exercise}", f"hidden_{exercise}"
+    if check in points and check not in written:
+        comment = "".join(f"# {line}".rstrip() + "\n" for line in shows.splitlines())
+        yield "code", "tests", {"id": check}, f'{comment}check("{exercise}", {exercise})'
+    if hidden in points and hidden not in written:
+        yield "code", "tests", {"id": hidden}, (
+            f"# The hidden checks of {exercise} run here when your work is graded.\n"
+            f"### BEGIN HIDDEN TESTS\nfrom autograder.incell import hidden_check\n"
+            f'hidden_check("{exercise}", {exercise})\n### END HIDDEN TESTS')
+
+
+def _expanded(cells: list, shows: dict[str, str], points: dict[str, float]):
+    """The script's cells, each exercise's solution cell followed by the graded cells it leaves out."""
+    written = {options.get("id") for _, kind, options, _ in cells if kind == "tests"}
+    for cell in cells:
+        yield cell
+        _, kind, options, _ = cell
+        if kind == "solution" and options.get("id") in shows:
+            yield from graded_cells(options["id"], shows[options["id"]], points, written)
+
+
 def _markdown(source: str) -> str:
     return "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in source.splitlines())
 
@@ -96,11 +126,14 @@ def written_question(script: Path, cell_type: str, options: dict, text: str) -> 
     return [task, nbformat.v4.new_markdown_cell(ANSWER_STUB, id=answer_cell_id(options["id"]))]
 
 
-def build_notebook(script: Path, points: dict[str, float]) -> nbformat.NotebookNode:
+def build_notebook(script: Path, points: dict[str, float], shows: dict[str, str] | None = None) \
+        -> nbformat.NotebookNode:
+    """The instructor notebook of a percent script. points: grade id → points; shows: exercise → the
+    registry's words for its visible cases (its solution cell is followed by its graded cells)."""
     nb = nbformat.v4.new_notebook()
     nb.metadata.kernelspec = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
     nb.metadata.language_info = {"name": "python"}
-    for cell_type, kind, options, source in _cells(script.read_text()):
+    for cell_type, kind, options, source in _expanded(list(_cells(script.read_text())), shows or {}, points):
         if kind not in KINDS:
             raise ValueError(f"{script.name}: unknown cell kind {kind!r}")
         if kind == "written":
@@ -131,12 +164,14 @@ def build_notebook(script: Path, points: dict[str, float]) -> nbformat.NotebookN
 
 def build_all(assignment: str = ASSIGNMENT, root: Path = ROOT) -> list[Path]:
     """Write ``source/<assignment>/*.ipynb`` from ``notebooks/<assignment>/*.py``."""
-    points = course_points(root)
+    from autograder.exercises import check_descriptions
+
+    points, shows = course_points(root), check_descriptions()
     out_dir = root / "source" / assignment
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for script in sorted((root / "notebooks" / assignment).glob("[0-9]*.py")):
         target = out_dir / f"{script.stem}.ipynb"
-        target.write_text(nbformat.writes(build_notebook(script, points)) + "\n")
+        target.write_text(nbformat.writes(build_notebook(script, points, shows)) + "\n")
         written.append(target)
     return written

@@ -11,6 +11,7 @@ this fails.
 
 from __future__ import annotations
 
+import filecmp
 import json
 import re
 import shlex
@@ -26,6 +27,7 @@ from kit.notebooks import ROOT
 
 GUIDE = ROOT / "docs" / "adapting.md"
 NOTEBOOK = "01_worked_example.ipynb"
+RELEASE_WRITES = ("source/", "assignments/", "examples/class/", "gradebook.db", ".run/")  # `kit.release`'s outputs
 BLOCK = re.compile(r"^( *)```(\w+)\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
 WHERE = re.compile(r"# (?P<path>\S+): (?P<where>add at the end|add above EXERCISES|add at the end of EXERCISES|add as a new file)$")
 
@@ -65,8 +67,10 @@ def guide_commands() -> list[list[str]]:
 
 
 @pytest.fixture(scope="module")
-def adapted(tmp_path_factory) -> Path:
-    """A copy of the course after following "Add an exercise" and regenerating the release as it says."""
+def followed(tmp_path_factory) -> tuple[Path, set[str]]:
+    """A copy of the course after following "Add an exercise" and regenerating the release as it says,
+    and the files that then differ from the course as committed (relative paths)."""
+    pristine = copy_course(tmp_path_factory.mktemp("pristine") / "course")
     course = copy_course(tmp_path_factory.mktemp("adapted") / "course")
     for language, block in blocks("Add an exercise"):
         if language == "python":
@@ -74,7 +78,23 @@ def adapted(tmp_path_factory) -> Path:
     release = next(c for c in guide_commands() if c[1:] == ["-m", "kit.release"])
     finished = subprocess.run([sys.executable, *release[1:]], cwd=course, capture_output=True, text=True)
     assert finished.returncode == 0, finished.stderr[-3000:]
-    return course
+    return course, _differing(course, pristine)
+
+
+def _differing(course: Path, pristine: Path) -> set[str]:
+    """Files of `course` that `pristine` lacks or holds with other bytes (relative paths; no bytecode)."""
+    found = set()
+    for path in course.rglob("*"):
+        twin = pristine / path.relative_to(course)
+        if path.is_file() and "__pycache__" not in path.parts and not (
+                twin.is_file() and filecmp.cmp(path, twin, shallow=False)):
+            found.add(str(path.relative_to(course)))
+    return found
+
+
+@pytest.fixture(scope="module")
+def adapted(followed) -> Path:
+    return followed[0]
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +126,19 @@ def new_exercise() -> tuple[str, str]:
     """(name, known mistake) of the exercise the guide adds, read from its registry entry."""
     entry = next(b for _, b in blocks("Add an exercise") if "add at the end of EXERCISES" in b.split("\n")[0])
     return re.search(r'Exercise\("(\w+)"', entry)[1], re.search(r'Mistake\("([^"]+)"', entry)[1]
+
+
+def test_adding_an_exercise_changes_the_three_files_the_guide_names_its_fixtures_and_what_the_release_writes(
+        followed):
+    _, touched = followed
+    sentence = GUIDE.read_text().split("Adding an exercise touches exactly three files", 1)[1].split("\n\n", 1)[0]
+    named = [re.compile(re.escape(path).replace("<notebook>", r"\w+").replace("NN", r"\d\d"))
+             for path in re.findall(r"`([^`]+\.py)`", sentence)]
+    fixtures = {path for path in touched if path.startswith("tests/corpus/mistakes/")}
+    by_hand = touched - fixtures - {path for path in touched if path.startswith(RELEASE_WRITES)}
+    assert len(named) == 3 and len(by_hand) == 3, (sentence, sorted(by_hand))
+    assert all(any(name.fullmatch(path) for name in named) for path in by_hand), sorted(by_hand)
+    assert fixtures, "one corpus submission per known mistake"
 
 
 def test_the_guide_places_every_block_it_shows():

@@ -12,6 +12,7 @@ in notebook order. Everything else is derived from it:
 - what each exercise is built on: ``autograder/judge/built_on.json`` and the
   notebooks' map for the figures (``figures/notebook_of.json`` in the release), both
   written by ``make release`` (kit/release.py);
+- the check and hidden cells under each exercise's solution cell: kit/notebooks.py (`shows` above the check);
 - the points of the graded cells: kit/notebooks.py `course_points`
   (course.toml's optional ``[points]`` table overrides them).
 
@@ -32,7 +33,8 @@ from autograder.exercises.spec import BEHAVIOURS, Exercise, Mistake, Requirement
 NOTEBOOK_MODULES = (worked_example, scores_and_scaling, softmax_and_mix, heads, masks_and_cross_attention, blockwise,
                     cost, check_yourself, model_explorer)
 
-__all__ = ["BEHAVIOURS", "Exercise", "Mistake", "Requirement", "REGISTRY", "built_on", "notebook_of", "points"]
+__all__ = ["BEHAVIOURS", "Exercise", "Mistake", "Requirement", "REGISTRY", "built_on", "check_descriptions", "notebook_of",
+           "points"]
 
 
 def _collect(modules) -> dict[str, Exercise]:
@@ -65,6 +67,11 @@ def built_on() -> dict[str, list[str]]:
 def notebook_of() -> dict[str, str]:
     """Exercise → the notebook that asks for it ("03_softmax_and_mix")."""
     return {name: e.notebook for name, e in REGISTRY.items()}
+
+
+def check_descriptions() -> dict[str, str]:
+    """Exercise → its `shows`, the words above its visible check (kit/notebooks.py)."""
+    return {name: e.shows for name, e in REGISTRY.items()}
 
 
 def points() -> dict[str, float]:

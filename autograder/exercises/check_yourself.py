@@ -324,7 +324,8 @@ EXERCISES = (
         Requirement("when `allowed` is not booleans", _hull_excess_trusting("booleans")),
         Requirement("booleans of shape `(n_q, n_k)`", _hull_excess_trusting("shape of allowed")),
         Requirement("with at least one True per row", _hull_excess_trusting("a True per row")),
-    )),
+    ), shows=("Attention's outputs never stick out (with and without a mask); multiplied by W_o, they do (float64 and float32).\n"
+              "Then inputs that must raise a ValueError.")),
     Exercise("equal_scores", ANSWERS["equal_scores"], equal_scores_hidden, equal_scores_visible, stream=99,
              meets=frozenset({"float32", "batched"}),
              points=QUESTION, requirements=(
@@ -350,7 +351,9 @@ EXERCISES = (
         Requirement("(exact comparison", lambda X, mask: _leaks_counted(X, mask, close=True)),
         Requirement("Raise a `ValueError` when `X` is not 2-D", _leaked_targets_x_unchecked),
         Requirement("`mask` is not `(n, n)`", _leaked_targets_mask_unchecked),
-    )),
+    ), shows=("The worked example's tokens under the causal mask, under no mask, under a mask that lets each token see only\n"
+              "the one before it, and under a causal mask that lets each token see the next one at −25 (nearly forbidden, not\n"
+              "forbidden). Then a 3-D X, and masks that are not one (4, 4) grid (a ValueError).")),
     Exercise("head_columns", ref.head_columns, head_columns_hidden, head_columns_visible, stream=47,
              meets=COUNTS | frozenset({"bad shape"}),
              built_on=("split_heads",), mistakes=(
@@ -363,7 +366,8 @@ EXERCISES = (
         Requirement("return an integer array", lambda d, h: ref.head_columns(d, h).astype(np.float64)),
         Requirement("Raise a `ValueError` when `d` is not a positive integer", _head_columns_width_unchecked),
         Requirement("`n_heads` does not divide `d`", _head_columns_cut_short),
-    )),
+    ), shows=("The worked example's width 4 in 2 heads and the chapter's large model (width 4096, 32 heads), then sizes that\n"
+              "must raise a ValueError: 10 heads, which do not divide a width of 768, and a width of 0.")),
     _question("params_4096",
               Requirement("a float, even one with nothing after the point, is refused", float(4 * 4096**2)),
               Requirement("and so is a rounded figure", 67_100_000)),
@@ -387,7 +391,8 @@ EXERCISES = (
         Requirement("Compute in float64", _gradient_size_in_input_dtype),
         Requirement("Raise a `ValueError` when `Q` is not `(t, d_k)`",
                     lambda Q, K: _sizes_with(Q, K, checked=False)),
-    )),
+    ), shows=("60 queries against 16 keys each at head size 4 and at 256, then float32 queries and keys whose scores\n"
+              "float32 would round, and shapes that must raise a ValueError.")),
     _question("skip_causal"),
     _question("skip_heads"),
 )

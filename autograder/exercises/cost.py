@@ -174,11 +174,11 @@ EXERCISES = (
              meets=COUNTS, mistakes=(
         Mistake("factor 4 missing", 7, "There are four projections (Q, K, V and the output), each n·d².",
                 lambda n, d: n * d * d),
-    ), requirements=rules(ref.projection_flops, lambda n, d: 4 * n * d * d)),
+    ), requirements=rules(ref.projection_flops, lambda n, d: 4 * n * d * d), shows="Checked at 512 tokens of width 768, and on sizes it must refuse."),
     Exercise("score_flops", ref.score_flops, sizes_hidden, chapter_layer_visible, stream=16, meets=COUNTS, mistakes=(
         Mistake("factor 2 missing", 7, "The grid is paid twice: once for the scores Q Kᵀ, once for mixing the values.",
                 lambda n, d: n * n * d),
-    ), requirements=rules(ref.score_flops, lambda n, d: 2 * n * n * d)),
+    ), requirements=rules(ref.score_flops, lambda n, d: 2 * n * n * d), shows="At 512 tokens and width 768 the grid costs a third of what the projections cost."),
     Exercise("attention_share", ref.attention_share, sizes_hidden, attention_share_visible, stream=17, meets=COUNTS,
              built_on=("projection_flops", "score_flops"), mistakes=(
         Mistake("factor 2 missing", 7, "Scores and mixing cost 2·n²·d together.",
@@ -187,7 +187,7 @@ EXERCISES = (
                 lambda n, d: 2 * n * n * d / (2 * n * n * d + n * d * d)),
         Mistake("ratio instead of share", 7, "The share is grid / (grid + projections), not grid / projections.",
                 lambda n, d: 2 * n * n * d / (4 * n * d * d)),
-    ), requirements=rules(ref.attention_share, lambda n, d: 2 * n * n * d / (2 * n * n * d + 4 * n * d * d), count=False)),
+    ), requirements=rules(ref.attention_share, lambda n, d: 2 * n * n * d / (2 * n * n * d + 4 * n * d * d), count=False), shows="At 512 tokens and width 768 the grid is exactly a quarter of the work."),
     Exercise("crossover_length", ref.crossover_length, crossover_length_hidden, crossover_length_visible, stream=18,
              meets=frozenset({"bad shape"}),
              mistakes=(
@@ -208,7 +208,7 @@ EXERCISES = (
         Requirement("as an integer", lambda *W: float(ref.crossover_length(*W))),
         Requirement("Raise a `ValueError` when a matrix is not a non-empty 2-D array or the four do not fit",
                     lambda *W: _crossover_with(*W)),  # right for every layer that fits, and no check
-    )),
+    ), shows="The worked example's matrices, narrower heads, a W_o of another width, and shapes that do not fit."),
     Exercise("mlp_flops", ref.mlp_flops, mlp_flops_hidden, chapter_layer_visible, stream=27, mistakes=(
         Mistake("inner width d instead of 4d", 7, "The MLP widens each token to 4·d and back: 2 · n · d · 4d.",
                 lambda n, d: 2 * n * d * d),
@@ -217,7 +217,7 @@ EXERCISES = (
     ), requirements=rules(ref.mlp_flops, lambda n, d: 8 * n * d * d) + (
         Requirement("as a Python int", _in_floats(ref.mlp_flops)),
         Requirement("Raise a `ValueError` when `n` or `d` is not a positive integer", lambda n, d: 8 * n * d * d),
-    )),
+    ), shows="Checked at 512 tokens of width 768 (there the MLP outweighs the grid), and on sizes it must refuse."),
     Exercise("grid_over_mlp", ref.grid_over_mlp, grid_over_mlp_hidden, grid_over_mlp_visible, stream=28,
              built_on=("score_flops", "mlp_flops"), mistakes=(
         Mistake("ratio inverted", 7, "Divide the grid's work by the MLP's, not the other way round.",
@@ -226,7 +226,7 @@ EXERCISES = (
                 lambda n, d: n * n * d / (8 * n * d * d)),
     ), requirements=rules(ref.grid_over_mlp, lambda n, d: 2 * n * n * d / (8 * n * d * d), count=False) + (
         Requirement("as a Python float", lambda n, d: ref.score_flops(n, d) // ref.mlp_flops(n, d)),
-    )),
+    ), shows="At width 768: 1/6 at 512 tokens (the MLP dominates), 10.67 at 32,768 (the grid dominates)."),
     Exercise("score_grid_bytes", ref.score_grid_bytes, score_grid_bytes_hidden, score_grid_bytes_visible, stream=19,
              meets=COUNTS,
              mistakes=(
@@ -235,7 +235,7 @@ EXERCISES = (
         Mistake("in MiB instead of bytes", 7, "Return bytes, not MiB (1 MiB = 1,048,576 bytes).",
                 lambda n, h, b=2: n * n * h * b / 2**20),
         Mistake("heads forgotten", 7, "Every head has a score grid of its own.", lambda n, h, b=2: n * n * b),
-    ), requirements=rules(ref.score_grid_bytes, lambda n, h, b=2: n * n * h * b)),
+    ), requirements=rules(ref.score_grid_bytes, lambda n, h, b=2: n * n * h * b), shows="Twelve heads at 512 tokens, 2 bytes a number: 6,291,456 bytes, which is 6 MiB."),
     Exercise("attention_params", ref.attention_params, attention_params_hidden, attention_params_visible, stream=20,
              meets=COUNTS | frozenset({"bad shape"}),
              built_on=("split_heads",), mistakes=(
@@ -250,5 +250,5 @@ EXERCISES = (
         Requirement("as an integer array of shape `(n_heads,)`",
                     lambda *a: ref.attention_params(*a).astype(np.float64)),
         Requirement("Raise a `ValueError` when `n_heads` does not divide a width", _params_sliced),
-    )),
+    ), shows="The worked example's matrices in 1, 2 and 4 heads, a W_o and a W_v of other widths, and shapes that do not fit."),
 )

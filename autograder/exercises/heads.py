@@ -237,7 +237,7 @@ EXERCISES = (
                     lambda M, h: ref.split_heads(M, h).astype(np.asarray(M).dtype, copy=False)),
         Requirement("Raise a `ValueError` naming the shape when `M` has fewer than 2 dimensions", _split_unchecked),
         Requirement("`d` is not divisible by `n_heads`", _split_by_slices),
-    )),
+    ), shows="With two heads the chapter gives head one the first two numbers of every query, head two the last two."),
     Exercise("merge_heads", ref.merge_heads, merge_heads_hidden, merge_heads_visible, stream=9, meets=ARRAYS, mistakes=(
         Mistake("heads merged in the wrong order", 5,
                 "Swap the heads axis back next to d_k before the reshape, so head m fills columns m·d_k … (m+1)·d_k − 1.",
@@ -245,7 +245,7 @@ EXERCISES = (
     ), requirements=(
         Requirement("the inverse of `split_heads`", "heads merged in the wrong order"),
         Requirement("Raise a `ValueError` naming the shape when `H` has fewer than 3 dimensions", _merge_unchecked),
-    )),
+    ), shows="The chapter joins the heads side by side, which gives a grid of the original width again."),
     Exercise("multi_head_attention", ref.multi_head_attention, multi_head_attention_hidden,
              multi_head_attention_visible, stream=10, meets=ARRAYS | SCORES, points=Points(1, 3),
              built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention", "split_heads",
@@ -267,7 +267,7 @@ EXERCISES = (
         Requirement("keys and values from `context`", lambda *a, **k: _mha_with(*a, **k, reads_context=False)),
         Requirement("give it a head axis of size 1 in front of its last two",
                     lambda *a, **k: _mha_with(*a, **k, head_axis=False)),
-    )),
+    ), shows="The chapter cuts the worked example into two heads of size 2, each dividing its scores by √2."),
     Exercise("head_patterns", ref.head_patterns, head_patterns_hidden, head_patterns_visible, stream=24,
              meets=frozenset({"float32", "batched", "bad shape"}),
              built_on=("split_heads", "raw_scores", "scaled_scores", "softmax"), mistakes=(
@@ -287,7 +287,7 @@ EXERCISES = (
         Requirement("Float32 in gives float32 out",
                     lambda X, W_q, W_k, h: ref.head_patterns(X, W_q, W_k, h).astype(np.float64)),
         Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _patterns_sliced),
-    )),
+    ), shows="On the worked example in 1, 2 and 4 heads, as a float32 batch too, and a width the heads do not divide."),
     Exercise("head_score_ranks", ref.head_score_ranks, head_score_ranks_hidden, head_score_ranks_visible, stream=41,
              meets=frozenset({"bad shape"}),
              built_on=("split_heads", "raw_scores"), mistakes=(
@@ -304,5 +304,5 @@ EXERCISES = (
         Requirement("an integer array of shape `(n_heads,)`",
                     lambda X, W_q, W_k, h: ref.head_score_ranks(X, W_q, W_k, h).astype(float)),
         Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _ranks_unchecked),
-    )),
+    ), shows="On the worked example: one head of size 4, two of size 2, four of size 1, and heads given zero queries or keys."),
 )

@@ -472,7 +472,7 @@ EXERCISES = (
         Requirement("is −∞ when key `j` comes after query `i` (`j > i`) and 0 otherwise", _MINUS_1E9.name),
         Requirement("Raise a `ValueError` when `n` is not a positive integer", _causal_mask_unchecked),
         Requirement("(a Python or NumPy int; `True` does not count)", _causal_mask_refusing_below_one_only),
-    )),
+    ), shows="causal_mask(4) is 0 on and below the diagonal and -inf above it; n = 0 and n = True raise a ValueError."),
     Exercise("first_changed_output", ref.first_changed_output, first_changed_output_hidden,
              first_changed_output_visible, stream=25, points=Points(1, 2),
              built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
@@ -492,7 +492,9 @@ EXERCISES = (
         Requirement("or `n` when no row changed", lambda *a, **k: int(np.argmax(_changed_rows(*a, **k)))),
         Requirement("Raise a `ValueError` when `j` is not an integer position of `X`",
                     lambda *a, **k: _first(_changed_rows(*a, **k, checked=False))),
-    )),
+    ), shows=('Changing "the" (token 2) changes outputs 2 and 3 under the causal mask, and all four without it.\n'
+              'Also: "cube" changed while every pair with it is forbidden (no row changes), "the" nearly forbidden\n'
+              "at -25 (not forbidden: its weight is tiny, not 0), and j = -1 (a ValueError).")),
     Exercise("padding_mask", ref.padding_mask, padding_mask_hidden, padding_mask_visible, stream=12,
              meets=COUNTS | frozenset({"bad shape"}), mistakes=(
         _MINUS_1E9._replace(variant=lambda lengths, n: _finite(ref.padding_mask(lengths, n))),
@@ -511,7 +513,8 @@ EXERCISES = (
                     lambda lengths, n: _padding_mask_checking(lengths, n, form_checked=False)),
         Requirement("or when a length is outside 1 … `n`",
                     lambda lengths, n: _padding_mask_checking(lengths, n, range_checked=False)),
-    )),
+    ), shows=("Lengths 4 and 2 in a grid of 4 give shape (2, 1, 4); only the second sequence loses keys.\n"
+              "n = 4.0, lengths as floats and a length of 0 or 5 raise a ValueError.")),
     Exercise("padding_leak", ref.padding_leak, padding_leak_hidden, padding_leak_visible, stream=26,
              points=Points(1, 2), mistakes=(
         Mistake("padding queries counted too", 6, "Only real queries (i < length) matter: padding rows are thrown away.",
@@ -528,7 +531,9 @@ EXERCISES = (
                     lambda weights, lengths: _padding_leak_checking(weights, lengths, shape_checked=False)),
         Requirement("or a length is not an integer from 1 to `n`",
                     lambda weights, lengths: _padding_leak_checking(weights, lengths, range_checked=False)),
-    )),
+    ), shows=('With "cube" as padding and no mask, "up" puts 0.681 of its weight on it; with the mask, nothing.\n'
+              'Also: a causal mask alone (only the padding query reads "cube"), float32 weights, and bad\n'
+              "inputs that must raise a ValueError (a head axis, a length of 0, a length of 3.0).")),
     Exercise("block_mask", ref.block_mask, block_mask_hidden, block_mask_visible, stream=13,
              meets=COUNTS | frozenset({"bad shape"}), points=Points(1, 2),
              mistakes=(
@@ -547,7 +552,8 @@ EXERCISES = (
                     lambda sizes, allowed: _block_mask_checking(sizes, allowed, sizes_checked=False)),
         Requirement("or `allowed` is not booleans of shape `(g, g)`",
                     lambda sizes, allowed: _block_mask_checking(sizes, allowed, allowed_checked=False)),
-    )),
+    ), shows=("The robot layout of the chapter, 277 tokens: each token's row repeats its group's row of `allowed`.\n"
+              "A group of 0 tokens, a table of 0s and 1s and a 5 x 5 table for 4 groups raise a ValueError.")),
     Exercise("source_shares", ref.source_shares, source_shares_hidden, source_shares_visible, stream=46,
              meets=ARRAYS | COUNTS,
              points=Points(1, 2), mistakes=(
@@ -589,5 +595,8 @@ EXERCISES = (
         Requirement("when an id is negative", lambda *a, **k: _shares_checking(*a, **k, negative_checked=False)),
         Requirement("or when `n_sources` is not a positive integer larger than every id",
                     lambda *a, **k: _shares_checking(*a, **k, count_checked=False)),
-    )),
+    ), shows=('The worked example\'s weights with "pick up" from the user and "the cube" from a web page: without a mask,\n'
+              "with the causal mask, as e to each score (rows that do not add up to 1), with a query that may read nothing,\n"
+              "in a batch of two and in float32; ids 0 and 2 only, and 3 sources asked for. A source of 3 ids for 4 keys,\n"
+              "a negative id, ids as floats, n_sources = 1 with an id of 1 and weights of one row (1-D) raise a ValueError.")),
 )

@@ -434,20 +434,20 @@ START_ROW_EXPLAINED = "Average over rows 1 … n−1: row 0 can only look at its
 EXERCISES = (
     Exercise("self_score", heads.self_score, _one_kind_hidden("self_score"), _one_kind_visible("self_score"), mistakes=(
         Mistake(START_ROW_COUNTED, SECTION, START_ROW_EXPLAINED, lambda A: float(np.diagonal(np.asarray(A)).mean())),
-    )),
+    ), shows="On the grid given by hand the answer is (0.75 + 0.5) / 2 = 0.625; then heads of the trained model."),
     Exercise("previous_score", heads.previous_score, _one_kind_hidden("previous_score"),
              _one_kind_visible("previous_score"), mistakes=(
         Mistake("one token ahead", SECTION, "The previous token of row i is column i − 1 (offset −1), below the diagonal.",
                 lambda A: float(np.diagonal(np.asarray(A), offset=1).mean())),
         Mistake("divided by n", SECTION, "There are n − 1 rows with a previous token: take the mean of those.",
                 lambda A: float(np.diagonal(np.asarray(A), offset=-1).sum() / len(A))),
-    )),
+    ), shows="On the grid given by hand the answer is (0.25 + 0.3) / 2 = 0.275."),
     Exercise("start_score", heads.start_score, _one_kind_hidden("start_score"), _one_kind_visible("start_score"),
              mistakes=(
         Mistake(START_ROW_COUNTED, SECTION, START_ROW_EXPLAINED, lambda A: float(np.asarray(A)[:, 0].mean())),
         Mistake("row 0 instead of column 0", SECTION, "Attention to the start token is column 0: A[1:, 0].",
                 lambda A: float(np.asarray(A)[0, 1:].mean())),
-    )),
+    ), shows="On the grid given by hand the answer is (0.25 + 0.2) / 2 = 0.225."),
     Exercise("induction_score", heads.induction_score, induction_score_hidden, induction_score_visible,
              points=Points(1, 2), mistakes=(
         Mistake("the earlier copy instead of the token after it", SECTION,
@@ -464,7 +464,8 @@ EXERCISES = (
         Requirement("A row with at least one target counts", "averaged over every row"),
         Requirement("its score is the total weight on its targets", _induction_of_strongest_target),
         Requirement("or `0.0` when no row has a target", _induction_unguarded),
-    )),
+    ), shows=("On <s> x y x y with the grid given by hand, rows 3 and 4 count: (0.6 + 0.7) / 2 = 0.65. Then heads of the\n"
+              "trained model, a prompt where no token repeats, a row with two targets, and <s> x x x.")),
     Exercise("classify_head", heads.classify_head, classify_head_hidden, classify_head_visible, points=Points(1, 2),
              built_on=("self_score", "previous_score", "start_score", "induction_score"), requirements=(
         Requirement("computes the scores in this order: self, previous, start, induction",
@@ -473,7 +474,8 @@ EXERCISES = (
         Requirement("(on a tie, the first in that order)",
                     lambda A, tokens: _classify_with(A, tokens, last_of_ties=True)),
         Requirement("Return a plain Python `str`", lambda A, tokens: np.str_(heads.classify_head(A, tokens))),
-    )),
+    ), shows=('Heads of the trained model on the prompt "the cat sat on the mat" written twice, and one spread grid;\n'
+              "then grids given by hand: two ties, and a score of exactly 0.5.")),
     Exercise("copy_score", heads.copy_score, copy_score_hidden, copy_score_visible, points=Points(1, 2), mistakes=(
         Mistake("the earlier copy instead of the token after it", SECTION,
                 "In '… A B … A' the model at the second A should predict B, the token after the first A.",
@@ -490,7 +492,8 @@ EXERCISES = (
         Requirement("as a Python float", lambda logits, tokens: np.array(_copy_hits(logits, tokens), dtype=float)),
         Requirement("or `0.0` when no row has a target",
                     lambda logits, tokens: float(np.mean(_copy_hits(logits, tokens)))),
-    )),
+    ), shows=("The trained model on the prompt written twice, the random weights, and logits given by hand\n"
+              "(a row with two targets, a prompt where no token repeats).")),
     Exercise("prefix_gaps", ref.prefix_gaps, prefix_gaps_hidden, prefix_gaps_visible, stream=42,
              meets=frozenset({"float32", "bad shape"}), points=Points(1, 2),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
@@ -516,7 +519,8 @@ EXERCISES = (
                     lambda *a: ref.prefix_gaps(*a).astype(np.float64)),
         Requirement("Raise a `ValueError` when `Q`, `K`, `V` and `mask` are not of those shapes for one `n`",
                     lambda *a: _prefix_gaps_with(*a, checked=False)),
-    )),
+    ), shows=("The worked example with a causal mask, with a mask of zeros and with 'cube' hidden from every token;\n"
+              "then one head of the trained model (float32), and shapes that do not fit (a ValueError).")),
     Exercise("ablate_head", ref.ablate_head, ablate_head_hidden, ablate_head_visible, stream=43,
              meets=frozenset({"float32"}), points=Points(1, 2),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention", "split_heads", "merge_heads"), mistakes=(
@@ -539,5 +543,6 @@ EXERCISES = (
         Requirement("float32 for float32 inputs", lambda *a, **k: ref.ablate_head(*a, **k).astype(np.float64)),
         Requirement("Raise a `ValueError` when `head` is not an integer from 0 to `n_heads − 1`",
                     lambda *a, **k: _ablate_with(*a, **k, checked=False)),
-    )),
+    ), shows=("The worked example in 2 heads (one without a mask, one causal), layer 1 of the trained model (float32),\n"
+              "then heads that do not exist (a ValueError).")),
 )

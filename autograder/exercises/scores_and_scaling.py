@@ -248,7 +248,7 @@ EXERCISES = (
         Requirement("turn only the last two axes of `K` on their side", _scores_unbatched),
         Requirement("Raise a `ValueError` naming both shapes when `Q` and `K` have fewer than 2 dimensions",
                     _scores_unchecked),
-    )),
+    ), shows='The chapter\'s raw scores run from -5.68 to +5.92, with -0.28 for "cube" against "pick".'),
     Exercise("self_preference", ref.self_preference, self_preference_hidden, self_preference_visible, stream=21,
              parts=("the asymmetry", "the share of tokens preferring themselves"), mistakes=(
         Mistake("columns instead of rows", 2, "Row i holds token i's scores: compare S[i, i] with the largest of row i.",
@@ -262,7 +262,7 @@ EXERCISES = (
         Requirement("(0.0 when `S` is symmetric)", _asymmetry_of_differing_pairs),
         Requirement("(a tie with another entry still counts)", "a tie not counted"),
         Requirement("Raise a `ValueError` when `S` is not a non-empty square 2-D grid", _self_preference_unchecked),
-    )),
+    ), shows="X Xᵀ of the worked example is symmetric; Q Kᵀ is not."),
     Exercise("scaled_scores", ref.scaled_scores, scores_hidden, scores_visible, stream=3,
              meets=ARRAYS | frozenset({"cross"}), points=Points(1, 2),
              built_on=("raw_scores",), mistakes=(
@@ -273,7 +273,7 @@ EXERCISES = (
         Requirement("Keep float32 float32: divide by `math.sqrt(d_k)`",
                     lambda Q, K: ref.raw_scores(Q, K) / np.sqrt(np.shape(Q)[-1])),
         Requirement("Same shapes and errors as `raw_scores`", _scaled(_scores_unchecked)),
-    )),
+    ), shows="Dividing by √4 = 2 takes the chapter's largest score from +5.92 to +2.96 and halves every gap."),
     Exercise("score_spread", ref.score_spread, score_spread_hidden, score_spread_visible, stream=4, meets=COUNTS,
              parts=("the raw spread", "the scaled spread"), computed_from="the raw spread",
              built_on=("raw_scores", "scaled_scores"), mistakes=(
@@ -286,7 +286,7 @@ EXERCISES = (
         Requirement("Draw in exactly that order and nothing else from `rng`",
                     lambda d_k, n, rng: _spread_with(d_k, n, rng, transposed=True)),
         Requirement("Raise a `ValueError` when `d_k` or `n_samples` is below 1", _spread_unchecked),
-    )),
+    ), shows="The chapter measures a raw spread of 2.04 at head size 4 and about 1.00 once divided by √d_k."),
     Exercise("largest_weight", ref.largest_weight, largest_weight_hidden, largest_weight_visible, stream=5,
              meets=COUNTS,
              built_on=("raw_scores", "scaled_scores", "softmax"), mistakes=(
@@ -299,7 +299,7 @@ EXERCISES = (
             _largest_weights(d_k, n_keys, scaled, n_trials, rng, keys_first=True).mean())),
         Requirement("Return the mean of those over the trials", _largest_weights),
         Requirement("Raise a `ValueError` when `d_k`, `n_keys` or `n_trials` is below 1", _largest_weight_unchecked),
-    )),
+    ), shows="With 64 keys the chapter's winning share climbs from 0.293 to 0.941 unscaled, and stays near 0.11 scaled."),
     Exercise("softmax_jacobian", ref.softmax_jacobian, softmax_jacobian_hidden, softmax_jacobian_visible, stream=40,
              meets=frozenset({"float32", "batched", "masked row", "1e4", "bad shape"}),
              built_on=("softmax",), mistakes=(
@@ -320,5 +320,5 @@ EXERCISES = (
         Requirement("Float32 stays float32", _jacobian_in_float64),
         Requirement("integers are computed in float64", _jacobian_of_integers_in_float32),
         Requirement("Raise a `ValueError` when `s` is a single number", _jacobian_of_a_number),
-    )),
+    ), shows="Every row of the grid adds up to 0: moving all scores together moves no weight."),
 )

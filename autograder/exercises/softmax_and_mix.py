@@ -383,7 +383,7 @@ EXERCISES = (
         Requirement("integers are computed in float64", _softmax_into_input_dtype),
         Requirement("It must work for scores up to ±1e4", "softmax without subtracting the row maximum"),
         Requirement("Such a row must come out all zeros", "an all-forbidden row not handled"),
-    )),
+    ), shows='The chapter\'s weights for "cube" are 0.683, 0.103, 0.168 and 0.046: they add up to 1.000.'),
     Exercise("lead_share", ref.lead_share, lead_share_hidden, lead_share_visible, stream=22, built_on=("softmax",),
              mistakes=(
         Mistake("the trailing key's share", 4, "Return the weight of the key that is ahead: e^lead / (e^lead + 1).",
@@ -400,7 +400,7 @@ EXERCISES = (
         Requirement("a plain number gives one number", lambda lead: np.atleast_1d(ref.lead_share(lead))),
         Requirement("It must give exactly 1.0 and 0.0 for leads of ±1000, not NaN",
                     "softmax without subtracting the row maximum"),
-    )),
+    ), shows="Leads of 0, 1 and 4 are worth 0.500, 0.731 and 0.982 of the mix (chapter section 4)."),
     Exercise("attention", ref.attention, attention_hidden, attention_visible, stream=7,
              meets=ARRAYS | SCORES, points=Points(1, 3),
              parts=("the output", "the weights"), computed_from="the weights",
@@ -436,7 +436,7 @@ EXERCISES = (
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_widths=False)),
         Requirement("`K` and `V` differ in the number of keys",
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_keys=False)),
-    )),
+    ), shows='The chapter\'s new vector for "cube" is +0.58, -1.08, +0.54, +0.12.'),
     Exercise("permutation_gaps", ref.permutation_gaps, permutation_gaps_hidden, permutation_gaps_visible, stream=44,
              meets=frozenset({"bad shape"}),
              parts=("attention's gap", "the fixed mix's gap"),
@@ -465,7 +465,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `perm` is not a permutation", lambda *a: _gaps(*a, perm_checked=False)),
         Requirement("`kernel` is not one-dimensional with an odd number of weights",
                     lambda *a: _gaps(*a, kernel_checked=False)),
-    )),
+    ), shows='Shuffles of "pick up the cube": attention\'s gap is rounding only; the fixed mix\'s is not.'),
     Exercise("reach", ref.reach, reach_hidden, reach_visible, stream=45,
              meets=frozenset({"float32", "batched", "bad shape"}), mistakes=(
         Mistake("signed offsets j − i", 1, "A key before the query is as far away as one after it: weigh |i − j|.",
@@ -484,7 +484,7 @@ EXERCISES = (
         Requirement("Float32 stays float32", lambda A: ref.reach(A).astype(np.float64)),
         Requirement("Raise a `ValueError` when `weights` has fewer than two dimensions or its last two differ",
                     lambda A: _reach_with(A, checked=False)),
-    )),
+    ), shows='The worked example\'s weights, the figure\'s convolution, and every token reading "pick" alone.'),
     Exercise("layer_counts", ref.layer_counts, layer_counts_hidden, layer_counts_visible, stream=23,
              parts=("the token grid's size", "one head's score grid size", "all heads' score grids' size"),
              computed_from="one head's score grid size", mistakes=(
@@ -497,5 +497,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when a size is not a positive integer", _counts_checked_for),
         Requirement("`n_heads` does not divide `d`",
                     lambda n, d, h: _counts_checked_for(n, d, h, division=False)),
-    )),
+    ), shows=("The chapter's small language model, 512 tokens of width 768 in 12 heads: your three counts against the\n"
+              "numbers the chapter prints for it. Then sizes that must raise a ValueError: 10 heads, which do not divide a\n"
+              "width of 768, 0 tokens, and a width given as the float 768.0.")),
 )

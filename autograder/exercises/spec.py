@@ -135,6 +135,8 @@ class Exercise:
         checks that it names every one.
     requirements: every behaviour the exercise's text states (`Requirement`).
     points: of ``check_<name>`` and ``hidden_<name>`` (course.toml may override).
+    shows: what the visible cases are, in the notebook's words: the comment above the check cell
+        (kit/notebooks.py writes the check and hidden cells under the exercise's solution cell).
     parts: a tuple answer's parts, named in order (attention: "the output", "the weights"),
         so a message names the failing part.
     computed_from: the part the others are computed from (attention's "the weights"): it
@@ -153,6 +155,7 @@ class Exercise:
     built_on: tuple[str, ...] = ()
     requirements: tuple[Requirement, ...] = ()
     points: Points = Points()
+    shows: str = ""
     parts: tuple[str, ...] = ()
     computed_from: str | None = None
     meets: frozenset[str] = frozenset()

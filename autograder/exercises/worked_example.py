@@ -86,7 +86,7 @@ EXERCISES = (
     ), requirements=(
         Requirement("any leading batch dimensions", _movement_last_two_axes_only),
         Requirement("Raise a `ValueError` naming both shapes when they differ", _movement_unchecked),
-    )),
+    ), shows="On the worked example the chapter reports movements from 0.41 (third token) to 0.84 (first)."),
     Exercise("project_qkv", ref.project_qkv, project_qkv_hidden, project_qkv_visible, stream=1, meets=ARRAYS,
              parts=("Q", "K", "V"), mistakes=(
         Mistake("transposed weights", 2, "Rows of X are tokens: multiply X @ W, not X @ W.T.",
@@ -106,5 +106,5 @@ EXERCISES = (
         Requirement("`d_v` may differ from `d_k`", _projections_of_one_width),
         Requirement("Raise a `ValueError` that names the matrix and both shapes when a matrix does not fit `X`",
                     _projections_unchecked),
-    )),
+    ), shows='The chapter\'s query of "cube" is -0.17, +2.36, -1.30, +0.32.'),
 )

@@ -106,17 +106,6 @@ def token_movement(X, O):
     ### END SOLUTION
 
 
-# %% tests id=check_token_movement
-# On the worked example the chapter reports movements from 0.41 (third token) to 0.84 (first).
-check("token_movement", token_movement)
-
-# %% tests id=hidden_token_movement
-# The hidden checks of token_movement run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("token_movement", token_movement)
-### END HIDDEN TESTS
-
 # %% locked
 # The chapter's picture of section 1, with the movement column from your token_movement.
 import figures
@@ -157,17 +146,6 @@ def project_qkv(X, W_q, W_k, W_v):
     return X @ W_q, X @ W_k, X @ W_v
     ### END SOLUTION
 
-
-# %% tests id=check_project_qkv
-# The chapter's query of "cube" is -0.17, +2.36, -1.30, +0.32.
-check("project_qkv", project_qkv)
-
-# %% tests id=hidden_project_qkv
-# The hidden checks of project_qkv run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("project_qkv", project_qkv)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # With your `project_qkv`, here is the query of "cube" worked out the way the

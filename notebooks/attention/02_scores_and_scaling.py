@@ -80,17 +80,6 @@ def raw_scores(Q, K):
     ### END SOLUTION
 
 
-# %% tests id=check_raw_scores
-# The chapter's raw scores run from -5.68 to +5.92, with -0.28 for "cube" against "pick".
-check("raw_scores", raw_scores)
-
-# %% tests id=hidden_raw_scores
-# The hidden checks of raw_scores run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("raw_scores", raw_scores)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # Your grid for the worked example, one row per query (the token that asks)
 # and one column per key (the token that answers):
@@ -150,17 +139,6 @@ def self_preference(S):
     ### END SOLUTION
 
 
-# %% tests id=check_self_preference
-# X Xᵀ of the worked example is symmetric; Q Kᵀ is not.
-check("self_preference", self_preference)
-
-# %% tests id=hidden_self_preference
-# The hidden checks of self_preference run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("self_preference", self_preference)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # Your measure on the four tokens, scored directly and through the two matrices:
 
@@ -205,17 +183,6 @@ def scaled_scores(Q, K):
     ### END SOLUTION
 
 
-# %% tests id=check_scaled_scores
-# Dividing by √4 = 2 takes the chapter's largest score from +5.92 to +2.96 and halves every gap.
-check("scaled_scores", scaled_scores)
-
-# %% tests id=hidden_scaled_scores
-# The hidden checks of scaled_scores run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("scaled_scores", scaled_scores)
-### END HIDDEN TESTS
-
 # %% locked
 # The scaled grid, drawn from your scaled_scores: every gap is halved.
 import figures
@@ -253,17 +220,6 @@ def score_spread(d_k, n_samples, rng):
     return spread, spread / math.sqrt(d_k)
     ### END SOLUTION
 
-
-# %% tests id=check_score_spread
-# The chapter measures a raw spread of 2.04 at head size 4 and about 1.00 once divided by √d_k.
-check("score_spread", score_spread)
-
-# %% tests id=hidden_score_spread
-# The hidden checks of score_spread run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("score_spread", score_spread)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Your `score_spread` at the chapter's five head sizes, 10,000 pairs each. The
@@ -327,17 +283,6 @@ def largest_weight(d_k, n_keys, scaled, n_trials, rng):
     return float(winner.mean())
     ### END SOLUTION
 
-
-# %% tests id=check_largest_weight
-# With 64 keys the chapter's winning share climbs from 0.293 to 0.941 unscaled, and stays near 0.11 scaled.
-check("largest_weight", largest_weight)
-
-# %% tests id=hidden_largest_weight
-# The hidden checks of largest_weight run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("largest_weight", largest_weight)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Your `largest_weight` with 64 keys per query, 200 trials per head size, once
@@ -403,17 +348,6 @@ def softmax_jacobian(s):
     return p[..., :, None] * np.eye(s.shape[-1], dtype=s.dtype) - p[..., :, None] * p[..., None, :]
     ### END SOLUTION
 
-
-# %% tests id=check_softmax_jacobian
-# Every row of the grid adds up to 0: moving all scores together moves no weight.
-check("softmax_jacobian", softmax_jacobian)
-
-# %% tests id=hidden_softmax_jacobian
-# The hidden checks of softmax_jacobian run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("softmax_jacobian", softmax_jacobian)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Now the chapter's claim, measured with your function. The same draws as

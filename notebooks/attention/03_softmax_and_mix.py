@@ -70,17 +70,6 @@ def softmax(S, axis=-1):
     ### END SOLUTION
 
 
-# %% tests id=check_softmax
-# The chapter's weights for "cube" are 0.683, 0.103, 0.168 and 0.046: they add up to 1.000.
-check("softmax", softmax)
-
-# %% tests id=hidden_softmax
-# The hidden checks of softmax run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("softmax", softmax)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # The chapter's table for "cube", one column per key: its scaled scores, their
 # exponentials, and your softmax of the row. The exponentials add up to 1.272,
@@ -162,17 +151,6 @@ def lead_share(lead):
     ### END SOLUTION
 
 
-# %% tests id=check_lead_share
-# Leads of 0, 1 and 4 are worth 0.500, 0.731 and 0.982 of the mix (chapter section 4).
-check("lead_share", lead_share)
-
-# %% tests id=hidden_lead_share
-# The hidden checks of lead_share run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("lead_share", lead_share)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # Scores grow, the lookup hardens: here every score of the row of "cube" is
 # multiplied by a growing factor. The weight of its favourite key climbs
@@ -239,17 +217,6 @@ def attention(Q, K, V, mask=None):
     return weights @ V.astype(weights.dtype, copy=False), weights
     ### END SOLUTION
 
-
-# %% tests id=check_attention
-# The chapter's new vector for "cube" is +0.58, -1.08, +0.54, +0.12.
-check("attention", attention)
-
-# %% tests id=hidden_attention
-# The hidden checks of attention run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("attention", attention)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Your attention on the worked example: the weight grid, one row per token that
@@ -343,17 +310,6 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
     ### END SOLUTION
 
 
-# %% tests id=check_permutation_gaps
-# Shuffles of "pick up the cube": attention's gap is rounding only; the fixed mix's is not.
-check("permutation_gaps", permutation_gaps)
-
-# %% tests id=hidden_permutation_gaps
-# The hidden checks of permutation_gaps run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("permutation_gaps", permutation_gaps)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # Your gaps on the worked example, for three shuffles and two kernels: the
 # even one of the figure and a lopsided one. Look at the reversed sentence
@@ -408,17 +364,6 @@ def reach(weights):
     return (A * np.abs(position[:, None] - position[None, :]).astype(A.dtype)).sum(axis=-1)
     ### END SOLUTION
 
-
-# %% tests id=check_reach
-# The worked example's weights, the figure's convolution, and every token reading "pick" alone.
-check("reach", reach)
-
-# %% tests id=hidden_reach
-# The hidden checks of reach run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("reach", reach)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Near and far. The chapter says one attention layer can draw on a word three
@@ -490,19 +435,6 @@ def layer_counts(n, d, n_heads):
     return int(n * d), int(n * n), int(n_heads * n * n)
     ### END SOLUTION
 
-
-# %% tests id=check_layer_counts
-# The chapter's small language model, 512 tokens of width 768 in 12 heads: your three counts against the
-# numbers the chapter prints for it. Then sizes that must raise a ValueError: 10 heads, which do not divide a
-# width of 768, 0 tokens, and a width given as the float 768.0.
-check("layer_counts", layer_counts)
-
-# %% tests id=hidden_layer_counts
-# The hidden checks of layer_counts run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("layer_counts", layer_counts)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Cross-attention is the same function with fewer (or more) queries than keys.

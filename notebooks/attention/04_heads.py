@@ -70,17 +70,6 @@ def split_heads(M, n_heads):
     ### END SOLUTION
 
 
-# %% tests id=check_split_heads
-# With two heads the chapter gives head one the first two numbers of every query, head two the last two.
-check("split_heads", split_heads)
-
-# %% tests id=hidden_split_heads
-# The hidden checks of split_heads run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("split_heads", split_heads)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # ### Exercise 4.2: `merge_heads`
 #
@@ -108,17 +97,6 @@ def merge_heads(H):
     return np.moveaxis(H, -3, -2).reshape(*batch, n, n_heads * d_k)
     ### END SOLUTION
 
-
-# %% tests id=check_merge_heads
-# The chapter joins the heads side by side, which gives a grid of the original width again.
-check("merge_heads", merge_heads)
-
-# %% tests id=hidden_merge_heads
-# The hidden checks of merge_heads run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("merge_heads", merge_heads)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Your two heads on the worked example. Averaged over the four tokens, the
@@ -189,17 +167,6 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None
     ### END SOLUTION
 
 
-# %% tests id=check_multi_head_attention
-# The chapter cuts the worked example into two heads of size 2, each dividing its scores by √2.
-check("multi_head_attention", multi_head_attention)
-
-# %% tests id=hidden_multi_head_attention
-# The hidden checks of multi_head_attention run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("multi_head_attention", multi_head_attention)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # ## How many patterns a model has
 #
@@ -236,17 +203,6 @@ def head_patterns(X, W_q, W_k, n_heads):
     return softmax(scaled_scores(Q, K))
     ### END SOLUTION
 
-
-# %% tests id=check_head_patterns
-# On the worked example in 1, 2 and 4 heads, as a float32 batch too, and a width the heads do not divide.
-check("head_patterns", head_patterns)
-
-# %% tests id=hidden_head_patterns
-# The hidden checks of head_patterns run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("head_patterns", head_patterns)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Your function on a model of the chapter's shape: 12 layers, each with its
@@ -334,17 +290,6 @@ def head_score_ranks(X, W_q, W_k, n_heads):
     return np.linalg.matrix_rank(Q @ np.swapaxes(K, -1, -2))
     ### END SOLUTION
 
-
-# %% tests id=check_head_score_ranks
-# On the worked example: one head of size 4, two of size 2, four of size 1, and heads given zero queries or keys.
-check("head_score_ranks", head_score_ranks)
-
-# %% tests id=hidden_head_score_ranks
-# The hidden checks of head_score_ranks run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("head_score_ranks", head_score_ranks)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Your function on 32 random tokens of width 64, the same matrices cut into

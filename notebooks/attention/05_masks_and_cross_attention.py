@@ -95,17 +95,6 @@ def causal_mask(n):
     ### END SOLUTION
 
 
-# %% tests id=check_causal_mask
-# causal_mask(4) is 0 on and below the diagonal and -inf above it; n = 0 and n = True raise a ValueError.
-check("causal_mask", causal_mask)
-
-# %% tests id=hidden_causal_mask
-# The hidden checks of causal_mask run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("causal_mask", causal_mask)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # Here is your mask on the worked example. The first token can only read
 # itself, so its row is a plain copy of its own value; the last token still
@@ -171,19 +160,6 @@ def first_changed_output(X, W_q, W_k, W_v, j, mask=None):
     return int(rows[0]) if rows.size else n
     ### END SOLUTION
 
-
-# %% tests id=check_first_changed_output
-# Changing "the" (token 2) changes outputs 2 and 3 under the causal mask, and all four without it.
-# Also: "cube" changed while every pair with it is forbidden (no row changes), "the" nearly forbidden
-# at -25 (not forbidden: its weight is tiny, not 0), and j = -1 (a ValueError).
-check("first_changed_output", first_changed_output)
-
-# %% tests id=hidden_first_changed_output
-# The hidden checks of first_changed_output run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("first_changed_output", first_changed_output)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Every token of the worked example changed in turn, with your causal mask
@@ -264,18 +240,6 @@ def padding_mask(lengths, n):
     ### END SOLUTION
 
 
-# %% tests id=check_padding_mask
-# Lengths 4 and 2 in a grid of 4 give shape (2, 1, 4); only the second sequence loses keys.
-# n = 4.0, lengths as floats and a length of 0 or 5 raise a ValueError.
-check("padding_mask", padding_mask)
-
-# %% tests id=hidden_padding_mask
-# The hidden checks of padding_mask run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("padding_mask", padding_mask)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # The chapter treats "cube" as padding and works the row of "up" by hand:
 # raise e to each masked score, add up, divide. The forbidden key contributes
@@ -340,19 +304,6 @@ def padding_leak(weights, lengths):
     ### END SOLUTION
 
 
-# %% tests id=check_padding_leak
-# With "cube" as padding and no mask, "up" puts 0.681 of its weight on it; with the mask, nothing.
-# Also: a causal mask alone (only the padding query reads "cube"), float32 weights, and bad
-# inputs that must raise a ValueError (a head axis, a length of 0, a length of 3.0).
-check("padding_leak", padding_leak)
-
-# %% tests id=hidden_padding_leak
-# The hidden checks of padding_leak run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("padding_leak", padding_leak)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # The quiet bug in numbers: a batch of the worked example padded to three
 # lengths, with no mask, with a mask off by one, and with your padding mask.
@@ -406,18 +357,6 @@ def block_mask(group_sizes, allowed):
     return np.where(allowed[np.ix_(group_of, group_of)], 0.0, -np.inf)
     ### END SOLUTION
 
-
-# %% tests id=check_block_mask
-# The robot layout of the chapter, 277 tokens: each token's row repeats its group's row of `allowed`.
-# A group of 0 tokens, a table of 0s and 1s and a 5 x 5 table for 4 groups raise a ValueError.
-check("block_mask", block_mask)
-
-# %% tests id=hidden_block_mask
-# The hidden checks of block_mask run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("block_mask", block_mask)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # The chapter's robot stream has 256 picture tokens, 12 words, 1 joint-reading
@@ -510,20 +449,6 @@ def source_shares(weights, source, n_sources=None):
     return np.divide(summed, total, out=np.zeros_like(summed), where=total > 0)
     ### END SOLUTION
 
-
-# %% tests id=check_source_shares
-# The worked example's weights with "pick up" from the user and "the cube" from a web page: without a mask,
-# with the causal mask, as e to each score (rows that do not add up to 1), with a query that may read nothing,
-# in a batch of two and in float32; ids 0 and 2 only, and 3 sources asked for. A source of 3 ids for 4 keys,
-# a negative id, ids as floats, n_sources = 1 with an id of 1 and weights of one row (1-D) raise a ValueError.
-check("source_shares", source_shares)
-
-# %% tests id=hidden_source_shares
-# The hidden checks of source_shares run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("source_shares", source_shares)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Ten made-up tokens of width 4, through the worked example's matrices: four

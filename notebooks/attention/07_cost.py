@@ -65,17 +65,6 @@ def projection_flops(n, d):
     ### END SOLUTION
 
 
-# %% tests id=check_projection_flops
-# Checked at 512 tokens of width 768, and on sizes it must refuse.
-check("projection_flops", projection_flops)
-
-# %% tests id=hidden_projection_flops
-# The hidden checks of projection_flops run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("projection_flops", projection_flops)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # ### Exercise 7.2: `score_flops`
 #
@@ -101,17 +90,6 @@ def score_flops(n, d):
     ### END SOLUTION
 
 
-# %% tests id=check_score_flops
-# At 512 tokens and width 768 the grid costs a third of what the projections cost.
-check("score_flops", score_flops)
-
-# %% tests id=hidden_score_flops
-# The hidden checks of score_flops run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("score_flops", score_flops)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # ### Exercise 7.3: `attention_share`
 #
@@ -132,17 +110,6 @@ def attention_share(n, d):
     return grid / (grid + per_token)
     ### END SOLUTION
 
-
-# %% tests id=check_attention_share
-# At 512 tokens and width 768 the grid is exactly a quarter of the work.
-check("attention_share", attention_share)
-
-# %% tests id=hidden_attention_share
-# The hidden checks of attention_share run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("attention_share", attention_share)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # The chapter's table for width 768: the share of the work, and the grid's
@@ -192,17 +159,6 @@ def crossover_length(W_q, W_k, W_v, W_o):
     return -(-projections // grid)  # the smallest whole n with n * grid >= projections
     ### END SOLUTION
 
-
-# %% tests id=check_crossover_length
-# The worked example's matrices, narrower heads, a W_o of another width, and shapes that do not fit.
-check("crossover_length", crossover_length)
-
-# %% tests id=hidden_crossover_length
-# The hidden checks of crossover_length run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("crossover_length", crossover_length)
-### END HIDDEN TESTS
 
 # %% locked
 # The chapter's layer of width 768, and one whose queries, keys and values are 64 columns wide.
@@ -258,17 +214,6 @@ def mlp_flops(n, d):
     ### END SOLUTION
 
 
-# %% tests id=check_mlp_flops
-# Checked at 512 tokens of width 768 (there the MLP outweighs the grid), and on sizes it must refuse.
-check("mlp_flops", mlp_flops)
-
-# %% tests id=hidden_mlp_flops
-# The hidden checks of mlp_flops run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("mlp_flops", mlp_flops)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # ### Exercise 7.6: `grid_over_mlp`
 #
@@ -286,17 +231,6 @@ def grid_over_mlp(n, d):
     return score_flops(n, d) / mlp_flops(n, d)
     ### END SOLUTION
 
-
-# %% tests id=check_grid_over_mlp
-# At width 768: 1/6 at 512 tokens (the MLP dominates), 10.67 at 32,768 (the grid dominates).
-check("grid_over_mlp", grid_over_mlp)
-
-# %% tests id=hidden_grid_over_mlp
-# The hidden checks of grid_over_mlp run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("grid_over_mlp", grid_over_mlp)
-### END HIDDEN TESTS
 
 # %% locked
 with demonstration("score_flops", "mlp_flops", "grid_over_mlp"):
@@ -331,17 +265,6 @@ def score_grid_bytes(n, n_heads, bytes_per_number=2):
     return int(n) ** 2 * int(n_heads) * int(bytes_per_number)
     ### END SOLUTION
 
-
-# %% tests id=check_score_grid_bytes
-# Twelve heads at 512 tokens, 2 bytes a number: 6,291,456 bytes, which is 6 MiB.
-check("score_grid_bytes", score_grid_bytes)
-
-# %% tests id=hidden_score_grid_bytes
-# The hidden checks of score_grid_bytes run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("score_grid_bytes", score_grid_bytes)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # The chapter's model has 12 heads and stores 2 bytes per number. One MiB is
@@ -402,17 +325,6 @@ def attention_params(W_q, W_k, W_v, W_o, n_heads):
     return np.array([sum(part[m].size for part in parts) for m in range(n_heads)])
     ### END SOLUTION
 
-
-# %% tests id=check_attention_params
-# The worked example's matrices in 1, 2 and 4 heads, a W_o and a W_v of other widths, and shapes that do not fit.
-check("attention_params", attention_params)
-
-# %% tests id=hidden_attention_params
-# The hidden checks of attention_params run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("attention_params", attention_params)
-### END HIDDEN TESTS
 
 # %% locked
 with demonstration("attention_params", "split_heads"):

@@ -79,18 +79,6 @@ def hull_excess(O, V, allowed=None):
     ### END SOLUTION
 
 
-# %% tests id=check_hull_excess
-# Attention's outputs never stick out (with and without a mask); multiplied by W_o, they do (float64 and float32).
-# Then inputs that must raise a ValueError.
-check("hull_excess", hull_excess)
-
-# %% tests id=hidden_hull_excess
-# The hidden checks of hull_excess run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("hull_excess", hull_excess)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # Your measure on your attention, with rows of weights that do and do not
 # add up to one: only the convex combination is bound to its values.
@@ -212,19 +200,6 @@ def leaked_targets(X, mask):
     ### END SOLUTION
 
 
-# %% tests id=check_leaked_targets
-# The worked example's tokens under the causal mask, under no mask, under a mask that lets each token see only
-# the one before it, and under a causal mask that lets each token see the next one at −25 (nearly forbidden, not
-# forbidden). Then a 3-D X, and masks that are not one (4, 4) grid (a ValueError).
-check("leaked_targets", leaked_targets)
-
-# %% tests id=hidden_leaked_targets
-# The hidden checks of leaked_targets run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("leaked_targets", leaked_targets)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # Eight random tokens, with your causal mask and without a mask.
 
@@ -263,18 +238,6 @@ def head_columns(d, n_heads):
     return split_heads(np.arange(d)[None], n_heads)[:, 0, :].astype(int)
     ### END SOLUTION
 
-
-# %% tests id=check_head_columns
-# The worked example's width 4 in 2 heads and the chapter's large model (width 4096, 32 heads), then sizes that
-# must raise a ValueError: 10 heads, which do not divide a width of 768, and a width of 0.
-check("head_columns", head_columns)
-
-# %% tests id=hidden_head_columns
-# The hidden checks of head_columns run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("head_columns", head_columns)
-### END HIDDEN TESTS
 
 # %% locked
 with demonstration("split_heads", "head_columns"):
@@ -381,18 +344,6 @@ def gradient_size(Q, K):
     return float(sizes[0]), float(sizes[1])
     ### END SOLUTION
 
-
-# %% tests id=check_gradient_size
-# 60 queries against 16 keys each at head size 4 and at 256, then float32 queries and keys whose scores
-# float32 would round, and shapes that must raise a ValueError.
-check("gradient_size", gradient_size)
-
-# %% tests id=hidden_gradient_size
-# The hidden checks of gradient_size run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("gradient_size", gradient_size)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Your `gradient_size` at five head sizes, 200 queries against 64 keys each,

@@ -136,17 +136,6 @@ def self_score(A):
     ### END SOLUTION
 
 
-# %% tests id=check_self_score
-# On the grid given by hand the answer is (0.75 + 0.5) / 2 = 0.625; then heads of the trained model.
-check("self_score", self_score)
-
-# %% tests id=hidden_self_score
-# The hidden checks of self_score run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("self_score", self_score)
-### END HIDDEN TESTS
-
 # %% solution id=previous_score
 def previous_score(A):
     """Mean weight of a token on the token just before it.
@@ -158,17 +147,6 @@ def previous_score(A):
     ### END SOLUTION
 
 
-# %% tests id=check_previous_score
-# On the grid given by hand the answer is (0.25 + 0.3) / 2 = 0.275.
-check("previous_score", previous_score)
-
-# %% tests id=hidden_previous_score
-# The hidden checks of previous_score run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("previous_score", previous_score)
-### END HIDDEN TESTS
-
 # %% solution id=start_score
 def start_score(A):
     """Mean weight of a token on the start token (column 0).
@@ -179,17 +157,6 @@ def start_score(A):
     return float(np.asarray(A)[1:, 0].mean())
     ### END SOLUTION
 
-
-# %% tests id=check_start_score
-# On the grid given by hand the answer is (0.25 + 0.2) / 2 = 0.225.
-check("start_score", start_score)
-
-# %% tests id=hidden_start_score
-# The hidden checks of start_score run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("start_score", start_score)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Exercise 9.2: `induction_score`
@@ -227,18 +194,6 @@ def induction_score(A, tokens):
     ### END SOLUTION
 
 
-# %% tests id=check_induction_score
-# On <s> x y x y with the grid given by hand, rows 3 and 4 count: (0.6 + 0.7) / 2 = 0.65. Then heads of the
-# trained model, a prompt where no token repeats, a row with two targets, and <s> x x x.
-check("induction_score", induction_score)
-
-# %% tests id=hidden_induction_score
-# The hidden checks of induction_score run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("induction_score", induction_score)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # ### Exercise 9.3: `classify_head`
 #
@@ -265,18 +220,6 @@ def classify_head(A, tokens):
     return kinds[best] if scores[best] >= 0.5 else "spread"
     ### END SOLUTION
 
-
-# %% tests id=check_classify_head
-# Heads of the trained model on the prompt "the cat sat on the mat" written twice, and one spread grid;
-# then grids given by hand: two ties, and a score of exactly 0.5.
-check("classify_head", classify_head)
-
-# %% tests id=hidden_classify_head
-# The hidden checks of classify_head run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("classify_head", classify_head)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Exercise 9.4: `copy_score`
@@ -315,18 +258,6 @@ def copy_score(logits, tokens):
     return float(np.mean([guess[i] in tokens[targets[i]] for i in rows]))
     ### END SOLUTION
 
-
-# %% tests id=check_copy_score
-# The trained model on the prompt written twice, the random weights, and logits given by hand
-# (a row with two targets, a prompt where no token repeats).
-check("copy_score", copy_score)
-
-# %% tests id=hidden_copy_score
-# The hidden checks of copy_score run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("copy_score", copy_score)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # Looking and copying, side by side, on spans of random words written twice
@@ -442,18 +373,6 @@ def prefix_gaps(Q, K, V, mask):
     ### END SOLUTION
 
 
-# %% tests id=check_prefix_gaps
-# The worked example with a causal mask, with a mask of zeros and with 'cube' hidden from every token;
-# then one head of the trained model (float32), and shapes that do not fit (a ValueError).
-check("prefix_gaps", prefix_gaps)
-
-# %% tests id=hidden_prefix_gaps
-# The hidden checks of prefix_gaps run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("prefix_gaps", prefix_gaps)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # The chapter's claim on the whole model: its logits from one pass over your
 # prompt against those of a separate pass over each prefix, with your causal
@@ -521,18 +440,6 @@ def ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None):
     return joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
     ### END SOLUTION
 
-
-# %% tests id=check_ablate_head
-# The worked example in 2 heads (one without a mask, one causal), layer 1 of the trained model (float32),
-# then heads that do not exist (a ValueError).
-check("ablate_head", ablate_head)
-
-# %% tests id=hidden_ablate_head
-# The hidden checks of ablate_head run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from autograder.incell import hidden_check
-hidden_check("ablate_head", ablate_head)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # The copy score of the model on the 20 spans of section 3 (written twice),
