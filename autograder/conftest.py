@@ -22,7 +22,7 @@ import pytest
 
 from autograder import sandbox
 from autograder.cases import EXERCISES
-from autograder.judge import check_verdict
+from autograder.judge import check_verdict, labelled
 from autograder.submission import Submission
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,8 +91,8 @@ def _failure_line(exercise: str, statuses) -> str:
     """The first failed case's message, naming the known mistake the cases run agree on (judge.check_verdict)."""
     run = [(case, outcome) for _, _, case, outcome in statuses if case is not None]
     outcomes = {id(case): outcome for case, outcome in run}
-    found = check_verdict([c for c, _ in run], [f"{exercise} on {c['label']}" for c, _ in run],
-                          lambda case: outcomes[id(case)])
+    cases = [c for c, _ in run]
+    found = check_verdict(cases, labelled(exercise, cases), lambda case: outcomes[id(case)])
     return found.message if found else next(m for s, m, _, _ in statuses if s != "passed")
 
 

@@ -19,7 +19,7 @@ from typing import Callable, NamedTuple, Sequence
 
 from autograder.budget import GraderBudget
 from autograder.cases import hidden_cases, shipped_visible_cases
-from autograder.judge import Case, Outcome, Verdict, check_verdicts
+from autograder.judge import Case, Outcome, Verdict, check_verdicts, labelled
 from autograder.sandbox import REQUIRED, UNCONFINED
 from autograder.source_assignment import GradeId, SourceAssignment
 from autograder.submission import SOURCE, Submission
@@ -66,8 +66,8 @@ def exercise_problems(name: str, grade_ids: list[str], visible: Sequence[Case],
     checks = {grade_id: hidden_cases(name) if grade_id.startswith("hidden_") else
               [c for c in visible if c["func"] == name] for grade_id in grade_ids}
     graded = [grade_id for grade_id, cases in checks.items() if cases]
-    verdicts = check_verdicts([(checks[g], [f"{name} on {c['label']}" for c in checks[g]], not g.startswith("hidden_"))
-                               for g in graded], outcome_for)
+    verdicts = check_verdicts([(checks[g], labelled(name, checks[g]), not g.startswith("hidden_")) for g in graded],
+                              outcome_for)
     no_cases = {g: Verdict("error raised", f"{g}: no cases to grade this cell with") for g in grade_ids}
     return no_cases | dict(zip(graded, verdicts))
 

@@ -10,19 +10,19 @@ exercises an answer is built on are the reference's while it is checked
 
 from autograder.answer_key import reference_of
 from autograder.cases import hidden_cases, visible_cases_of
-from autograder.judge import CheckFailed, check_verdicts, outcome_of, standing_in
+from autograder.judge import CheckFailed, check_verdicts, labelled, outcome_of, standing_in
 
 
 def hidden_check(name: str, answer) -> None:
     """Raise CheckFailed with the first hidden case `answer` gets wrong, naming a known mistake only when
     the exercise's visible and hidden cases agree on it (as the kit's grader does, judge.check_verdicts)."""
     cases, visible = hidden_cases(name), visible_cases_of(name)
-    labels = [f"{name}, hidden check {number} of {len(cases)} ({c['label']})" for number, c in enumerate(cases, 1)]
 
     def outcome_for(case):
         with standing_in(name, answer, reference_of):
             return outcome_of(answer, case)
-    _, problem = check_verdicts([(visible, [c["label"] for c in visible], True), (cases, labels, False)], outcome_for)
+    _, problem = check_verdicts([(visible, labelled(name, visible), True), (cases, labelled(name, cases), False)],
+                                outcome_for)
     if problem:
         raise CheckFailed(problem.message)
     print(f"✓ passed: {name}, all {len(cases)} hidden checks")

@@ -17,7 +17,7 @@ import pytest
 import autograder.judge.checks as visible_checks
 from autograder.answer_key import reference_of
 from autograder.cases import EXERCISES, hidden_cases, visible_cases
-from autograder.judge import KINDS, CheckFailed, Outcome, check, diagnose, outcome_from_wire, outcome_of, \
+from autograder.judge import KINDS, CheckFailed, case_label, Outcome, check, diagnose, outcome_from_wire, outcome_of, \
     outcome_to_wire
 from autograder.submission import Submission
 from kit.notebooks import ROOT
@@ -60,7 +60,7 @@ def test_an_answer_that_writes_into_an_input_fails_every_case_it_does_so_in(name
     for number, case in enumerate(hidden_cases(name)):
         if (name, number) not in WITH_ARRAYS:
             continue
-        found = diagnose(f"{name} on {case['label']}", outcome_of(answer, case), case)
+        found = diagnose(case_label(name, case), outcome_of(answer, case), case)
         assert found is not None and found.kind == "changed input", (case["label"], found)
         assert f"{name} changed the caller's " in found.message and "never write into an input" in found.message
 
@@ -107,7 +107,7 @@ def test_the_visible_check_fails_an_answer_that_writes_into_its_input(monkeypatc
 
 def test_the_in_cell_hidden_check_fails_an_answer_that_writes_into_its_input():
     from autograder.incell import hidden_check
-    with pytest.raises(CheckFailed, match=r"hidden check 1 of \d+ .*changed the caller's S"):
+    with pytest.raises(CheckFailed, match=r"softmax on .*changed the caller's S"):
         hidden_check("softmax", _student(IN_PLACE, "softmax"))
     hidden_check("softmax", _student(COPY_FIRST, "softmax"))
 
@@ -128,7 +128,7 @@ def _graded(fixture: Path) -> dict[str, list]:
             found = {}
             for name in names:
                 cases = [c for c in visible_cases() if c["func"] == name] + list(hidden_cases(name))
-                verdicts = [diagnose(f"{name} on {c['label']}", submission.outcome(name, c), c) for c in cases]
+                verdicts = [diagnose(case_label(name, c), submission.outcome(name, c), c) for c in cases]
                 found[name] = [v for v in verdicts if v]
     return found
 

@@ -19,7 +19,7 @@ from .case import Case
 from .exceptions import CheckFailed
 from .stand_ins import BUILT_ON, standing_in
 from .policy import COUNT_IS_EXACT, is_count, is_number
-from .verdicts import Checking, answer_as_given, verdict
+from .verdicts import answer_as_given, check_verdicts, labelled, verdict
 from .wire import load_cases
 
 VISIBLE_CASES = Path(__file__).parent.parent / "worked_example.npz"  # beside the judge folder
@@ -40,19 +40,20 @@ def check(function_name: str, func) -> None:
     if not cases:
         raise KeyError(f"no visible checks for {function_name!r}")
     reference_of = _reference_while_grading()
-    checking, note = Checking(), ""
-    for case in cases:
-        label = f"{function_name} on {case['label']}"
+    note, called = "", set()
+
+    def outcome_for(case):
+        nonlocal called
         with standing_in(function_name, func, reference_of), _recording_calls(function_name, func) as called:
-            outcome = outcome_of(func, case)
-        passed_so_far = checking.first is None
-        if checking.add(label, outcome, case) is None and passed_so_far:
+            return outcome_of(func, case)
+
+    def on_case(label, outcome, problem, failed_before):
+        nonlocal note
+        if problem is None and not failed_before:
             print(f"✓ passed: {label}")
-        elif passed_so_far and not outcome.not_started:  # the first failure: are its foundations to blame?
-            note = _failing_foundations(function_name, func, called)
-        if checking.settled:
-            break
-    problem = checking.verdict()
+        elif problem is not None and not failed_before and not outcome.not_started:
+            note = _failing_foundations(function_name, func, called)  # the first failure: are its foundations to blame?
+    (problem,) = check_verdicts([(cases, labelled(function_name, cases), True)], outcome_for, on_case)
     if problem:
         raise CheckFailed(problem.message + note)
 

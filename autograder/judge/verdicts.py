@@ -99,17 +99,34 @@ class Checking:
         return self.first and with_mistake(shown, named)
 
 
+def case_label(name: str, case: Case) -> str:
+    """How every message names a case of exercise `name`."""
+    return f"{name} on {case['label']}"
+
+
+def labelled(name: str, cases: Sequence[Case]) -> list[str]:
+    return [case_label(name, case) for case in cases]
+
+
+OnCase = Callable[[str, Outcome, "Verdict | None", bool], None]  # (label, outcome, its problem, failed before)
+
+
 def check_verdicts(checks: Sequence[tuple[Sequence[Case], Sequence[str], bool]],
-                   outcome_for: Callable[[Case], Outcome]) -> list[Verdict | None]:
+                   outcome_for: Callable[[Case], Outcome], on_case: OnCase | None = None) -> list[Verdict | None]:
     """The verdicts of one answer's checks, each given as (its cases, their labels, reveal), naming a
     known mistake only when the cases of all of them agree on it. Each check runs `outcome_for(case)`
-    on its cases in order, every one unless the answer is not started (`Checking.settled`)."""
+    on its cases in order, every one unless the answer is not started (`Checking.settled`). The one
+    loop over cases of every grading path: `on_case` hears of each case as it is run (the visible
+    check prints the passing ones)."""
     naming = Naming()
     checkings = []
     for cases, labels, reveal in checks:
         checking = Checking(reveal, naming)
         for case, label in zip(cases, labels, strict=True):
-            checking.add(label, outcome_for(case), case)
+            failed_before, outcome = checking.first is not None, outcome_for(case)
+            problem = checking.add(label, outcome, case)
+            if on_case is not None:
+                on_case(label, outcome, problem, failed_before)
             if checking.settled:
                 break
         checkings.append(checking)

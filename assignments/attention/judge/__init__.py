@@ -28,7 +28,7 @@ from .exceptions import CheckFailed, NotStarted
 from .outcome import Outcome
 from .policy import KINDS, Verdict, differs, tolerance
 from .stand_ins import BUILT_ON, standing_in
-from .verdicts import FULL_GRID, Checking, check_verdict, check_verdicts, diagnose, verdict
+from .verdicts import FULL_GRID, Checking, case_label, check_verdict, check_verdicts, diagnose, labelled, verdict
 from .wire import Seed, fresh_inputs, from_line, load_cases, outcome_from_wire, outcome_to_wire, plain, save_cases, \
     to_line
 
@@ -38,7 +38,7 @@ __all__ = [
     # the comparison policy and its verdicts
     "tolerance", "differs", "verdict", "diagnose", "Verdict", "KINDS", "FULL_GRID",
     # a check's cases, one after another, naming a mistake only when they agree
-    "Checking", "check_verdict", "check_verdicts",
+    "Checking", "check_verdict", "check_verdicts", "case_label", "labelled",
     # calling an answer
     "Outcome", "call", "outcome_of", "time_limit", "WALL_FACTOR",
     # one exercise at a time
