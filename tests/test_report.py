@@ -18,6 +18,7 @@ tests/test_main_command.py.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -109,8 +110,10 @@ def test_the_class_gives_the_gradebook_grading_reports_and_report_recorded_befor
 
 
 def _run_report(course, *args) -> str:
+    # this tree's kit on the path: run in the course folder, the venv's editable install may name another tree's
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     result = subprocess.run([sys.executable, "-m", "kit.report", "attention", "--root", str(course), *args],
-                            cwd=course, capture_output=True, text=True, timeout=300)
+                            cwd=course, capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 
