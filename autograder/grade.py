@@ -21,7 +21,7 @@ from autograder.budget import GraderBudget
 from autograder.cases import hidden_cases, shipped_visible_cases
 from autograder.judge import Case, Outcome, Verdict, check_verdicts, labelled
 from autograder.sandbox import REQUIRED, UNCONFINED
-from autograder.source_assignment import GradeId, SourceAssignment
+from autograder.source_assignment import SourceAssignment
 from autograder.submission import SOURCE, Submission
 
 
@@ -80,8 +80,8 @@ def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRE
     graded = SourceAssignment.of(source).graded_cells
     cells, problems = {}, {}
     with Submission(folder, source, confine=confine, budget=budget) as submission:
-        for notebook, grade_id, points in graded:
-            name = GradeId.parse(grade_id).exercise
+        for cell in graded:
+            (notebook, grade_id, points), name = cell, cell.exercise
             if grade_id not in problems:  # every cell of the exercise at once: they name a mistake together
                 ids = [cell.grade_id for cell in graded if cell.exercise == name]
                 problems |= exercise_problems(name, ids, visible, lambda case: submission.outcome(name, case))

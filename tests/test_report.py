@@ -156,9 +156,9 @@ def test_a_report_without_kinds_or_mistakes_still_counts_its_failures():
 
 
 def test_each_exercise_points_to_the_chapter_section_its_notebook_names():
-    from kit.report.sections import exercise_sections
+    from autograder.source_assignment import SourceAssignment
 
-    sections = exercise_sections(ROOT / "source" / "attention")
+    sections = SourceAssignment.of(ROOT / "source" / "attention").sections
     assert {name: sections[name] for name in ("token_movement", "project_qkv", "scaled_scores", "softmax",
                                               "multi_head_attention", "causal_mask", "blockwise_attention",
                                               "attention_params", "gradient_size", "leaked_targets", "classify_head")} == {

@@ -23,9 +23,8 @@ from nbgrader.coursedir import CourseDirectory
 from autograder.grade import REPORT_FILE
 from autograder.handed_in import set_aside
 from autograder.mistakes import MISTAKES
-from autograder.source_assignment import GradeId
+from autograder.source_assignment import GradeId, SourceAssignment
 from kit.hand_in.collect import read_refused
-from kit.report.sections import exercise_sections
 
 UNRECORDED = "not recorded"      # a failed cell whose report says nothing of how it failed
 NO_REPORT = "no grading report"  # nbgrader has scores but the grader wrote no report (it could not grade)
@@ -106,7 +105,7 @@ def _unreadable(submitted: Path, report: dict | None) -> dict[str, str]:
 
 def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
     source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
-    sections = exercise_sections(source)
+    sections = SourceAssignment.of(source).sections
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         try:
             entry = gb.find_assignment(assignment)

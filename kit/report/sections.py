@@ -1,10 +1,7 @@
-"""Which chapter section each exercise follows (autograder.source_assignment reads it), and its title."""
+"""The chapter's sections by number, and how the report names one (SourceAssignment.sections says which
+section each exercise follows)."""
 
 from __future__ import annotations
-
-from pathlib import Path
-
-from autograder.source_assignment import SourceAssignment
 
 # The chapter's nine sections (attention-guide.txt), by number.
 TITLES = {
@@ -18,11 +15,6 @@ TITLES = {
     8: "Where to read next",
     9: "Using it in Python",
 }
-def exercise_sections(source: Path) -> dict[str, int]:
-    """Answer cell id (the exercise) or written question → chapter section, for every notebook in `source`."""
-    return SourceAssignment.of(source).sections
-
-
 def describe(section: int | None) -> str:
     if section is None:
         return "no chapter section found"
