@@ -11,10 +11,13 @@ with two differences in how:
   for people to read (nbgrader.utils.determine_grade: all the points or
   none). A check with no grade in the report scores as that decoding scores
   its NotGraded error: 0;
-- the notebook's grade rows are read in one query, its comment rows in
-  another, and every change is committed at once, holding the writer's turn on
-  SQLite (gradebook_turns.py); SaveAutoGrades reads, and commits, each cell's
-  rows one query at a time.
+- the notebook's grade rows are read in one query and written in one
+  statement (executemany), its comment rows likewise, and committed once,
+  holding the writer's turn on SQLite (gradebook_turns.py): a notebook costs
+  the same few queries whatever its number of cells. SaveAutoGrades reads,
+  writes and commits each cell's rows one at a time. A cell with no row in the
+  gradebook fails the notebook with nbgrader's MissingEntry, as there, but
+  before anything of the notebook is written.
 
 Everything else is SaveAutoGrades's: a graded answer cell (a written answer,
 graded by hand) scores 0 when left as released and nothing otherwise; a
@@ -30,6 +33,7 @@ from nbgrader import utils
 from nbgrader.api import (Assignment, BaseCell, Comment, Grade, Gradebook, MissingEntry, Notebook,
                           SubmittedAssignment, SubmittedNotebook)
 from nbgrader.preprocessors import NbGraderPreprocessor
+from sqlalchemy import Row, update
 from sqlalchemy.orm import aliased
 
 from kit.nbgrader_glue.gradebook_turns import gradebook_writes
@@ -50,11 +54,12 @@ def auto_score(cell, earned: dict[str, float], log=None) -> float | None:
 
 
 def notebook_rows(gradebook: Gradebook, model: type[Grade] | type[Comment], cell_types: tuple[str, ...],
-                  info: dict) -> dict[str, Grade | Comment]:
-    """Cell name → the submitted notebook's `model` row (Grade or Comment) of the cell of that name among
-    `cell_types`, the first of them where two share a name (as nbgrader's find_grade, find_comment): one query."""
-    cell = aliased(BaseCell)  # apart from the cells nbgrader's own column expressions on Grade select from
-    query = (gradebook.db.query(model, cell.name.label("cell_name"), cell.type.label("cell_type"))
+                  info: dict, *columns) -> dict[str, Row]:
+    """Cell name → (row id, *columns) of the submitted notebook's `model` row (Grade or Comment) of the cell of
+    that name among `cell_types`, the first of them where two share a name (as nbgrader's find_grade,
+    find_comment): one query."""
+    cell = aliased(BaseCell)
+    query = (gradebook.db.query(model.id, *columns, cell.name.label("cell_name"), cell.type.label("cell_type"))
              .join(cell, cell.id == model.cell_id)
              .join(SubmittedNotebook, SubmittedNotebook.id == model.notebook_id)
              .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
@@ -63,7 +68,7 @@ def notebook_rows(gradebook: Gradebook, model: type[Grade] | type[Comment], cell
              .filter(cell.type.in_(cell_types), Notebook.name == info["notebook"],
                      Assignment.name == info["assignment"], SubmittedAssignment.student_id == info["student"]))
     ranked = sorted(query.all(), key=lambda row: cell_types.index(row.cell_type), reverse=True)
-    return {name: row for row, name, _ in ranked}  # the preferred type written last
+    return {row.cell_name: row for row in ranked}  # the preferred type written last
 
 
 def _row(rows: dict, cell, what: str, info: dict):
@@ -81,16 +86,22 @@ class SaveScoresFromReport(NbGraderPreprocessor):
         report = resources[RUN].report(info["student"], info["assignment"])
         earned = {grade_id: grade.earned for grade_id, grade in report.cells.items()}
         with gradebook_writes(info["db_url"]), Gradebook(info["db_url"]) as gradebook:
-            grades = notebook_rows(gradebook, Grade, GRADED_TYPES, info)
+            grades = notebook_rows(gradebook, Grade, GRADED_TYPES, info, Grade.manual_score)
             comments = notebook_rows(gradebook, Comment, COMMENTED_TYPES, info)
+            new_grades, new_comments = {}, {}  # row id → its new values (a cell twice in `nb`: the last)
             for cell in nb.cells:
                 if utils.is_grade(cell):
                     grade = _row(grades, cell, "grade", info)
-                    grade.auto_score = auto_score(cell, earned, self.log)
-                    grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
+                    score = auto_score(cell, earned, self.log)
+                    new_grades[grade.id] = {"id": grade.id, "auto_score": score,
+                                            "needs_manual_grade": grade.manual_score is not None or score is None}
                 if utils.is_solution(cell) or utils.is_task(cell):
                     comment = _row(comments, cell, "comment", info)
                     unchanged = cell.metadata.nbgrader.get("checksum", None) == utils.compute_checksum(cell)
-                    comment.auto_comment = "No response." if unchanged and not utils.is_task(cell) else None
+                    new_comments[comment.id] = {"id": comment.id, "auto_comment": "No response."
+                                                if unchanged and not utils.is_task(cell) else None}
+            for model, values in ((Grade, new_grades), (Comment, new_comments)):
+                if values:  # every row in one statement (executemany), whichever of its values changed
+                    gradebook.db.execute(update(model), list(values.values()))
             gradebook.db.commit()
         return nb, resources
