@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import shutil
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import SaveAutoGrades
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SAWarning
 
 from autograder.grade import CellGrade, Report
 from autograder.sandbox import BUBBLEWRAP
@@ -45,7 +47,7 @@ def _cell(make, grade_id: str, source: str, points: float = 0, **flags) -> nbfor
     if meta["grade"] or meta["task"]:
         meta["points"] = points
     cell = make(source, metadata={"nbgrader": meta})
-    cell.metadata.nbgrader["checksum"] = utils.compute_checksum(cell)  # as released: changed below where the student answered
+    cell.metadata.nbgrader["checksum"] = utils.compute_checksum(cell)  # as released (an answer changes it)
     return cell
 
 
@@ -82,7 +84,9 @@ def _gradebook(empty: Path, folder: Path, nb: nbformat.NotebookNode) -> str:
                 gb.add_task_cell(meta["grade_id"], NOTEBOOK, ASSIGNMENT, max_score=meta["points"],
                                  cell_type=cell.cell_type)
         gb.add_student(STUDENT)
-        gb.add_submission(ASSIGNMENT, STUDENT)
+        with warnings.catch_warnings():  # nbgrader's add_submission autoflushes half-built objects, harmlessly
+            warnings.simplefilter("ignore", SAWarning)
+            gb.add_submission(ASSIGNMENT, STUDENT)
         for grade_id in ("why_scale", "hidden_softmax_1"):
             gb.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, STUDENT).manual_score = 1.5
         gb.db.commit()
@@ -124,7 +128,8 @@ def test_all_or_nothing_scores_reach_the_gradebook_as_nbgraders_own_step_writes_
 
 
 def test_a_partial_score_in_the_report_reaches_the_gradebook_as_is(empty_gradebook, tmp_path):
-    kit = _saved(SaveScoresFromReport, empty_gradebook, tmp_path / "kit", _notebook(checks=2), _report({"hidden_softmax_0": 0.25}))
+    report = _report({"hidden_softmax_0": 0.25})  # grade.py gives all or nothing today: another grader may not
+    kit = _saved(SaveScoresFromReport, empty_gradebook, tmp_path / "kit", _notebook(checks=2), report)
     assert kit[STUDENT, NOTEBOOK, "hidden_softmax_0"] == (0.25, None, None, 1.0, False)
 
 
