@@ -5,7 +5,7 @@ spliced in (files of tests/corpus/mistakes/, at most one per exercise), some
 exercises left as the release's stub, and some submissions late. Every student
 is graded by the kit's own grader (`grade_submission`, in its confined child),
 its report saved where `nbgrader autograde` saves it, and its scores recorded
-in a gradebook through nbgrader's API, as autograde's SaveAutoGrades and
+in a gradebook through nbgrader's API, as autograde's SaveScoresFromReport and
 AssignLatePenalties do. The grader sees each distinct notebook once
 (`grade_distinct_notebooks`: the hundred students hand in 330 distinct notebooks,
 not 900, packed in 74 folders) and each student's report is composed of its

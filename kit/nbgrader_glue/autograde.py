@@ -6,8 +6,9 @@ the command and hands it to nbgrader's preprocessors in each notebook's
 resources (grading_run.py). With `workers` above 1 it hands each student's
 folder to a worker process forked from nbgrader's own (worker_pool.py), where
 nbgrader's unchanged loop autogrades that one student with a run of that
-student: sanitizing, the kit's confined grading (GradeOutOfProcess),
-SaveAutoGrades, late penalties, the autograded notebooks. With a Dask
+student: sanitizing, the kit's confined grading (GradeOutOfProcess), the
+scores (SaveScoresFromReport, save_scores.py), late penalties, the
+autograded notebooks. With a Dask
 scheduler configured (`scheduler`), the grading proper runs on the cluster's
 workers instead (autograder.cluster): each student's report comes back as
 data and is given to that student's run in a worker process here. This
@@ -25,7 +26,7 @@ machine alone writes the gradebook, and then runs no student's code.
   tried again in a fresh pool, with the cluster's report if there was one
   (never graded here instead). A student the cluster could not grade is
   logged and failed the same way.
-- Each student's grades are committed as nbgrader commits them, so an
+- Each notebook's grades are committed once its scores are saved, so an
   interrupted run loses no grade already recorded.
 - nbgrader's own work per notebook costs less: every Gradebook it opens during
   the run borrows one engine per process (engines.py: never a parent's in a

@@ -87,13 +87,14 @@ def _out_of_process(c, course: Course) -> None:
     from nbgrader.preprocessors import (ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells,
                                         OverwriteKernelspec)
 
-    from kit.nbgrader_glue.gradebook_turns import AssignLatePenaltiesInTurn, SaveAutoGradesInTurn
+    from kit.nbgrader_glue.gradebook_turns import AssignLatePenaltiesInTurn
     from kit.nbgrader_glue.preprocessors import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource
+    from kit.nbgrader_glue.save_scores import SaveScoresFromReport
 
     c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
                                           OverwriteCells, CheckCellMetadataOnce]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-                                           SaveAutoGradesInTurn, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
+                                           SaveScoresFromReport, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
     c.ParallelAutograde.workers = course.workers
     c.ParallelAutograde.scheduler = course.scheduler
     c.GradingRun.threads = course.workers or len(os.sched_getaffinity(0))

@@ -2,8 +2,8 @@
 
 SQLite takes one writer at a time, so where several worker processes autograde
 at once (autograde.py) the steps that write (registering the student and the
-submission, SaveAutoGrades, AssignLatePenalties) hold a file lock beside the
-database while they write; on a database server they run at once.
+submission, the scores (save_scores.py), AssignLatePenalties) hold a file lock
+beside the database while they write; on a database server they run at once.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import fcntl
 from contextlib import contextmanager
 
-from nbgrader.preprocessors import AssignLatePenalties, SaveAutoGrades
+from nbgrader.preprocessors import AssignLatePenalties
 from sqlalchemy.engine import make_url
 
 
@@ -25,14 +25,6 @@ def gradebook_writes(db_url: str):
     with open(f"{url.database}.writer", "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # released when the block ends, or when the process dies
         yield
-
-
-class SaveAutoGradesInTurn(SaveAutoGrades):
-    """nbgrader's SaveAutoGrades, one writer at a time on SQLite."""
-
-    def preprocess(self, nb, resources):
-        with gradebook_writes(resources["nbgrader"]["db_url"]):
-            return super().preprocess(nb, resources)
 
 
 class AssignLatePenaltiesInTurn(AssignLatePenalties):

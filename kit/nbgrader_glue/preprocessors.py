@@ -5,11 +5,13 @@ nbgrader's `Execute` was in `Autograde.autograde_preprocessors`. Instead of
 running the notebook in a kernel, it asks the converter's `GradingRun` (in the
 notebook's resources) for the student's report and writes each graded cell's
 verdict as that cell's output: a ✓ line, or an error whose message is the
-diagnosis. nbgrader's own SaveAutoGrades then turns outputs into scores in the
-gradebook, AssignLatePenalties applies the late policy, and the formgrader,
-feedback and export all read them as usual. Where the course grades unconfined
-(course.toml: `[grading] unconfined = true`), every autograded notebook (and so
-its feedback) opens with a note that says so.
+diagnosis, for the autograded notebook and the feedback. The scores are not
+decoded from those outputs: `SaveScoresFromReport` (save_scores.py), in
+nbgrader's SaveAutoGrades's place, writes each check's `earned` points from
+the same report into the gradebook, AssignLatePenalties applies the late
+policy, and the formgrader, feedback and export all read them as usual. Where
+the course grades unconfined (course.toml: `[grading] unconfined = true`),
+every autograded notebook (and so its feedback) opens with a note that says so.
 
 `RestoreFromSource` runs among the sanitizing preprocessors: the autograded
 notebook (and so the feedback) has every read-only cell as the source has it.
