@@ -60,6 +60,7 @@ missed.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import multiprocessing
 import os
@@ -71,7 +72,7 @@ from itertools import combinations
 
 from kit.report.answers import Exercise
 from kit.report.fingerprints import Fingerprints, fingerprints
-from kit.report.normalise import parses, tokens
+from kit.report.normalise import parses, tokens, unnumbered
 
 
 @dataclass(frozen=True)
@@ -81,14 +82,16 @@ class Settings:
     common_least: int = 3          # ...but never below this many holders
     common_most: int = 50          # ...nor above this many
     min_fingerprints: int = 5      # median informative fingerprints per answer below this: too short to tell
-    min_shared: int = 3            # a flagged pair shares at least this many informative fingerprints
+    min_shared: int = 3            # a flagged pair shares at least this many statements beyond the given code
     min_similarity: float = 0.7    # and at least this similar
     flag_expected: float = 0.01    # and fewer pairs than this as alike are expected by chance in the exercise
+    smoothing: float = 0.5         # students added to a statement's writers when its share is counted
+    shrink: float = 3.0            # students' worth a share among a few others is shrunk towards the share alone
     ring_most: int = 3             # near-copies of a pair's two, at most this many, are left out of "the others"
-    tail_similarity: float = 0.5   # "in the top tail" of an exercise, for pairs across exercises: this similar
-    tail_expected: float = 1.0     # and at most this many pairs as alike expected by chance
-    repeated_least: int = 3        # exercises in the top tail together
-    repeated_chance: float = 0.01  # for the whole class
+    tail_similarity: float = 0.5   # alike in an exercise, for pairs across exercises: at least this similar
+    tail_expected: float = 1.0     # an exercise counts for no more than a pair this often expected by chance
+    repeated_least: int = 3        # exercises alike together
+    repeated_chance: float = 0.01  # pairs of the class as alike across them expected by chance, at most
 
 
 @dataclass(frozen=True)
@@ -103,9 +106,10 @@ class Pair:
     exercise: str
     students: tuple[str, str]
     similarity: float
-    surprise: float     # −log of the chance that another student writes the statements they share (nats)
+    surprise: float     # −log of the chance another student writes the statements they share, times the
+                        # ways of choosing that many of an answer's statements (nats)
     expected: float     # pairs of the exercise as alike expected by chance: pairs × e^−surprise
-    shared: int         # informative fingerprints in common
+    shared: int         # statements in common beyond the given code
     sides: tuple[list[Line], list[Line]] = ((), ())
     across: bool = False  # listed because the pair is alike across exercises, not on this exercise alone
 
@@ -125,9 +129,9 @@ class ExerciseSimilarity:
 @dataclass(frozen=True)
 class RepeatedPair:
     students: tuple[str, str]
-    exercises: tuple[str, ...]   # where the pair is in the top tail
-    expected: float              # exercises a pair reaches by chance, from the class's tail rates
-    chance: float                # the chance a pair reaches this many
+    exercises: tuple[str, ...]   # where the pair is alike (similarity at least tail_similarity)
+    expected: float              # pairs of the class as alike across these exercises expected by chance
+    chance: float                # the chance for one pair (Fisher's combination of the exercises' chances)
 
 
 @dataclass
@@ -148,19 +152,29 @@ class Similarity:
         return sum(e.candidates for e in self.exercises)
 
 
-Statements = dict[int, int]  # hash of a line's normalised tokens → the line (where it is in the answer)
+Statements = dict[int, int]  # a line's normalised statement → the statement before it (0: none), in canonical order
+
+
+def _statements(toks: list[tuple[str, int]]) -> Statements:
+    """The answer's lines as statements, in the canonical order `tokens` puts them in (a block's header
+    before its body), each keyed by a stable hash of its tokens."""
+    by_line: dict[int, list[str]] = {}
+    for text, line in toks:
+        by_line.setdefault(line, []).append(text)
+    statements: Statements = {}
+    before = 0
+    for texts in by_line.values():
+        key = int.from_bytes(hashlib.blake2b("\x1f".join(texts).encode(), digest_size=8).digest(), "big")
+        statements.setdefault(key, before)
+        before = key
+    return statements
 
 
 def _read(source: str) -> tuple[tuple[str, ...], Fingerprints, Statements]:
     """An answer's normalised token texts, its fingerprints, and its statements (its lines, normalised)."""
-    toks = tokens(source)
-    by_line: dict[int, list[str]] = defaultdict(list)
-    for text, line in toks:
-        by_line[line].append(text)
-    statements: Statements = {}
-    for line in sorted(by_line):
-        statements.setdefault(hash(tuple(by_line[line])), line)
-    return tuple(text for text, _ in toks), fingerprints(toks), statements
+    numbered = tokens(source, arguments=True)
+    toks = unnumbered(numbered)
+    return tuple(text for text, _ in toks), fingerprints(toks), _statements(numbered)
 
 
 def _read_all(sources: set[str], workers: int) -> dict[str, tuple[tuple[str, ...], Fingerprints, Statements]]:
@@ -199,7 +213,7 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
         tails[name] = tail
         answers_of[name] = (held, prints, informative)
     repeated = _repeated(results, tails, settings)
-    for result in results:  # a pair alike across exercises is shown in each exercise where it is in the tail
+    for result in results:  # a pair alike across exercises is shown in each exercise where it is alike
         flagged = {p.students for p in result.flagged}
         result.flagged += [replace(tails[result.name][r.students], across=True) for r in repeated
                            if result.name in r.exercises and r.students not in flagged]
@@ -212,8 +226,8 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
 
 def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, Statements], settings: Settings) \
         -> tuple[ExerciseSimilarity, dict[tuple[str, str], Pair], set[int]]:
-    """The exercise's flagged pairs, its top-tail pairs (pair → Pair) for `_repeated`, and its
-    informative fingerprints."""
+    """The exercise's flagged pairs, its pairs at least tail_similarity alike (pair → Pair) for `_repeated`,
+    and its informative fingerprints."""
     n = len(prints)
     holders = defaultdict(list)
     for student, found in prints.items():
@@ -238,7 +252,11 @@ def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, S
     total = {s: sum(weight.get(h, 0.0) for h in found) for s, found in prints.items()}
     bit = {s: 1 << i for i, s in enumerate(prints)}
     everyone = (1 << n) - 1
-    holding = {h: sum(bit[s] for s in who) for h, who in holders.items()}  # fingerprint → holders, one bit each
+    holding: dict[int, int] = defaultdict(int)  # statement, or (statement before, statement) → writers, one bit each
+    for student, found in statements.items():
+        for h, before in found.items():
+            holding[h] |= bit[student]
+            holding[before, h] |= bit[student]
     pairs = math.comb(n, 2)
     result.compared, result.candidates, result.pairs = True, len(shared_weight), pairs
     alike = {pair: shared / (total[pair[0]] + total[pair[1]] - shared) for pair, shared in shared_weight.items()}
@@ -254,38 +272,45 @@ def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, S
         a, b = pair
         ring = (near[a] | near[b]) & ~bit[a] & ~bit[b]  # a copy of a copy: the rest of a small ring is no chance
         others = everyone & ~bit[a] & ~bit[b] & ~(ring if ring.bit_count() <= settings.ring_most else 0)
-        both = sorted(prints[a].keys() & prints[b].keys(), key=lambda h: (prints[a][h], h))
-        surprise = _surprise(both, holding, others, others.bit_count())
-        found = Pair(name, pair, value, surprise, pairs * math.exp(-surprise), shared_count[pair])
-        if found.expected <= settings.tail_expected:
-            tail[pair] = found
+        shared = len(statements[a].keys() & statements[b].keys())
+        ways = min(math.comb(len(statements[a]), shared), math.comb(len(statements[b]), shared))
+        surprise = _surprise(statements[a], statements[b], holding, others, settings) - math.log(ways)
+        found = Pair(name, pair, value, surprise, pairs * math.exp(-surprise), shared)
+        tail[pair] = found
         if found.expected <= settings.flag_expected and value >= settings.min_similarity \
-                and shared_count[pair] >= settings.min_shared:
+                and found.shared >= settings.min_shared:
             result.flagged.append(found)
     return result, tail, set(weight)
 
 
-def _surprise(shared: list[int], holding: dict[int, int], others: int, n_others: int) -> float:
+def _surprise(first: Statements, second: Statements, holding: dict, others: int, settings: Settings) -> float:
     """How unlikely (−log of a probability, in nats) it is that another student of this class writes all the
-    fingerprints `shared` (in the order of the first student's answer), by the class's own frequencies: the
-    share of the other students who hold all of a run of them, fingerprint after fingerprint (so fingerprints
-    that go together, the overlapping k-grams of one line or the lines of one style, cost once). When none of
-    the others holds all of a run, its share is counted and a new run starts (runs taken as independent); a
-    stretch of fingerprints no one else holds counts once, as half a student."""
-    surprise, run, novel = 0.0, others, False
-    for h in shared:
-        kept = run & holding[h]
-        if kept:
-            run, novel = kept, False
+    statements two answers share, by the class's own frequencies: a chain rule over the shared statements in
+    the first answer's order, each paid for once. A statement that follows the same statement in both answers
+    is taken with it (what comes next, and so what was left out between); its chance alone is the share of
+    the others writing the statement before who follow it so (a Markov chain), else the share of the others
+    writing it. While some others hold all the shared statements so far, the chance is the share of them who
+    hold this one too, shrunk towards its chance alone by `settings.shrink` students (one lucky match is not
+    a rule), so statements that go together, the lines of one style, cost once; when none does, the chain
+    restarts there. Shares are smoothed by `settings.smoothing` students: a statement no one else wrote costs
+    log((others + 1) / 0.5)."""
+    n_others = others.bit_count()
+    surprise, run, paid = 0.0, others, set()
+    for h, before in first.items():
+        if h not in second:
             continue
-        if run != others:
-            surprise += math.log((n_others + 1) / (run.bit_count() + 0.5))
-        run = others & holding[h]
-        if not run:
-            if not novel:
-                surprise += math.log((n_others + 1) / 0.5)
-            run, novel = others, True
-    return surprise + math.log((n_others + 1) / (run.bit_count() + 0.5))
+        unit = (before, h) if second[h] == before else h
+        held = holding[unit] & others
+        writers_before = (holding[before] & others).bit_count() if unit != h and before in paid else n_others
+        alone = (held.bit_count() + settings.smoothing) / (writers_before + 1)
+        kept = run & held
+        if kept and run != others:
+            share, run = (kept.bit_count() + settings.shrink * alone) / (run.bit_count() + settings.shrink), kept
+        else:
+            share, run = alone, held or others
+        surprise -= math.log(share)
+        paid.add(h)
+    return surprise
 
 
 def _with_sides(pair: Pair, held: dict[str, str], prints: dict[str, Fingerprints], informative: set[int]) -> Pair:
@@ -310,32 +335,32 @@ def _with_sides(pair: Pair, held: dict[str, str], prints: dict[str, Fingerprints
 
 
 def _repeated(results: list[ExerciseSimilarity], tails: dict[str, dict], settings: Settings) -> list[RepeatedPair]:
-    """Pairs in the top tail of more exercises than chance explains, by the class's own tail rates."""
-    rates = [len(tails[e.name]) / math.comb(e.answers, 2) for e in results if e.compared and e.answers > 1]
-    expected = sum(rates)
+    """Pairs alike (similarity at least tail_similarity) in several exercises whose chances, taken together,
+    chance explains for fewer than repeated_chance of the class's pairs. An exercise's chance for the pair,
+    e^−surprise, counts for no less than a pair expected tail_expected times by chance in it (so a pair
+    flagged in one exercise is not, for that alone, alike across exercises); the chances are combined as
+    Fisher's method does (the chance that as many independent chances multiply to so little)."""
     together = defaultdict(list)
-    for name, tail in tails.items():
-        for pair in tail:
-            together[pair].append(name)
+    for result in results:
+        cap = math.log(max(result.pairs, 1) / settings.tail_expected)
+        for pair, found in tails[result.name].items():
+            together[pair].append((result.name, min(found.surprise, cap)))
     students = max((e.answers for e in results), default=0)
     pairs = max(math.comb(students, 2), 1)
     found = []
-    for pair, names in together.items():
-        if len(names) >= settings.repeated_least:
-            chance = _poisson_at_least(len(names), expected)
+    for pair, alike in together.items():
+        if len(alike) >= settings.repeated_least:
+            chance = _fisher(sum(surprise for _, surprise in alike), len(alike))
             if chance * pairs <= settings.repeated_chance:
-                found.append(RepeatedPair(pair, tuple(names), expected, chance))
+                found.append(RepeatedPair(pair, tuple(name for name, _ in alike), chance * pairs, chance))
     return sorted(found, key=lambda r: (r.chance, r.students))
 
 
-def _poisson_at_least(count: int, mean: float) -> float:
-    """P(X ≥ count) for X ~ Poisson(mean), summed upwards (no cancellation for a small mean)."""
-    if mean <= 0:
-        return 0.0
-    term = math.exp(-mean) * mean ** count / math.factorial(count)
-    total, i = 0.0, count
-    while term > 1e-300 and i < count + 200:
+def _fisher(surprise: float, count: int) -> float:
+    """The chance that `count` independent chances multiply to at most e^−surprise:
+    e^−surprise · Σ_{i<count} surprise^i / i!."""
+    term, total = math.exp(-surprise), 0.0
+    for i in range(count):
         total += term
-        i += 1
-        term *= mean / i
+        term *= surprise / (i + 1)
     return min(total, 1.0)
