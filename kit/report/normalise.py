@@ -10,7 +10,8 @@ and attribute names (`.einsum`, `.T`) stay, so a loop, an einsum and a
 vectorised answer stay apart. Statements a block could run in either order
 (neither reads or writes what the other writes) are put in one canonical order:
 a dependency graph over the block's statements, sorted topologically with ties
-broken by the statements' own tokens; a statement that leaves the block
+broken by the statements' own tokens (the function's parameters told apart by
+position, so three projections sort the same way in any order); a statement that leaves the block
 (return, raise, break, continue, yield) keeps its place; between statements
 alike, the one whose followers' tokens come first goes first. A cell that does not
 parse (a syntax error, an IPython magic) falls back to Python's tokenizer with

@@ -15,36 +15,61 @@ the weighted Jaccard index of its informative fingerprints (0 to 1).
 
 How unusual a pair is comes from the class itself, and from how common the code
 the two share is in it, not from where the pair stands among the class's best
-matches (every student's best match rises with the size of the class, so at
-1,500 students a copy stood no higher than honest pairs). For a pair (a, b),
-the surprise is −log of the chance that another student of this class writes
-all the fingerprints the two share: taken in the order of a's answer, in runs,
-each run costing the share of the other students who hold all of it
-(fingerprints that go together, a line's overlapping k-grams or the lines of one
-style, cost once); when none of the others holds all of a run, its share is
-counted and a new run starts; a stretch of fingerprints no one else holds counts
-once, as half a student. The "others" leave out at most 3 students nearly the
-same as a or b (a ring of copies, so the copy of a copy is found; more than 3 is
-a common answer, and they stay in). The expected number of pairs as alike by
-chance is then pairs × e^−surprise, and a pair is flagged when it is at most
-0.01, its similarity is at least 0.7 and it shares at least 3 informative
-fingerprints. Code many students wrote thus explains itself: a short exercise
-where every correct answer looks alike gives every pair a small surprise and
-flags nobody. Known limit: runs are taken as independent, and a rare line sits
-in several k-grams whose few holders differ, so surprise is overstated for
-honest pairs whose short answers coincide on a rare line (the benchmark's
-classes built from a few ingredients, 1,500 students); see benchmarks/REPORT.md.
+matches (every student's best match rises with the size of the class). Rarity is
+counted per statement, not per fingerprint: a rare line sits in several k-grams
+whose few holders differ, and counting each of them made honest pairs sharing a
+rare line or two look like copies. An answer's statements are its lines,
+normalised as above, the function's parameters told apart by position (so
+`X = np.asarray(X)` is not `W_o = np.asarray(W_o)`), in canonical order. For a
+pair (a, b), the surprise is −log of the chance that another student of this
+class writes all the statements the two share, by a chain rule over them in a's
+order, P(s1)·P(s2 | s1)·…, each statement paid for once:
+- a statement that follows the same statement in both answers is taken with it,
+  its chance the share of the others writing the statement before who follow it
+  so (a Markov step: it also tells what the two left out between); otherwise its
+  chance is the share of the others who wrote it;
+- while some others hold all the shared statements so far, the chance is the
+  share of them who hold this one too, shrunk towards the chance above by 3
+  students (one lucky match is not a rule), so the lines of one style cost once;
+  when none does, the chain restarts there;
+- shares are smoothed by half a student, so a statement no one else wrote costs
+  log((others + 1) / 0.5).
+The chance is then multiplied by the ways of choosing that many of an answer's
+statements (the smaller of a's and b's count), since the two could have shared
+any such set. The "others" leave out at most 3 students nearly the same as a or
+b (a ring of copies, so the copy of a copy is found; more than 3 is a common
+answer, and they stay in). The expected number of pairs as alike by chance is
+pairs × e^−surprise, and a pair is flagged when it is at most 0.01, its
+similarity is at least 0.7 and it shares at least 3 statements. Code many
+students wrote thus explains itself: a short exercise where every correct answer
+looks alike gives every pair a small surprise and flags nobody.
+
+Known limit. Shares among the few students who wrote a rare statement are
+noisy, and the chain treats statements as independent where it restarts, so a
+pair's surprise is off by a few nats either way. In the benchmark's sweep
+(benchmarks/similarity.py, 85 classes of 48 to 300 students) 679 of 680 planted
+pairs were found and 3 honest pairs flagged, the same two students in the three
+classes of one seed: they wrote the same short softmax, which chance gives about
+0.05 pairs of a class of 50 (measured on 100,000 answers of the generator) and
+the statistic put at 0.0004. The copy missed, in a class of 300, is of an answer
+two honest students write together about 0.04 times in such a class (counting
+the generator's choices); the statistic put it at 0.0100, just above the line.
+At 1,500 students built from few ingredients, a copy of an answer no one else
+wrote is mostly still not rare enough to stand out among 1.1 million pairs, and
+is missed; see benchmarks/REPORT.md.
 
 An exercise with fewer than 10 answers, or whose answers hold a median of fewer
 than 5 informative fingerprints (short, or all alike), flags nobody and says
 why. Answers identical to the reference after normalisation (a leaked key) are
 listed apart, for exercises whose reference holds at least 5 fingerprints beyond
 the given code; a pair both identical to the reference is listed there, not as a
-pair. Pairs alike across exercises: a pair in the top tail of several exercises
-(similarity at least 0.5, at most 1 pair as alike expected by chance) is listed
-when a Poisson count with the class's own tail rates says so few pairs would
-reach that count by chance (below 1% for the whole class); it is then also shown
-in each of those exercises, marked as listed for that reason.
+pair. Pairs alike across exercises: a pair at least 0.5 similar in 3 or more
+exercises is listed when their chances, e^−surprise each, combined as Fisher's
+method does (the chance that as many independent chances multiply to so little),
+leave fewer than 0.01 such pairs expected in the class; an exercise's chance
+counts for no less than that of a pair expected once by chance in it, so a pair
+flagged in one exercise is not, for that alone, alike across exercises. It is
+then also shown in each of those exercises, marked as listed for that reason.
 
 Why not a library. copydetect (MOSS's winnowing in Python) tokenises with
 pygments, which does not survive reordered statements, scores every pair
@@ -89,7 +114,7 @@ class Settings:
     shrink: float = 3.0            # students' worth a share among a few others is shrunk towards the share alone
     ring_most: int = 3             # near-copies of a pair's two, at most this many, are left out of "the others"
     tail_similarity: float = 0.5   # alike in an exercise, for pairs across exercises: at least this similar
-    tail_expected: float = 1.0     # an exercise counts for no more than a pair this often expected by chance
+    tail_expected: float = 1.0     # an exercise's chance counts as no smaller than a pair's this often expected
     repeated_least: int = 3        # exercises alike together
     repeated_chance: float = 0.01  # pairs of the class as alike across them expected by chance, at most
 
@@ -284,16 +309,8 @@ def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, S
 
 
 def _surprise(first: Statements, second: Statements, holding: dict, others: int, settings: Settings) -> float:
-    """How unlikely (−log of a probability, in nats) it is that another student of this class writes all the
-    statements two answers share, by the class's own frequencies: a chain rule over the shared statements in
-    the first answer's order, each paid for once. A statement that follows the same statement in both answers
-    is taken with it (what comes next, and so what was left out between); its chance alone is the share of
-    the others writing the statement before who follow it so (a Markov chain), else the share of the others
-    writing it. While some others hold all the shared statements so far, the chance is the share of them who
-    hold this one too, shrunk towards its chance alone by `settings.shrink` students (one lucky match is not
-    a rule), so statements that go together, the lines of one style, cost once; when none does, the chain
-    restarts there. Shares are smoothed by `settings.smoothing` students: a statement no one else wrote costs
-    log((others + 1) / 0.5)."""
+    """−log (nats) of the chance that another student of this class (`others`, one bit each) writes all the
+    statements `first` and `second` share: the chain rule of the module's docstring, in `first`'s order."""
     n_others = others.bit_count()
     surprise, run, paid = 0.0, others, set()
     for h, before in first.items():
