@@ -46,12 +46,15 @@ looks alike gives every pair a small surprise and flags nobody.
 
 Known limit. Shares among the few students who wrote a rare statement are
 noisy, and the chain treats statements as independent where it restarts, so a
-pair's surprise is off by a few nats either way. In the benchmark's sweep
-(benchmarks/similarity.py, 85 classes of 48 to 300 students) 679 of 680 planted
-pairs were found and 3 honest pairs flagged, the same two students in the three
-classes of one seed: they wrote the same short softmax, which chance gives about
-0.05 pairs of a class of 50 (measured on 100,000 answers of the generator) and
-the statistic put at 0.0004. The copy missed, in a class of 300, is of an answer
+pair's surprise is off by a few nats either way, and honest coincidences that
+rare do happen. In the benchmark's sweep (benchmarks/similarity.py, 185 classes
+of 48 to 300 students) 1,479 of 1,480 planted pairs were found and 5 honest
+pairs flagged, in 5 classes (3 of them the classes of one seed, which share
+their first students): about 1 class in 40 flags an honest pair. Two students
+there wrote the same short softmax, which chance gives about 0.05 pairs of a
+class of 50 (measured on 100,000 answers of the generator) and the statistic
+put at 0.0004; the others share a rare combination of small choices. The copy
+missed, in a class of 300, is of an answer
 two honest students write together about 0.04 times in such a class (counting
 the generator's choices); the statistic put it at 0.0100, just above the line.
 At 1,500 students built from few ingredients, a copy of an answer no one else
