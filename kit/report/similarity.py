@@ -47,16 +47,16 @@ looks alike gives every pair a small surprise and flags nobody.
 Known limit. Shares among the few students who wrote a rare statement are
 noisy, and the chain treats statements as independent where it restarts, so a
 pair's surprise is off by a few nats either way, and honest coincidences that
-rare do happen. In the benchmark's sweep (benchmarks/similarity.py, 185 classes
-of 48 to 300 students) 1,479 of 1,480 planted pairs were found and 5 honest
-pairs flagged, in 5 classes (3 of them the classes of one seed, which share
-their first students): about 1 class in 40 flags an honest pair. Two students
-there wrote the same short softmax, which chance gives about 0.05 pairs of a
-class of 50 (measured on 100,000 answers of the generator) and the statistic
-put at 0.0004; the others share a rare combination of small choices. The copy
-missed, in a class of 300, is of an answer
-two honest students write together about 0.04 times in such a class (counting
-the generator's choices); the statistic put it at 0.0100, just above the line.
+rare do happen. The benchmark's sweep (benchmarks/similarity.py, 220 classes of
+the test's generator) found 1,755 of 1,760 planted pairs and flagged 8 honest
+pairs. Up to 100 students (180 classes) 1 class in 36 is not exactly right, each
+time for an honest pair flagged (3 of the 5 are the classes of one seed, which
+share their first students): two students there wrote the same short softmax,
+which chance gives about 0.05 pairs of a class of 50 (measured on 100,000
+answers of the generator) and the statistic put at 0.0004; the others share a
+rare combination of small choices. At 300 students 6 classes in 40 are not:
+among 44,850 pairs some copied answers are not rare enough to stand out (3
+classes miss a copy), and some honest pairs are still overstated (3 classes).
 At 1,500 students built from few ingredients, a copy of an answer no one else
 wrote is mostly still not rare enough to stand out among 1.1 million pairs, and
 is missed; see benchmarks/REPORT.md.
