@@ -228,7 +228,7 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
         prints = {s: {h: span for h, span in cache[code][1].items() if h not in given_prints}
                   for s, code in held.items()}
         prints = {s: p for s, p in prints.items() if p}  # nothing beyond the given code: not started
-        statements = {s: {h: line for h, line in cache[held[s]][2].items() if h not in given_statements}
+        statements = {s: {h: before for h, before in cache[held[s]][2].items() if h not in given_statements}
                       for s in prints}
         unparsed_here = sorted(s for s in prints if not parses(held[s]))
         if unparsed_here:
@@ -272,11 +272,10 @@ def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, S
         result.why_not = (f"answers too short or too alike to tell a copy from a common answer (a median of "
                           f"{uncommon:g} uncommon fingerprints per answer; {settings.min_fingerprints} needed)")
         return result, {}, set()
-    shared_weight, shared_count = defaultdict(float), defaultdict(int)
+    shared_weight = defaultdict(float)
     for h, w in weight.items():
         for pair in combinations(sorted(holders[h]), 2):
             shared_weight[pair] += w
-            shared_count[pair] += 1
     total = {s: sum(weight.get(h, 0.0) for h in found) for s, found in prints.items()}
     bit = {s: 1 << i for i, s in enumerate(prints)}
     everyone = (1 << n) - 1
