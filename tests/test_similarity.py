@@ -73,6 +73,17 @@ def test_every_planted_pair_is_found_and_no_honest_pair_is_flagged(synthetic):
     assert len(planted.pairs) == 8  # renamed, re-commented, reordered, a copy of a copy (3 pairs), 3 exercises
 
 
+@pytest.mark.parametrize("students, seed", [(54, 5), (60, 6), (100, 20)])
+def test_classes_of_other_sizes_and_seeds_give_every_planted_pair_and_no_honest_one(given, students, seed):
+    # While the surprise chained k-gram fingerprints (a rare line paid for in each k-gram holding it), (54, 5)
+    # flagged two honest students' softmaxes and (60, 6) missed the copy across three exercises; (100, 20): larger
+    answers = honest_class(students, seed)
+    planted = plant_copies(answers, {name: e.reference for name, e in given.items()}, seed + 100)
+    similarity = similar_answers(given, answers)
+    assert _flagged(similarity) == planted.pairs
+    assert {r.students for r in similarity.repeated} == planted.repeated
+
+
 def test_a_pair_alike_across_three_exercises_is_listed_with_the_three(synthetic):
     _, planted, similarity = synthetic
     assert {r.students: set(r.exercises) for r in similarity.repeated} == {

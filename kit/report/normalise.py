@@ -1,6 +1,7 @@
 """An answer cell's code as tokens that renaming, comments and reordering do not change.
 
     tokens(source) → [(token, line), ...]   line: 1-based, in `source` as written
+    tokens(source, arguments=True): the same, the function's parameters numbered ("V:0", "V:1", ...)
 
 Read with `ast` (nothing is run): docstrings and comments go; every name the cell
 binds (variables, parameters, its own functions, loop targets) becomes "V",
@@ -9,7 +10,8 @@ and attribute names (`.einsum`, `.T`) stay, so a loop, an einsum and a
 vectorised answer stay apart. Statements a block could run in either order
 (neither reads or writes what the other writes) are put in one canonical order:
 a dependency graph over the block's statements, sorted topologically with ties
-broken by the statements' own tokens; a statement that leaves the block
+broken by the statements' own tokens (the function's parameters told apart by
+position, so three projections sort the same way in any order); a statement that leaves the block
 (return, raise, break, continue, yield) keeps its place; between statements
 alike, the one whose followers' tokens come first goes first. A cell that does not
 parse (a syntax error, an IPython magic) falls back to Python's tokenizer with
@@ -31,16 +33,34 @@ _LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Yield, ast.YieldF
            ast.Global, ast.Nonlocal)
 
 
-def tokens(source: str) -> list[Token]:
-    """The normalised tokens of `source` (see the module's docstring)."""
+def tokens(source: str, arguments: bool = False) -> list[Token]:
+    """The normalised tokens of `source` (see the module's docstring). arguments: the parameters of the
+    cell's first function are told apart by position, "V:0", "V:1", ... (`unnumbered` makes them "V")."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):  # ValueError: a null byte
         return _tokenizer_tokens(source)
-    emitter = _Emitter()
+    emitter = _Emitter(_parameters(tree))
     emitted = emitter.block(tree.body)
-    bound = emitter.bound
-    return [(("V" if text[1:] in bound else text[1:]) if text[:1] == _NAME else text, line) for text, line in emitted]
+    named = {name: "V" for name in emitter.bound}
+    if arguments:
+        named |= {name: f"V:{i}" for name, i in emitter.parameters.items()}
+    return [(named.get(text[1:], text[1:]) if text[:1] == _NAME else text, line) for text, line in emitted]
+
+
+def _parameters(tree: ast.Module) -> dict[str, int]:
+    """The parameters of the cell's first function → their positions (what the stub's signature fixes)."""
+    function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if function is None:
+        return {}
+    given = function.args
+    every = [*given.posonlyargs, *given.args, given.vararg, *given.kwonlyargs, given.kwarg]
+    return {arg.arg: i for i, arg in enumerate(every) if arg is not None}
+
+
+def unnumbered(toks: list[Token]) -> list[Token]:
+    """`tokens(..., arguments=True)` as `tokens(...)` gives them: every parameter "V"."""
+    return [("V" if text[:2] == "V:" else text, line) for text, line in toks]
 
 
 def parses(source: str) -> bool:
@@ -91,8 +111,9 @@ _NAME = "\x00"  # marks a name until the whole cell is read and it is known whet
 
 
 class _Emitter:
-    def __init__(self):
+    def __init__(self, parameters: dict[str, int]):
         self.bound: set[str] = set()  # the names the cell binds (so far, while it is read)
+        self.parameters = parameters  # the first function's parameters → position (they break ties in order)
 
     def block(self, statements: list[ast.stmt], effects: _Effects | None = None) -> list[Token]:
         """The tokens of a block, its statements in canonical order; what they read and write goes to
@@ -111,7 +132,8 @@ class _Emitter:
             for j in later:
                 waiting[j] += 1
         # A tie between statements alike (three projections) goes to the one whose followers come first.
-        own = [" ".join("N" if text[:1] == _NAME else text for text, _ in toks) for toks in emitted]
+        own = [" ".join(f"N{self.parameters.get(text[1:], '')}" if text[:1] == _NAME else text for text, _ in toks)
+               for toks in emitted]
         keys = [(own[i], sorted(own[j] for j in after[i])) for i in range(len(kept))]
         ready = [(keys[i], i) for i in range(len(kept)) if not waiting[i]]
         heapq.heapify(ready)

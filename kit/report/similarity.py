@@ -15,36 +15,64 @@ the weighted Jaccard index of its informative fingerprints (0 to 1).
 
 How unusual a pair is comes from the class itself, and from how common the code
 the two share is in it, not from where the pair stands among the class's best
-matches (every student's best match rises with the size of the class, so at
-1,500 students a copy stood no higher than honest pairs). For a pair (a, b),
-the surprise is −log of the chance that another student of this class writes
-all the fingerprints the two share: taken in the order of a's answer, in runs,
-each run costing the share of the other students who hold all of it
-(fingerprints that go together, a line's overlapping k-grams or the lines of one
-style, cost once); when none of the others holds all of a run, its share is
-counted and a new run starts; a stretch of fingerprints no one else holds counts
-once, as half a student. The "others" leave out at most 3 students nearly the
-same as a or b (a ring of copies, so the copy of a copy is found; more than 3 is
-a common answer, and they stay in). The expected number of pairs as alike by
-chance is then pairs × e^−surprise, and a pair is flagged when it is at most
-0.01, its similarity is at least 0.7 and it shares at least 3 informative
-fingerprints. Code many students wrote thus explains itself: a short exercise
-where every correct answer looks alike gives every pair a small surprise and
-flags nobody. Known limit: runs are taken as independent, and a rare line sits
-in several k-grams whose few holders differ, so surprise is overstated for
-honest pairs whose short answers coincide on a rare line (the benchmark's
-classes built from a few ingredients, 1,500 students); see benchmarks/REPORT.md.
+matches (every student's best match rises with the size of the class). Rarity is
+counted per statement, not per fingerprint: a rare line sits in several k-grams
+whose few holders differ, and counting each of them made honest pairs sharing a
+rare line or two look like copies. An answer's statements are its lines,
+normalised as above, the function's parameters told apart by position (so
+`X = np.asarray(X)` is not `W_o = np.asarray(W_o)`), in canonical order. For a
+pair (a, b), the surprise is −log of the chance that another student of this
+class writes all the statements the two share, by a chain rule over them in a's
+order, P(s1)·P(s2 | s1)·…, each statement paid for once:
+- a statement that follows the same statement in both answers is taken with it,
+  its chance the share of the others writing the statement before who follow it
+  so (a Markov step: it also tells what the two left out between); otherwise its
+  chance is the share of the others who wrote it;
+- while some others hold all the shared statements so far, the chance is the
+  share of them who hold this one too, shrunk towards the chance above by 3
+  students (one lucky match is not a rule), so the lines of one style cost once;
+  when none does, the chain restarts there;
+- shares are smoothed by half a student, so a statement no one else wrote costs
+  log((others + 1) / 0.5).
+The chance is then multiplied by the ways of choosing that many of an answer's
+statements (the smaller of a's and b's count), since the two could have shared
+any such set. The "others" leave out at most 3 students nearly the same as a or
+b (a ring of copies, so the copy of a copy is found; more than 3 is a common
+answer, and they stay in). The expected number of pairs as alike by chance is
+pairs × e^−surprise, and a pair is flagged when it is at most 0.01, its
+similarity is at least 0.7 and it shares at least 3 statements. Code many
+students wrote thus explains itself: a short exercise where every correct answer
+looks alike gives every pair a small surprise and flags nobody.
+
+Known limit. Shares among the few students who wrote a rare statement are
+noisy, and the chain treats statements as independent where it restarts, so a
+pair's surprise is off by a few nats either way, and honest coincidences that
+rare do happen. The benchmark's sweep (benchmarks/similarity.py, 220 classes of
+the test's generator) found 1,755 of 1,760 planted pairs and flagged 8 honest
+pairs. Up to 100 students (180 classes) 1 class in 36 is not exactly right, each
+time for an honest pair flagged (3 of the 5 are the classes of one seed, which
+share their first students): two students there wrote the same short softmax,
+which chance gives about 0.05 pairs of a class of 50 (measured on 100,000
+answers of the generator) and the statistic put at 0.0004; the others share a
+rare combination of small choices. At 300 students 6 classes in 40 are not:
+among 44,850 pairs some copied answers are not rare enough to stand out (3
+classes miss a copy), and some honest pairs are still overstated (3 classes).
+At 1,500 students built from few ingredients, a copy of an answer no one else
+wrote is mostly still not rare enough to stand out among 1.1 million pairs, and
+is missed; see benchmarks/REPORT.md.
 
 An exercise with fewer than 10 answers, or whose answers hold a median of fewer
 than 5 informative fingerprints (short, or all alike), flags nobody and says
 why. Answers identical to the reference after normalisation (a leaked key) are
 listed apart, for exercises whose reference holds at least 5 fingerprints beyond
 the given code; a pair both identical to the reference is listed there, not as a
-pair. Pairs alike across exercises: a pair in the top tail of several exercises
-(similarity at least 0.5, at most 1 pair as alike expected by chance) is listed
-when a Poisson count with the class's own tail rates says so few pairs would
-reach that count by chance (below 1% for the whole class); it is then also shown
-in each of those exercises, marked as listed for that reason.
+pair. Pairs alike across exercises: a pair at least 0.5 similar in 3 or more
+exercises is listed when their chances, e^−surprise each, combined as Fisher's
+method does (the chance that as many independent chances multiply to so little),
+leave fewer than 0.01 such pairs expected in the class; an exercise's chance
+counts for no less than that of a pair expected once by chance in it, so a pair
+flagged in one exercise is not, for that alone, alike across exercises. It is
+then also shown in each of those exercises, marked as listed for that reason.
 
 Why not a library. copydetect (MOSS's winnowing in Python) tokenises with
 pygments, which does not survive reordered statements, scores every pair
@@ -60,6 +88,7 @@ missed.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import multiprocessing
 import os
@@ -71,7 +100,7 @@ from itertools import combinations
 
 from kit.report.answers import Exercise
 from kit.report.fingerprints import Fingerprints, fingerprints
-from kit.report.normalise import parses, tokens
+from kit.report.normalise import parses, tokens, unnumbered
 
 
 @dataclass(frozen=True)
@@ -81,14 +110,16 @@ class Settings:
     common_least: int = 3          # ...but never below this many holders
     common_most: int = 50          # ...nor above this many
     min_fingerprints: int = 5      # median informative fingerprints per answer below this: too short to tell
-    min_shared: int = 3            # a flagged pair shares at least this many informative fingerprints
+    min_shared: int = 3            # a flagged pair shares at least this many statements beyond the given code
     min_similarity: float = 0.7    # and at least this similar
     flag_expected: float = 0.01    # and fewer pairs than this as alike are expected by chance in the exercise
+    smoothing: float = 0.5         # students added to a statement's writers when its share is counted
+    shrink: float = 3.0            # students' worth a share among a few others is shrunk towards the share alone
     ring_most: int = 3             # near-copies of a pair's two, at most this many, are left out of "the others"
-    tail_similarity: float = 0.5   # "in the top tail" of an exercise, for pairs across exercises: this similar
-    tail_expected: float = 1.0     # and at most this many pairs as alike expected by chance
-    repeated_least: int = 3        # exercises in the top tail together
-    repeated_chance: float = 0.01  # for the whole class
+    tail_similarity: float = 0.5   # alike in an exercise, for pairs across exercises: at least this similar
+    tail_expected: float = 1.0     # an exercise's chance counts as no smaller than a pair's this often expected
+    repeated_least: int = 3        # exercises alike together
+    repeated_chance: float = 0.01  # pairs of the class as alike across them expected by chance, at most
 
 
 @dataclass(frozen=True)
@@ -103,9 +134,10 @@ class Pair:
     exercise: str
     students: tuple[str, str]
     similarity: float
-    surprise: float     # −log of the chance that another student writes the statements they share (nats)
+    surprise: float     # −log of the chance another student writes the statements they share, times the
+                        # ways of choosing that many of an answer's statements (nats)
     expected: float     # pairs of the exercise as alike expected by chance: pairs × e^−surprise
-    shared: int         # informative fingerprints in common
+    shared: int         # statements in common beyond the given code
     sides: tuple[list[Line], list[Line]] = ((), ())
     across: bool = False  # listed because the pair is alike across exercises, not on this exercise alone
 
@@ -125,9 +157,9 @@ class ExerciseSimilarity:
 @dataclass(frozen=True)
 class RepeatedPair:
     students: tuple[str, str]
-    exercises: tuple[str, ...]   # where the pair is in the top tail
-    expected: float              # exercises a pair reaches by chance, from the class's tail rates
-    chance: float                # the chance a pair reaches this many
+    exercises: tuple[str, ...]   # where the pair is alike (similarity at least tail_similarity)
+    expected: float              # pairs of the class as alike across these exercises expected by chance
+    chance: float                # the chance for one pair (Fisher's combination of the exercises' chances)
 
 
 @dataclass
@@ -148,19 +180,29 @@ class Similarity:
         return sum(e.candidates for e in self.exercises)
 
 
-Statements = dict[int, int]  # hash of a line's normalised tokens → the line (where it is in the answer)
+Statements = dict[int, int]  # a line's normalised statement → the statement before it (0: none), in canonical order
+
+
+def _statements(toks: list[tuple[str, int]]) -> Statements:
+    """The answer's lines as statements, in the canonical order `tokens` puts them in (a block's header
+    before its body), each keyed by a stable hash of its tokens."""
+    by_line: dict[int, list[str]] = {}
+    for text, line in toks:
+        by_line.setdefault(line, []).append(text)
+    statements: Statements = {}
+    before = 0
+    for texts in by_line.values():
+        key = int.from_bytes(hashlib.blake2b("\x1f".join(texts).encode(), digest_size=8).digest(), "big")
+        statements.setdefault(key, before)
+        before = key
+    return statements
 
 
 def _read(source: str) -> tuple[tuple[str, ...], Fingerprints, Statements]:
     """An answer's normalised token texts, its fingerprints, and its statements (its lines, normalised)."""
-    toks = tokens(source)
-    by_line: dict[int, list[str]] = defaultdict(list)
-    for text, line in toks:
-        by_line[line].append(text)
-    statements: Statements = {}
-    for line in sorted(by_line):
-        statements.setdefault(hash(tuple(by_line[line])), line)
-    return tuple(text for text, _ in toks), fingerprints(toks), statements
+    numbered = tokens(source, arguments=True)
+    toks = unnumbered(numbered)
+    return tuple(text for text, _ in toks), fingerprints(toks), _statements(numbered)
 
 
 def _read_all(sources: set[str], workers: int) -> dict[str, tuple[tuple[str, ...], Fingerprints, Statements]]:
@@ -186,7 +228,7 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
         prints = {s: {h: span for h, span in cache[code][1].items() if h not in given_prints}
                   for s, code in held.items()}
         prints = {s: p for s, p in prints.items() if p}  # nothing beyond the given code: not started
-        statements = {s: {h: line for h, line in cache[held[s]][2].items() if h not in given_statements}
+        statements = {s: {h: before for h, before in cache[held[s]][2].items() if h not in given_statements}
                       for s in prints}
         unparsed_here = sorted(s for s in prints if not parses(held[s]))
         if unparsed_here:
@@ -199,7 +241,7 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
         tails[name] = tail
         answers_of[name] = (held, prints, informative)
     repeated = _repeated(results, tails, settings)
-    for result in results:  # a pair alike across exercises is shown in each exercise where it is in the tail
+    for result in results:  # a pair alike across exercises is shown in each exercise where it is alike
         flagged = {p.students for p in result.flagged}
         result.flagged += [replace(tails[result.name][r.students], across=True) for r in repeated
                            if result.name in r.exercises and r.students not in flagged]
@@ -212,8 +254,8 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
 
 def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, Statements], settings: Settings) \
         -> tuple[ExerciseSimilarity, dict[tuple[str, str], Pair], set[int]]:
-    """The exercise's flagged pairs, its top-tail pairs (pair → Pair) for `_repeated`, and its
-    informative fingerprints."""
+    """The exercise's flagged pairs, its pairs at least tail_similarity alike (pair → Pair) for `_repeated`,
+    and its informative fingerprints."""
     n = len(prints)
     holders = defaultdict(list)
     for student, found in prints.items():
@@ -230,15 +272,18 @@ def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, S
         result.why_not = (f"answers too short or too alike to tell a copy from a common answer (a median of "
                           f"{uncommon:g} uncommon fingerprints per answer; {settings.min_fingerprints} needed)")
         return result, {}, set()
-    shared_weight, shared_count = defaultdict(float), defaultdict(int)
+    shared_weight = defaultdict(float)
     for h, w in weight.items():
         for pair in combinations(sorted(holders[h]), 2):
             shared_weight[pair] += w
-            shared_count[pair] += 1
     total = {s: sum(weight.get(h, 0.0) for h in found) for s, found in prints.items()}
     bit = {s: 1 << i for i, s in enumerate(prints)}
     everyone = (1 << n) - 1
-    holding = {h: sum(bit[s] for s in who) for h, who in holders.items()}  # fingerprint → holders, one bit each
+    holding: dict[int, int] = defaultdict(int)  # statement, or (statement before, statement) → writers, one bit each
+    for student, found in statements.items():
+        for h, before in found.items():
+            holding[h] |= bit[student]
+            holding[before, h] |= bit[student]
     pairs = math.comb(n, 2)
     result.compared, result.candidates, result.pairs = True, len(shared_weight), pairs
     alike = {pair: shared / (total[pair[0]] + total[pair[1]] - shared) for pair, shared in shared_weight.items()}
@@ -254,38 +299,37 @@ def _compare(name: str, prints: dict[str, Fingerprints], statements: dict[str, S
         a, b = pair
         ring = (near[a] | near[b]) & ~bit[a] & ~bit[b]  # a copy of a copy: the rest of a small ring is no chance
         others = everyone & ~bit[a] & ~bit[b] & ~(ring if ring.bit_count() <= settings.ring_most else 0)
-        both = sorted(prints[a].keys() & prints[b].keys(), key=lambda h: (prints[a][h], h))
-        surprise = _surprise(both, holding, others, others.bit_count())
-        found = Pair(name, pair, value, surprise, pairs * math.exp(-surprise), shared_count[pair])
-        if found.expected <= settings.tail_expected:
-            tail[pair] = found
+        shared = len(statements[a].keys() & statements[b].keys())
+        ways = min(math.comb(len(statements[a]), shared), math.comb(len(statements[b]), shared))
+        surprise = _surprise(statements[a], statements[b], holding, others, settings) - math.log(ways)
+        found = Pair(name, pair, value, surprise, pairs * math.exp(-surprise), shared)
+        tail[pair] = found
         if found.expected <= settings.flag_expected and value >= settings.min_similarity \
-                and shared_count[pair] >= settings.min_shared:
+                and found.shared >= settings.min_shared:
             result.flagged.append(found)
     return result, tail, set(weight)
 
 
-def _surprise(shared: list[int], holding: dict[int, int], others: int, n_others: int) -> float:
-    """How unlikely (−log of a probability, in nats) it is that another student of this class writes all the
-    fingerprints `shared` (in the order of the first student's answer), by the class's own frequencies: the
-    share of the other students who hold all of a run of them, fingerprint after fingerprint (so fingerprints
-    that go together, the overlapping k-grams of one line or the lines of one style, cost once). When none of
-    the others holds all of a run, its share is counted and a new run starts (runs taken as independent); a
-    stretch of fingerprints no one else holds counts once, as half a student."""
-    surprise, run, novel = 0.0, others, False
-    for h in shared:
-        kept = run & holding[h]
-        if kept:
-            run, novel = kept, False
+def _surprise(first: Statements, second: Statements, holding: dict, others: int, settings: Settings) -> float:
+    """−log (nats) of the chance that another student of this class (`others`, one bit each) writes all the
+    statements `first` and `second` share: the chain rule of the module's docstring, in `first`'s order."""
+    n_others = others.bit_count()
+    surprise, run, paid = 0.0, others, set()
+    for h, before in first.items():
+        if h not in second:
             continue
-        if run != others:
-            surprise += math.log((n_others + 1) / (run.bit_count() + 0.5))
-        run = others & holding[h]
-        if not run:
-            if not novel:
-                surprise += math.log((n_others + 1) / 0.5)
-            run, novel = others, True
-    return surprise + math.log((n_others + 1) / (run.bit_count() + 0.5))
+        unit = (before, h) if second[h] == before else h
+        held = holding[unit] & others
+        writers_before = (holding[before] & others).bit_count() if unit != h and before in paid else n_others
+        alone = (held.bit_count() + settings.smoothing) / (writers_before + 1)
+        kept = run & held
+        if kept and run != others:
+            share, run = (kept.bit_count() + settings.shrink * alone) / (run.bit_count() + settings.shrink), kept
+        else:
+            share, run = alone, held or others
+        surprise -= math.log(share)
+        paid.add(h)
+    return surprise
 
 
 def _with_sides(pair: Pair, held: dict[str, str], prints: dict[str, Fingerprints], informative: set[int]) -> Pair:
@@ -310,32 +354,32 @@ def _with_sides(pair: Pair, held: dict[str, str], prints: dict[str, Fingerprints
 
 
 def _repeated(results: list[ExerciseSimilarity], tails: dict[str, dict], settings: Settings) -> list[RepeatedPair]:
-    """Pairs in the top tail of more exercises than chance explains, by the class's own tail rates."""
-    rates = [len(tails[e.name]) / math.comb(e.answers, 2) for e in results if e.compared and e.answers > 1]
-    expected = sum(rates)
+    """Pairs alike (similarity at least tail_similarity) in several exercises whose chances, taken together,
+    chance explains for fewer than repeated_chance of the class's pairs. An exercise's chance for the pair,
+    e^−surprise, counts for no less than a pair expected tail_expected times by chance in it (so a pair
+    flagged in one exercise is not, for that alone, alike across exercises); the chances are combined as
+    Fisher's method does (the chance that as many independent chances multiply to so little)."""
     together = defaultdict(list)
-    for name, tail in tails.items():
-        for pair in tail:
-            together[pair].append(name)
+    for result in results:
+        cap = math.log(max(result.pairs, 1) / settings.tail_expected)
+        for pair, found in tails[result.name].items():
+            together[pair].append((result.name, min(found.surprise, cap)))
     students = max((e.answers for e in results), default=0)
     pairs = max(math.comb(students, 2), 1)
     found = []
-    for pair, names in together.items():
-        if len(names) >= settings.repeated_least:
-            chance = _poisson_at_least(len(names), expected)
+    for pair, alike in together.items():
+        if len(alike) >= settings.repeated_least:
+            chance = _fisher(sum(surprise for _, surprise in alike), len(alike))
             if chance * pairs <= settings.repeated_chance:
-                found.append(RepeatedPair(pair, tuple(names), expected, chance))
+                found.append(RepeatedPair(pair, tuple(name for name, _ in alike), chance * pairs, chance))
     return sorted(found, key=lambda r: (r.chance, r.students))
 
 
-def _poisson_at_least(count: int, mean: float) -> float:
-    """P(X ≥ count) for X ~ Poisson(mean), summed upwards (no cancellation for a small mean)."""
-    if mean <= 0:
-        return 0.0
-    term = math.exp(-mean) * mean ** count / math.factorial(count)
-    total, i = 0.0, count
-    while term > 1e-300 and i < count + 200:
+def _fisher(surprise: float, count: int) -> float:
+    """The chance that `count` independent chances multiply to at most e^−surprise:
+    e^−surprise · Σ_{i<count} surprise^i / i!."""
+    term, total = math.exp(-surprise), 0.0
+    for i in range(count):
         total += term
-        i += 1
-        term *= mean / i
+        term *= surprise / (i + 1)
     return min(total, 1.0)
