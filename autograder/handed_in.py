@@ -41,6 +41,10 @@ def read_notebook(path: Path) -> dict:
         raise ValueError(f"notebook unreadable: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:
         raise ValueError(f"notebook unreadable: not valid JSON at line {e.lineno}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise ValueError(f"notebook unreadable: {e}") from None
+    except RecursionError:
+        raise ValueError("notebook unreadable: its JSON is nested too deeply to read") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise ValueError("notebook unreadable: no list of cells")
     return nb

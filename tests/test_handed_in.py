@@ -1,14 +1,20 @@
-"""Does the grader's own copy of nbgrader's cell checksum agree with nbgrader's, on every kind of cell?"""
+"""Does the grader's own copy of nbgrader's cell checksum agree with nbgrader's, on every kind of cell? Is every
+file a student hands in read as a notebook or refused in plain words, never with a crash?"""
 
 from __future__ import annotations
 
 import copy
 import json
+import tempfile
+from pathlib import Path
 
 import nbformat
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nbgrader.utils import compute_checksum
 
-from autograder.handed_in import nbgrader_checksum
+from autograder.handed_in import nbgrader_checksum, read_notebook
 from kit.notebooks import ROOT
 
 
@@ -50,3 +56,38 @@ def test_the_checksum_is_nbgraders_on_every_released_cell_and_its_variants():
         wrong += [(meta["grade_id"], i) for i, variant in enumerate(variants(cell))
                   if nbgrader_checksum(variant) != compute_checksum(nbformat.from_dict(variant))]
     assert wrong == []
+
+
+HOSTILE = {
+    "nested too deeply": "[" * 100_000 + "]" * 100_000,
+    "an object nested too deeply": '{"cells": [' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "]}",
+    "an integer too long to convert": '{"cells": [], "n": ' + "9" * 100_000 + "}",
+    "not UTF-8": b'{"cells": ["\xff"]}',
+    "a list": "[]",
+    "no cells": '{"cells": {}}',
+    "empty": "",
+}
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_a_hostile_file_is_refused_in_plain_words_never_with_a_crash(tmp_path, kind):
+    path = tmp_path / "03_softmax_and_mix.ipynb"
+    content = HOSTILE[kind]
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ValueError, match="^notebook unreadable: "):
+        read_notebook(path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200) | st.recursive(st.none() | st.integers() | st.text(max_size=5),
+                                              lambda inner: st.lists(inner) | st.dictionaries(st.text(max_size=3), inner))
+       .map(lambda value: json.dumps(value).encode()))
+def test_any_file_is_read_as_a_notebook_or_refused_in_plain_words(content):
+    path = Path(tempfile.mkdtemp()) / "notebook.ipynb"
+    path.write_bytes(content)
+    try:
+        notebook = read_notebook(path)
+    except ValueError as e:
+        assert str(e).startswith("notebook unreadable: ")
+    else:
+        assert isinstance(notebook, dict) and isinstance(notebook["cells"], list)

@@ -25,18 +25,22 @@ NOT_ACTIVATED = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}  # this environment's 
 
 
 def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_and_grades_the_rest(tmp_path, copy_released):
-    """gus's notebook 03 is not valid JSON: stock nbgrader would fail gus and delete his autograded folder."""
+    """gus's notebook 03 is not valid JSON, and deep's is JSON nested too deeply for Python to read: stock
+    nbgrader would fail gus and delete his autograded folder, and deep's would stop the whole class."""
     course = copy_released(tmp_path / "course")
-    shutil.copytree(EXAMPLE / "gus" / ASSIGNMENT, course / "submitted" / "gus" / ASSIGNMENT)
+    for student in ("gus", "deep"):
+        shutil.copytree(EXAMPLE / "gus" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
+    (course / "submitted" / "deep" / ASSIGNMENT / "03_softmax_and_mix.ipynb").write_text("[" * 100_000 + "]" * 100_000)
     run_nbgrader(course, "autograde", ASSIGNMENT, "--force")
-    submitted = course / "submitted" / "gus" / ASSIGNMENT
-    unreadable = [p.name for p in submitted.iterdir() if p.name.endswith(".unreadable")]
-    assert unreadable == ["03_softmax_and_mix.ipynb.unreadable"]
-    assert "not valid JSON" in set_aside(submitted)["03_softmax_and_mix.ipynb"]  # what the class report says
-    assert (course / "autograded" / "gus" / ASSIGNMENT / REPORT_FILE).exists()
-    with Gradebook(db_url(course), COURSE_ID) as gb:
-        scores = {nb.name: nb.score for nb in gb.find_submission(ASSIGNMENT, "gus").notebooks}
-    assert scores["03_softmax_and_mix"] == 0 and scores["01_worked_example"] > 0
+    for student, why in (("gus", "not valid JSON"), ("deep", "nested too deeply")):
+        submitted = course / "submitted" / student / ASSIGNMENT
+        unreadable = [p.name for p in submitted.iterdir() if p.name.endswith(".unreadable")]
+        assert unreadable == ["03_softmax_and_mix.ipynb.unreadable"]
+        assert why in set_aside(submitted)["03_softmax_and_mix.ipynb"]  # what the class report says
+        assert (course / "autograded" / student / ASSIGNMENT / REPORT_FILE).exists()
+        with Gradebook(db_url(course), COURSE_ID) as gb:
+            scores = {nb.name: nb.score for nb in gb.find_submission(ASSIGNMENT, student).notebooks}
+        assert scores["03_softmax_and_mix"] == 0 and scores["01_worked_example"] > 0
 
 
 def test_the_release_records_the_due_date_in_the_gradebook(tmp_path):
