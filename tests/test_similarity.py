@@ -130,6 +130,25 @@ def test_an_answer_that_does_not_parse_is_compared_without_crashing(synthetic, g
     assert _flagged(similarity) >= {p for p in _flagged(synthetic[2]) if "s005" not in p[1]}
 
 
+HOSTILE_ANSWERS = {
+    "a chain of 5,000 additions": "def attention(Q, K, V, mask=None):\n    return " + " + ".join(["Q"] * 5000) + "\n",
+    "a unary chain the parser cannot hold": "def attention(Q, K, V, mask=None):\n    return " + "-" * 50_000 + "Q\n",
+    "brackets nested past the parser's limit": "def attention(Q, K, V, mask=None):\n    return " + "(" * 300 + "Q"
+                                                 + ")" * 300 + "\n",
+    "a megabyte of statements": "def attention(Q, K, V, mask=None):\n" + "    Q = Q + 1\n" * 80_000,
+    "a null byte": "def attention(Q, K, V, mask=None):\n    return Q\x00\n",
+}
+
+
+@pytest.mark.parametrize("kind", HOSTILE_ANSWERS)
+def test_an_answer_written_to_break_the_report_is_compared_without_crashing(synthetic, given, kind):
+    answers, _, found = synthetic
+    hostile = {s: dict(by) for s, by in answers.items()}
+    hostile["s005"]["attention"] = HOSTILE_ANSWERS[kind]
+    similarity = similar_answers(given, hostile)
+    assert _flagged(similarity) >= {p for p in _flagged(found) if "s005" not in p[1]}
+
+
 def test_the_report_reads_answer_cells_from_handed_in_notebooks(tmp_path):
     release = ROOT / "assignments" / "attention" / "03_softmax_and_mix.ipynb"
     notebook = json.loads(release.read_text())

@@ -2,6 +2,7 @@
 
     tokens(source) → [(token, line), ...]   line: 1-based, in `source` as written
     tokens(source, arguments=True): the same, the function's parameters numbered ("V:0", "V:1", ...)
+    read(source) → (tokens, whether `ast` read them)
 
 Read with `ast` (nothing is run): docstrings and comments go; every name the cell
 binds (variables, parameters, its own functions, loop targets) becomes "V",
@@ -15,7 +16,10 @@ position, so three projections sort the same way in any order); a statement that
 (return, raise, break, continue, yield) keeps its place; between statements
 alike, the one whose followers' tokens come first goes first. A cell that does not
 parse (a syntax error, an IPython magic) falls back to Python's tokenizer with
-the same renaming, and no reordering.
+the same renaming, and no reordering; so does a cell nested too deeply for
+`ast` or for this reading (a chain of thousands of `+`, written to break the
+report). Only the first MAX_CHARACTERS of a cell are read: an honest answer is
+a few thousand.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ import keyword
 import tokenize
 
 Token = tuple[str, int]  # (text, line)
+MAX_CHARACTERS = 100_000
 _BUILTINS = frozenset(dir(builtins))
+_UNREADABLE = (SyntaxError, ValueError, RecursionError, MemoryError)  # ValueError: a null byte
 _LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await,
            ast.Global, ast.Nonlocal)
 
@@ -36,16 +42,22 @@ _LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Yield, ast.YieldF
 def tokens(source: str, arguments: bool = False) -> list[Token]:
     """The normalised tokens of `source` (see the module's docstring). arguments: the parameters of the
     cell's first function are told apart by position, "V:0", "V:1", ... (`unnumbered` makes them "V")."""
+    return read(source, arguments)[0]
+
+
+def read(source: str, arguments: bool = False) -> tuple[list[Token], bool]:
+    """`tokens(source, arguments)`, and whether they were read with `ast` (False: with Python's tokenizer)."""
+    source = source[:MAX_CHARACTERS]
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):  # ValueError: a null byte
-        return _tokenizer_tokens(source)
-    emitter = _Emitter(_parameters(tree))
-    emitted = emitter.block(tree.body)
+        emitter = _Emitter(_parameters(tree))
+        emitted = emitter.block(tree.body)
+    except _UNREADABLE:
+        return _tokenizer_tokens(source), False
     named = {name: "V" for name in emitter.bound}
     if arguments:
         named |= {name: f"V:{i}" for name, i in emitter.parameters.items()}
-    return [(named.get(text[1:], text[1:]) if text[:1] == _NAME else text, line) for text, line in emitted]
+    return [(named.get(text[1:], text[1:]) if text[:1] == _NAME else text, line) for text, line in emitted], True
 
 
 def _parameters(tree: ast.Module) -> dict[str, int]:
@@ -61,14 +73,6 @@ def _parameters(tree: ast.Module) -> dict[str, int]:
 def unnumbered(toks: list[Token]) -> list[Token]:
     """`tokens(..., arguments=True)` as `tokens(...)` gives them: every parameter "V"."""
     return [("V" if text[:2] == "V:" else text, line) for text, line in toks]
-
-
-def parses(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _children(node: ast.AST):
@@ -241,6 +245,6 @@ def _tokenizer_tokens(source: str) -> list[Token]:
                 text = ">"
             out.append((text, tok.start[0]))
             previous = tok.string
-    except (tokenize.TokenError, IndentationError, SyntaxError):
+    except (tokenize.TokenError, IndentationError, SyntaxError, RecursionError, MemoryError):
         pass  # what came before the error still counts
     return out

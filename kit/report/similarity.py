@@ -97,10 +97,11 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import combinations
+from typing import NamedTuple
 
 from kit.report.answers import Exercise
 from kit.report.fingerprints import Fingerprints, fingerprints
-from kit.report.normalise import parses, tokens, unnumbered
+from kit.report.normalise import read, unnumbered
 
 
 @dataclass(frozen=True)
@@ -198,14 +199,20 @@ def _statements(toks: list[tuple[str, int]]) -> Statements:
     return statements
 
 
-def _read(source: str) -> tuple[tuple[str, ...], Fingerprints, Statements]:
-    """An answer's normalised token texts, its fingerprints, and its statements (its lines, normalised)."""
-    numbered = tokens(source, arguments=True)
+class Answer(NamedTuple):
+    tokens: tuple[str, ...]    # normalised token texts
+    prints: Fingerprints
+    statements: Statements     # its lines, normalised
+    parsed: bool               # read with `ast` (False: with Python's tokenizer, without reordering)
+
+
+def _read(source: str) -> Answer:
+    numbered, parsed = read(source, arguments=True)
     toks = unnumbered(numbered)
-    return tuple(text for text, _ in toks), fingerprints(toks), _statements(numbered)
+    return Answer(tuple(text for text, _ in toks), fingerprints(toks), _statements(numbered), parsed)
 
 
-def _read_all(sources: set[str], workers: int) -> dict[str, tuple[tuple[str, ...], Fingerprints, Statements]]:
+def _read_all(sources: set[str], workers: int) -> dict[str, Answer]:
     """`_read` of every distinct source, in `workers` forked processes when there are many."""
     ordered = sorted(sources)
     if workers <= 1 or len(ordered) < 2000:
@@ -222,21 +229,21 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
                       | {code for e in exercises.values() for code in (e.given, e.reference)}, workers)
     results, tails, unparsed, answers_of = [], {}, {}, {}
     for name, exercise in exercises.items():
-        _, given_prints, given_statements = cache[exercise.given]
-        given_prints = set(given_prints)
+        given = cache[exercise.given]
+        given_prints = set(given.prints)
         held = {s: by[name] for s, by in answers.items() if name in by}
-        prints = {s: {h: span for h, span in cache[code][1].items() if h not in given_prints}
+        prints = {s: {h: span for h, span in cache[code].prints.items() if h not in given_prints}
                   for s, code in held.items()}
         prints = {s: p for s, p in prints.items() if p}  # nothing beyond the given code: not started
-        statements = {s: {h: before for h, before in cache[held[s]][2].items() if h not in given_statements}
+        statements = {s: {h: before for h, before in cache[held[s]].statements.items() if h not in given.statements}
                       for s in prints}
-        unparsed_here = sorted(s for s in prints if not parses(held[s]))
+        unparsed_here = sorted(s for s in prints if not cache[held[s]].parsed)
         if unparsed_here:
             unparsed[name] = unparsed_here
-        reference_tokens, reference_prints, _ = cache[exercise.reference]
+        reference = cache[exercise.reference]
         result, tail, informative = _compare(name, prints, statements, settings)
-        if len(set(reference_prints) - given_prints) >= settings.min_fingerprints:
-            result.reference = sorted(s for s in prints if cache[held[s]][0] == reference_tokens)
+        if len(set(reference.prints) - given_prints) >= settings.min_fingerprints:
+            result.reference = sorted(s for s in prints if cache[held[s]].tokens == reference.tokens)
         results.append(result)
         tails[name] = tail
         answers_of[name] = (held, prints, informative)
