@@ -6,8 +6,9 @@ choices a student makes (how to get d_k, where to scale, how to mask, whether
 to validate, intermediate names or one expression), with names and comments of
 their own. Planted copies are made from another student's answer the way a
 student disguises one: names replaced, comments rewritten and blank lines
-added, independent statements swapped. `raw_scores` is the short exercise:
-a line or two that every correct answer shares.
+added, independent statements swapped, lines of the copier's own added, a
+line written another way, type hints and a docstring added. `raw_scores` is
+the short exercise: a line or two that every correct answer shares.
 """
 
 from __future__ import annotations
@@ -263,6 +264,42 @@ def reordered(code: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def padded(code: str, rng: random.Random) -> str:
+    """Two lines of the copier's own added to the function's body (a debugging print, a check), where a
+    statement of the body begins."""
+    lines = code.splitlines()
+    for extra in rng.sample(["print('shapes ok')", "_checked = True", "assert n_heads > 0" if "n_heads" in code
+                             else "assert Q.ndim >= 2", "print('done')"], 2):
+        starts = [i for i in range(2, len(lines)) if re.match(r"    \S", lines[i])
+                  and not lines[i - 1].rstrip().endswith((":", ",", "("))]
+        lines.insert(rng.choice(starts) if starts else len(lines), "    " + extra)
+    return "\n".join(lines) + "\n"
+
+
+_REWRITES = [(r"([\w.]+(?:\[[^\]]*\])?) @ ([\w.]+(?:\([^()]*\))?)", r"np.matmul(\1, \2)"),  # a @ b: np.matmul(a, b)
+             (r"np\.sqrt\(([\w.\[\]-]+)\)", r"\1 ** 0.5"),                    # np.sqrt(d): d ** 0.5
+             (r"(\w+) \+= ", r"\1 = \1 + "),                                     # s += m: s = s + m
+             (r"np\.einsum\(", "numpy.einsum(")]
+
+
+def edited(code: str) -> str:
+    """One line written another way: the first of a few rewrites that applies (a @ b as np.matmul(a, b), ...)."""
+    for pattern, written in _REWRITES:
+        changed = re.sub(pattern, written, code, count=1)
+        if changed != code:
+            return changed
+    return code
+
+
+def annotated(code: str) -> str:
+    """Type hints on the signature and a docstring of the copier's own."""
+    def hinted(match: re.Match) -> str:
+        params = [p.strip() for p in match[2].split(",")]
+        params = [p if "=" in p or p.startswith("*") else f"{p}: np.ndarray" for p in params]
+        return f"def {match[1]}({', '.join(params)}) -> np.ndarray:\n    \"\"\"My own answer.\"\"\""
+    return re.sub(r"def (\w+)\(([^)]*)\):", hinted, code, count=1)
+
+
 @dataclass
 class Planted:
     """What was planted: (exercise, student, student) pairs, the pair alike across exercises, the key's copy."""
@@ -301,3 +338,22 @@ def plant_copies(answers: dict[str, dict[str, str]], reference: dict[str, str], 
     answers[s[45]]["attention"] = recommented(renamed(reference["attention"], rng), rng)  # a copy of the key
     planted.reference.add(("attention", s[45]))
     return planted
+
+
+EDITED = {"lines added": lambda code, rng: padded(code, rng), "a line changed": lambda code, rng: edited(code),
+          "type hints added": lambda code, rng: annotated(code)}
+
+
+def plant_edited_copies(answers: dict[str, dict[str, str]], seed: int) -> dict[tuple[str, tuple[str, str]], str]:
+    """Plant copies edited beyond renaming into `answers` (changed in place), in `attention` and
+    `multi_head_attention`, among students plant_copies leaves alone: (exercise, pair) → how it was edited."""
+    rng = random.Random(seed)
+    s = sorted(answers)
+    planted = {}
+    for exercise, sources, targets in (("multi_head_attention", (16, 6, 18), (33, 36, 38)),
+                                       ("attention", (1, 2, 4), (42, 43, 44))):
+        for (how, edit), source, target in zip(EDITED.items(), sources, targets):
+            answers[s[target]][exercise] = renamed(edit(answers[s[source]][exercise], rng), rng)
+            planted[exercise, (s[source], s[target])] = how
+    return planted
+

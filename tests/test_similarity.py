@@ -4,7 +4,9 @@ A synthetic class of 50 (tests/similar_class.py): honest answers to five
 exercises written independently in several styles (loops, einsum, vectorised,
 helpers), and planted copies: renamed, re-commented, reordered, a copy of a
 copy, a copy across three exercises, a copy of the reference. Every planted
-pair must be found and no honest pair flagged; the short exercise, where every
+pair must be found and no honest pair flagged; copies edited beyond renaming
+(lines added, a line changed, type hints) are found as often as measured over
+twelve classes; answers written to break the report do not; the short exercise, where every
 answer is alike, flags nobody; the anonymous page names no student; the page
 loads in Chromium (which saves docs/class-report-similarity.png).
 """
@@ -13,7 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
+from collections import Counter
 
 import pytest
 
@@ -23,7 +27,8 @@ from kit.report.collect import ClassResults, Student
 from kit.report.normalise import tokens
 from kit.report.page import render
 from kit.report.similarity import similar_answers
-from tests.similar_class import EXERCISES, honest_class, plant_copies, recommented, renamed, reordered, WRITERS
+from tests.similar_class import (EDITED, EXERCISES, WRITERS, annotated, honest_class, plant_copies, plant_edited_copies,
+                                 recommented, renamed, reordered)
 
 SOURCE = ROOT / "source" / "attention"
 STUDENTS, SEED = 50, 3
@@ -50,8 +55,6 @@ def _texts(code: str) -> list[str]:
 
 
 def test_renamed_variables_comments_spacing_and_reordered_statements_change_no_token():
-    import random
-
     rng = random.Random(0)
     for _ in range(20):
         answer = WRITERS["multi_head_attention"](rng)
@@ -82,6 +85,34 @@ def test_classes_of_other_sizes_and_seeds_give_every_planted_pair_and_no_honest_
     similarity = similar_answers(given, answers)
     assert _flagged(similarity) == planted.pairs
     assert {r.students for r in similarity.repeated} == planted.repeated
+
+
+def test_copies_edited_beyond_renaming_are_found_as_measured_and_no_honest_pair_with_them(given):
+    """Lines of the copier's own added, a line written another way, type hints and a docstring added: over twelve
+    classes of 50, such copies of attention and multi_head_attention are found at least as often as measured
+    when this was written (type hints always; lines added and a line changed 18 of 24 each: an edit costs the
+    pair its fingerprints around it, and a pair alike only in its statements must be rarer to be flagged), while
+    every other planted pair is still found and no honest pair is flagged."""
+    found, total, honest, missed = Counter(), Counter(), set(), set()
+    for seed in range(12):
+        answers = honest_class(STUDENTS, seed)
+        planted = plant_copies(answers, {name: e.reference for name, e in given.items()}, seed + 100)
+        edited = plant_edited_copies(answers, seed + 200)
+        flagged = _flagged(similar_answers(given, answers))
+        for pair, how in edited.items():
+            total[how] += 1
+            found[how] += pair in flagged
+        honest |= {(seed, pair) for pair in flagged - planted.pairs - set(edited)}
+        missed |= {(seed, pair) for pair in planted.pairs - flagged}
+    assert not honest and not missed, (honest, missed)
+    assert set(total) == set(EDITED) and all(n == 24 for n in total.values())
+    assert found["type hints added"] == 24
+    assert found["lines added"] >= 18 and found["a line changed"] >= 18, found
+
+
+def test_type_hints_and_a_docstring_change_no_token():
+    code = WRITERS["multi_head_attention"](random.Random(1))
+    assert _texts(annotated(code)) == _texts(code)
 
 
 def test_a_pair_alike_across_three_exercises_is_listed_with_the_three(synthetic):

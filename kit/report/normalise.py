@@ -4,7 +4,7 @@
     tokens(source, arguments=True): the same, the function's parameters numbered ("V:0", "V:1", ...)
     read(source) → (tokens, whether `ast` read them)
 
-Read with `ast` (nothing is run): docstrings and comments go; every name the cell
+Read with `ast` (nothing is run): docstrings, comments and type hints go; every name the cell
 binds (variables, parameters, its own functions, loop targets) becomes "V",
 while what it did not bind (np, math, builtins, another exercise's function)
 and attribute names (`.einsum`, `.T`) stay, so a loop, an einsum and a
@@ -75,11 +75,15 @@ def unnumbered(toks: list[Token]) -> list[Token]:
     return [("V" if text[:2] == "V:" else text, line) for text, line in toks]
 
 
+_UNREAD_FIELDS = frozenset({"ctx", "annotation", "returns", "type_comment"})  # type hints change nothing run
+
+
 def _children(node: ast.AST):
-    """(field, value) of a node's fields that hold nodes (ast.iter_fields, without its generator's cost)."""
+    """(field, value) of a node's fields that hold nodes (ast.iter_fields, without its generator's cost), but
+    type hints."""
     for name in node._fields:
         value = getattr(node, name, None)
-        if isinstance(value, (ast.AST, list)) and name != "ctx":
+        if isinstance(value, (ast.AST, list)) and name not in _UNREAD_FIELDS:
             yield name, value
 
 
@@ -152,6 +156,8 @@ class _Emitter:
         return out
 
     def statement(self, node: ast.stmt, effects: _Effects) -> list[Token]:
+        if isinstance(node, ast.AnnAssign) and node.value is None:  # `x: int`, a type hint alone: nothing runs
+            return []
         if isinstance(node, _DEFINES):  # its body runs later: it binds its name now, reads nothing yet
             out = self.node(node, node.lineno, _Effects())
             effects.writes.add(node.name)
@@ -176,7 +182,7 @@ class _Emitter:
             return [("S" if isinstance(value, (str, bytes)) else repr(value), line)]
         if kind in _LEAVES:
             effects.leaves = True
-        out = [(kind.__name__, line)]
+        out = [("Assign" if kind is ast.AnnAssign else kind.__name__, line)]  # `x: float = ...` is `x = ...`
         if kind is ast.Attribute:
             out.append(("." + node.attr, line))
         elif kind is ast.keyword:
