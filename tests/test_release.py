@@ -17,6 +17,7 @@ import pytest
 from autograder.cases import EXERCISES, REGISTRY, hidden_cases
 from autograder.exercises.model_explorer import NOTEBOOK as MODEL_NOTEBOOK
 from autograder.judge import load_cases
+from autograder.source_assignment import GradeId
 from tests.execute import errors_outside_graded_cells, execute, graded_results
 from kit.notebooks import ROOT
 from tests.course_copy import copy_course
@@ -296,7 +297,7 @@ def test_untouched_release_fails_only_at_the_stubs(name, tmp_path):
         if result.passed:
             assert result.grade_id.startswith("hidden_"), f"{result.grade_id} passed on a stub"
             continue
-        exercise = result.grade_id.split("_", 1)[1]
+        exercise = GradeId.parse(result.grade_id).exercise
         assert "not started" in result.message or "not answered" in result.message, result
         assert exercise in result.message.lower(), result
 

@@ -16,7 +16,7 @@ machine alone writes the gradebook, and then runs no student's code.
 
 - Before any student's code runs, the converter checks which confined world
   the machine allows and stops with the refusal where there is none
-  (grading_run.check_confinement; with a scheduler each worker checks its own
+  (GradingRun.check_confinement; with a scheduler each worker checks its own
   machine, per student), and takes the course's grading lock (lock.py): a
   second autograde on the same gradebook waits for the first.
 - Gradebook writes take turns on SQLite (gradebook_turns.py).
@@ -48,7 +48,7 @@ from autograder.handed_in import set_aside_unreadable
 from autograder.source_assignment import GradeId, SourceAssignment
 from kit.nbgrader_glue.engines import shared_engines
 from kit.nbgrader_glue.gradebook_turns import gradebook_writes
-from kit.nbgrader_glue.grading_run import RUN, GradingRun, check_confinement
+from kit.nbgrader_glue.grading_run import RUN, GradingRun
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
 
@@ -68,8 +68,9 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
                                  "proper (autograder.cluster); empty: this machine grades.").tag(config=True)
 
     def start(self) -> None:
+        self._class_run = GradingRun(self.coursedir, parent=self, config=self.config)
         if not self.scheduler:  # with a scheduler no student's code runs here: each worker checks its own machine
-            check_confinement(GradingRun(self.coursedir, (), config=self.config).unconfined)
+            self._class_run.check_confinement()
         super().start()
 
     def init_notebooks(self) -> None:
@@ -95,8 +96,8 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
         Autograde.convert_notebooks(self)
 
     def convert_notebooks(self) -> None:
-        self.grading_run = self._class_run = GradingRun(self.coursedir, map(self.student_of, self.assignments),
-                                                        parent=self, config=self.config)
+        self._class_run.enrol(map(self.student_of, self.assignments))
+        self.grading_run = self._class_run
         with shared_engines():  # one gradebook engine per process for the whole run (engines.py)
             workers = self.worker_count()
             if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):

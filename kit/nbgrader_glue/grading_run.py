@@ -1,8 +1,9 @@
 """The students of one `nbgrader autograde`, and their grading reports.
 
-A `GradingRun` is made by the kit's autograde converter (autograde.py) for the
-students it will autograde, and handed to nbgrader's preprocessors in each
-notebook's resources (`RUN`). `GradeOutOfProcess` asks it for a student's
+A `GradingRun` is made by the kit's autograde converter (autograde.py) when it
+starts (it checks the confinement the course asks for before anything is read),
+given the students of the command once the converter knows them (`enrol`), and
+handed to nbgrader's preprocessors in each notebook's resources (`RUN`). `GradeOutOfProcess` asks it for a student's
 report; the run grades on the first ask (autograder.grade: one confined child
 process per student, the comparison in this process), `threads` students at a
 time, every student of the run at once, and writes each report once beside the
@@ -34,7 +35,7 @@ Student = tuple[str, str]  # (student id, assignment id)
 
 
 def check_confinement(unconfined: bool) -> str:
-    """The confinement autograde will use; exits with the refusal where there is none and the course did not opt out."""
+    """The confinement grading will use; exits with the refusal where there is none and the course did not opt out."""
     try:
         how = sandbox.confinement(sandbox.accepting(unconfined))
     except sandbox.NoConfinement as refusal:
@@ -55,7 +56,7 @@ class GradingRun(LoggingConfigurable):
     grader_wall_seconds = Float(GraderBudget.wall_seconds, help="The grader's seconds on the clock per student "
                                                                 "(course.toml: [grading] grader_wall_seconds).").tag(config=True)
 
-    def __init__(self, coursedir: CourseDirectory, students: Iterable[Student],
+    def __init__(self, coursedir: CourseDirectory, students: Iterable[Student] = (),
                  given: dict[Student, Report] | None = None, **kwargs):
         super().__init__(**kwargs)
         self.coursedir = coursedir
@@ -67,6 +68,10 @@ class GradingRun(LoggingConfigurable):
         self._saved: dict[Student, Report] = {}  # the report last written beside each student's notebooks
         self._pool: ThreadPoolExecutor | None = None
 
+    def check_confinement(self) -> str:
+        """The confinement this run will use (check_confinement)."""
+        return check_confinement(self.unconfined)
+
     def __deepcopy__(self, memo) -> GradingRun:
         return self  # nbconvert copies a notebook's resources for each step: every step asks this one run
 
@@ -77,6 +82,10 @@ class GradingRun(LoggingConfigurable):
     @property
     def confine(self) -> str:
         return sandbox.accepting(self.unconfined)
+
+    def enrol(self, students: Iterable[Student]) -> None:
+        """The students of the command, once the converter knows them."""
+        self.students = sorted(set(students))
 
     def source(self, assignment: str) -> Path:
         return Path(self.coursedir.format_path(self.coursedir.source_directory, ".", assignment))

@@ -30,6 +30,7 @@ from typing import Callable
 
 import nbformat
 
+from autograder.source_assignment import GradeId
 from kit.notebooks import ROOT
 
 HERE = Path(__file__).resolve().parent
@@ -46,7 +47,7 @@ class Fixture:
 
     def lost_cells(self, graded: set[str]) -> set[str]:
         """The graded cells (of `graded`) that must score zero."""
-        return {cell for cell in graded if cell in self.loses or cell.split("_", 1)[1] in self.loses}
+        return {cell for cell in graded if cell in self.loses or GradeId.parse(cell).exercise in self.loses}
 
 
 def loses(doc: str) -> frozenset[str]:

@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
+from autograder.source_assignment import GradeId  # noqa: E402
 from kit import nbgrader_cli  # noqa: E402
 
 from tests.adversarial.build import Fixture, fixtures  # noqa: E402
@@ -170,8 +171,8 @@ def _short(cells: set[str], graded: set[str]) -> str:
     """Graded cells, named by their exercise where all of its graded cells are there; long lists cut."""
     names = set()
     for cell in cells:
-        exercise = cell.split("_", 1)[1]
-        whole = {c for c in graded if c.split("_", 1)[1] == exercise} <= cells
+        exercise = GradeId.parse(cell).exercise
+        whole = {c for c in graded if GradeId.parse(c).exercise == exercise} <= cells
         names.add(exercise if whole else cell)
     names = sorted(names)
     return ", ".join(names) if len(names) <= 4 else f"{len(names)} exercises ({', '.join(names[:3])}, ...)"
