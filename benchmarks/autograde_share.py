@@ -3,8 +3,8 @@
     .venv/bin/python -m benchmarks.autograde_share [--students 8]
 
 Makes a scratch course of the example class (`--students` copies, one of each
-kind first), then runs `nbgrader autograde` in a process of its own, one
-student at a time (KIT_GRADING_WORKERS=1). In that process nbgrader's loop
+kind first), then runs `nbgrader autograde` in a process of its own
+(kit.nbgrader_cli.run_here), one student at a time (KIT_GRADING_WORKERS=1). In that process nbgrader's loop
 (reading, sanitizing, the kit's preprocessors, writing the autograded
 notebooks and the gradebook) runs in the main thread, and the kit's grader
 (autograder.grade, the comparisons) in the grading run's thread, so the
@@ -43,12 +43,8 @@ _MEASURED = """
 import os, resource, sys, time
 sys.path.insert(0, os.getcwd())
 started = time.thread_time()
-from nbgrader.apps import NbGraderApp
-sys.argv = ["nbgrader", "autograde", {assignment!r}, "--force"]
-try:
-    NbGraderApp.launch_instance()
-except SystemExit as e:
-    assert not e.code, e.code
+from kit import nbgrader_cli
+nbgrader_cli.run_here("autograde", {assignment!r}, "--force", cwd=os.getcwd(), grading="out-of-process")
 own = resource.getrusage(resource.RUSAGE_SELF)
 main = time.thread_time() - started
 print("CPU", main, own.ru_utime + own.ru_stime - main)
@@ -61,7 +57,7 @@ def measure(students: int = 8) -> dict:
     with tempfile.TemporaryDirectory() as scratch:
         course = Path(scratch) / "course"
         class_course(course, students)
-        env = {**os.environ, "KIT_GRADING": "out-of-process", "KIT_GRADING_WORKERS": "1"}
+        env = {**os.environ, "KIT_GRADING_WORKERS": "1"}
         wall = time.perf_counter()
         result = subprocess.run([sys.executable, "-c", _MEASURED.format(assignment=ASSIGNMENT)], cwd=course,
                                 env=env, capture_output=True, text=True, timeout=3600)

@@ -179,6 +179,22 @@ def graded_class(tmp_path_factory) -> GradedClass:
 
 
 @pytest.fixture(scope="session")
+def empty_gradebook(tmp_path_factory) -> Path:
+    """An empty SQLite gradebook file to copy (nbgrader's first open runs `alembic`, this Python's tools on PATH:
+    once)."""
+    from nbgrader.api import Gradebook
+
+    from kit.course import COURSE_ID
+    from kit.nbgrader_cli import environment
+
+    path = tmp_path_factory.mktemp("empty") / "gradebook.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", environment()["PATH"])
+        Gradebook(f"sqlite:///{path}", COURSE_ID).close()
+    return path
+
+
+@pytest.fixture(scope="session")
 def postgres():
     """One PostgreSQL server per test process (initdb + pg_ctl in a temporary folder)."""
     reason = postgres_server.why_unavailable()

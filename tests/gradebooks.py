@@ -1,8 +1,11 @@
-"""Reading a whole gradebook, on SQLite or PostgreSQL, to compare two of them."""
+"""Reading a whole gradebook, on SQLite or PostgreSQL, to compare two of them; counting the statements sent."""
 
 from __future__ import annotations
 
-from sqlalchemy import MetaData, create_engine
+from contextlib import contextmanager
+
+from sqlalchemy import MetaData, create_engine, event
+from sqlalchemy.engine import Engine
 from nbgrader.api import Gradebook
 
 from kit.course import COURSE_ID
@@ -44,3 +47,18 @@ def by_name(url: str) -> dict:
                     for c in nb.comments:
                         seen[student, nb.name, c.name, "comment"] = (c.auto_comment, c.manual_comment)
         return seen
+
+
+@contextmanager
+def statements_counted():
+    """[statements sent to any database while the block runs]."""
+    count = [0]
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+    event.listen(Engine, "before_cursor_execute", counted)
+    try:
+        yield count
+    finally:
+        event.remove(Engine, "before_cursor_execute", counted)
+

@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import shutil
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -15,30 +14,17 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader import utils
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import SaveAutoGrades
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SAWarning
 
 from autograder.grade import CellGrade, Report
 from autograder.sandbox import BUBBLEWRAP
 from kit.course import COURSE_ID
-from kit.nbgrader_cli import environment
 from kit.nbgrader_glue.grading_run import RUN
 from kit.nbgrader_glue.preprocessors import GradeOutOfProcess
 from kit.nbgrader_glue.save_scores import SaveScoresFromReport
-from tests.gradebooks import by_name
+from tests.gradebooks import by_name, statements_counted
 
 ASSIGNMENT, NOTEBOOK, STUDENT = "attention", "01_softmax", "ada"
-
-
-@pytest.fixture(scope="module")
-def empty_gradebook(tmp_path_factory) -> Path:
-    """An empty gradebook file to copy (nbgrader's first open runs `alembic`, this Python's tools on PATH: once)."""
-    path = tmp_path_factory.mktemp("empty") / "gradebook.db"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PATH", environment()["PATH"])
-        Gradebook(f"sqlite:///{path}", COURSE_ID).close()
-    return path
 
 
 def _cell(make, grade_id: str, source: str, points: float = 0, **flags) -> nbformat.NotebookNode:
@@ -133,25 +119,12 @@ def test_a_partial_score_in_the_report_reaches_the_gradebook_as_is(empty_gradebo
     assert kit[STUDENT, NOTEBOOK, "hidden_softmax_0"] == (0.25, None, None, 1.0, False)
 
 
-@contextmanager
-def _statements_counted():
-    count = [0]
-
-    def counted(*args, **kwargs):
-        count[0] += 1
-    event.listen(Engine, "before_cursor_execute", counted)
-    try:
-        yield count
-    finally:
-        event.remove(Engine, "before_cursor_execute", counted)
-
-
 def _statements_saving(empty: Path, folder: Path, checks: int) -> int:
     nb = _notebook(checks)
     url = _gradebook(empty, folder, nb)
     resources = {"nbgrader": {"notebook": NOTEBOOK, "assignment": ASSIGNMENT, "student": STUDENT, "db_url": url},
                  RUN: _GivenReport(_report({f"hidden_softmax_{i}": float(i % 2) for i in range(checks)}))}
-    with _statements_counted() as count:
+    with statements_counted() as count:
         SaveScoresFromReport().preprocess(nb, resources)
     return count[0]
 

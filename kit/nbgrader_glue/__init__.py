@@ -5,7 +5,8 @@
   reports), autograde.py (the converter), worker_pool.py and
   one_student_per_worker.py (students converted in forked worker processes),
   preprocessors.py (nbgrader's autograde steps the kit adds), save_scores.py
-  (the scores from the report into the gradebook, in SaveAutoGrades's place);
+  (the scores from the report into the gradebook, in SaveAutoGrades's place),
+  overwrite_cells.py (OverwriteCells reading a notebook's cells in two queries);
 - feedback, late policy and exports: feedback.py, feedback_page.py,
   late.py, export.py;
 - the gradebook: reachable.py (it answers, or the command stops), engines.py

@@ -84,15 +84,15 @@ def _out_of_process(c, course: Course) -> None:
     """The kit's grading path: several students at once, on this machine or a Dask cluster (autograder/cluster.py),
     after course.toml [grading], overridden by KIT_GRADING_WORKERS and KIT_GRADING_SCHEDULER (kit/course.py)."""
     from nbconvert.preprocessors import ClearMetadataPreprocessor
-    from nbgrader.preprocessors import (ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells,
-                                        OverwriteKernelspec)
+    from nbgrader.preprocessors import ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteKernelspec
 
     from kit.nbgrader_glue.gradebook_turns import AssignLatePenaltiesInTurn
+    from kit.nbgrader_glue.overwrite_cells import OverwriteCellsAtOnce
     from kit.nbgrader_glue.preprocessors import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource
     from kit.nbgrader_glue.save_scores import SaveScoresFromReport
 
     c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
-                                          OverwriteCells, CheckCellMetadataOnce]
+                                          OverwriteCellsAtOnce, CheckCellMetadataOnce]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveScoresFromReport, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
     c.ParallelAutograde.workers = course.workers
