@@ -1,12 +1,14 @@
-"""Reading a whole gradebook, on SQLite or PostgreSQL, to compare two of them; counting the statements sent."""
+"""Reading a whole gradebook, on SQLite or PostgreSQL, to compare two of them; counting the statements sent;
+making nbgrader cells as a release holds them."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 
+from nbgrader import utils
+from nbgrader.api import Gradebook
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine
-from nbgrader.api import Gradebook
 
 from kit.course import COURSE_ID
 
@@ -61,4 +63,16 @@ def statements_counted():
         yield count
     finally:
         event.remove(Engine, "before_cursor_execute", counted)
+
+
+def released_cell(make, grade_id: str, source: str, points: float = 0, **flags):
+    """A cell `make` (nbformat's new_code_cell or new_markdown_cell) with nbgrader's metadata and checksum as
+    released (an answer typed in changes the checksum); flags: grade, solution, task, locked."""
+    meta = {"grade": False, "solution": False, "task": False, "locked": False, "schema_version": 3,
+            "grade_id": grade_id, **flags}
+    if meta["grade"] or meta["task"]:
+        meta["points"] = points
+    cell = make(source, metadata={"nbgrader": meta})
+    cell.metadata.nbgrader["checksum"] = utils.compute_checksum(cell)
+    return cell
 

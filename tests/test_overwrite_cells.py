@@ -9,35 +9,24 @@ import shutil
 
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-from nbgrader import utils
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import OverwriteCells, SaveCells
 
 from kit.course import COURSE_ID
 from kit.nbgrader_glue.overwrite_cells import OverwriteCellsAtOnce
-from tests.gradebooks import statements_counted
+from tests.gradebooks import released_cell, statements_counted
 
 ASSIGNMENT, NOTEBOOK = "attention", "03_softmax"
 
 
-def _cell(make, grade_id: str, source: str, points: float = 0, **flags):
-    meta = {"grade": False, "solution": False, "task": False, "locked": False, "schema_version": 3,
-            "grade_id": grade_id, **flags}
-    if meta["grade"] or meta["task"]:
-        meta["points"] = points
-    cell = make(source, metadata={"nbgrader": meta})
-    cell.metadata.nbgrader["checksum"] = utils.compute_checksum(cell)
-    return cell
-
-
 def _released(checks: int):
     """An answer cell, a read-only explanation, a written answer, a task, and `checks` read-only checks."""
-    cells = [_cell(new_markdown_cell, "intro", "Read this first.", locked=True),
-             _cell(new_code_cell, "softmax", "raise NotImplementedError()", solution=True),
-             _cell(new_markdown_cell, "why_scale", "YOUR ANSWER HERE", points=2, grade=True, solution=True),
-             _cell(new_markdown_cell, "plot_task", "Plot the weights.", points=1, task=True)]
-    cells += [_cell(new_code_cell, f"check_softmax_{i}", f"assert softmax({i}) is not None", points=1, grade=True,
-                    locked=True) for i in range(checks)]
+    cells = [released_cell(new_markdown_cell, "intro", "Read this first.", locked=True),
+             released_cell(new_code_cell, "softmax", "raise NotImplementedError()", solution=True),
+             released_cell(new_markdown_cell, "why_scale", "YOUR ANSWER HERE", points=2, grade=True, solution=True),
+             released_cell(new_markdown_cell, "plot_task", "Plot the weights.", points=1, task=True)]
+    cells += [released_cell(new_code_cell, f"check_softmax_{i}", f"assert softmax({i}) is not None", points=1,
+                            grade=True, locked=True) for i in range(checks)]
     return new_notebook(cells=cells)
 
 
@@ -52,7 +41,7 @@ def _tampered(nb):
     cells["why_scale"].cell_type = "code"                            # a written answer turned into code
     cells["why_scale"].outputs, cells["why_scale"].execution_count = [], None
     cells["softmax"].source = "def softmax(S):\n    return S\n"      # the answer itself
-    nb.cells.append(_cell(new_code_cell, "mine", "print('a cell of my own')", grade=True, points=10))
+    nb.cells.append(released_cell(new_code_cell, "mine", "print('a cell of my own')", grade=True, points=10))
     return nb
 
 
@@ -93,7 +82,8 @@ def test_a_tampered_notebook_comes_back_as_nbgraders_own_step_gives_it(empty_gra
     assert our_warnings == their_warnings and len(our_warnings) >= 4
     restored = {c["metadata"].get("nbgrader", {}).get("grade_id"): c for c in ours.cells}
     assert restored["intro"].source == "Read this first." and restored["check_softmax_0"].source.startswith("assert")
-    assert restored["check_softmax_1"].metadata.nbgrader["points"] == 1 and restored["why_scale"].cell_type == "markdown"
+    assert restored["check_softmax_1"].metadata.nbgrader["points"] == 1
+    assert restored["why_scale"].cell_type == "markdown"
     assert restored["softmax"].source == "def softmax(S):\n    return S\n"  # answers are the student's
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-from nbgrader import utils
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import SaveAutoGrades
 from sqlalchemy.exc import SAWarning
@@ -22,31 +21,21 @@ from kit.course import COURSE_ID
 from kit.nbgrader_glue.grading_run import RUN
 from kit.nbgrader_glue.preprocessors import GradeOutOfProcess
 from kit.nbgrader_glue.save_scores import SaveScoresFromReport
-from tests.gradebooks import by_name, statements_counted
+from tests.gradebooks import by_name, released_cell, statements_counted
 
 ASSIGNMENT, NOTEBOOK, STUDENT = "attention", "01_softmax", "ada"
-
-
-def _cell(make, grade_id: str, source: str, points: float = 0, **flags) -> nbformat.NotebookNode:
-    meta = {"grade": False, "solution": False, "task": False, "locked": False, "schema_version": 3,
-            "grade_id": grade_id, **flags}
-    if meta["grade"] or meta["task"]:
-        meta["points"] = points
-    cell = make(source, metadata={"nbgrader": meta})
-    cell.metadata.nbgrader["checksum"] = utils.compute_checksum(cell)  # as released (an answer changes it)
-    return cell
 
 
 def _notebook(checks: int) -> nbformat.NotebookNode:
     """`checks` hidden checks, an answer cell the student filled in, a written answer left as released and one
     answered, a task."""
-    answer = _cell(new_code_cell, "softmax_answer", "raise NotImplementedError()", solution=True)
-    answered = _cell(new_markdown_cell, "why_scale", "YOUR ANSWER HERE", points=2, grade=True, solution=True)
+    answer = released_cell(new_code_cell, "softmax_answer", "raise NotImplementedError()", solution=True)
+    answered = released_cell(new_markdown_cell, "why_scale", "YOUR ANSWER HERE", points=2, grade=True, solution=True)
     answer.source = answered.source = "the student's answer"
     cells = [answer, answered,
-             _cell(new_markdown_cell, "why_mask", "YOUR ANSWER HERE", points=2, grade=True, solution=True),
-             _cell(new_markdown_cell, "plot_task", "Plot the weights.", points=1, task=True)]
-    cells += [_cell(new_code_cell, f"hidden_softmax_{i}", "# hidden", points=1, grade=True, locked=True)
+             released_cell(new_markdown_cell, "why_mask", "YOUR ANSWER HERE", points=2, grade=True, solution=True),
+             released_cell(new_markdown_cell, "plot_task", "Plot the weights.", points=1, task=True)]
+    cells += [released_cell(new_code_cell, f"hidden_softmax_{i}", "# hidden", points=1, grade=True, locked=True)
               for i in range(checks)]
     return new_notebook(cells=cells)
 
