@@ -1,8 +1,14 @@
-"""The process a student's code runs in: `python -I child.py JUDGE WORKDIR SECONDS`.
+"""The process a student's code runs in: `python -I child.py JUDGE PREPARED WORKDIR SECONDS CONFINEMENT MEASURING`.
 
-It loads the judge package, whole, from the folder JUDGE (a copy of the
-trusted autograder/judge/ the parent made before any student code ran), runs
-the answer cells of the notebooks in WORKDIR, and serves requests from the
+Before any student code runs it copies the folder PREPARED (the notebooks
+restored for grading, the release's support files) into WORKDIR, its own,
+loads the judge package, whole, from the folder JUDGE (a copy of the trusted
+autograder/judge/ the parent made), loads its lock (seccomp.py, beside this
+file: no new program, process or namespace; required unless CONFINEMENT is
+"unconfined"), and says so in one line, ``{"ready": true}``: the mark from
+which the grader counts its memory when MEASURING is "measuring" (the NumPy
+code a first call touches is made resident before it, `_warm_up`). Then it runs the
+answer cells of the notebooks in WORKDIR, and serves requests from the
 parent, one `judge.to_line` line each on stdin: ``{"notebook", "answer",
 "seconds", "stand_ins", "args", "kwargs", "nonce"}``, the case's inputs (never its
 expected value) and a token fresh for the request. The reply is one line on stdout:
@@ -21,7 +27,23 @@ code prints goes to /dev/null.
 import builtins
 import importlib.util
 import os
+import shutil
 import sys
+
+# The release's own modules (support files restored from source/, never the student's) and the standard
+# library's that the notebooks' set-up cells import.
+RELEASE_MODULES = ("judge", "workbook", "math", "time", "tracemalloc")
+
+
+def _warm_up(np) -> None:
+    """Use, once, the NumPy code an answer's first call would touch: its pages (NumPy's, OpenBLAS's) become
+    resident now, before the memory mark, so a measured call counts what the student's code holds."""
+    for x in (np.random.default_rng(0).standard_normal((64, 64)), np.ones((64, 64), dtype=np.float32)):
+        np.einsum("ij,jk->ik", x @ x.T, x)
+        np.exp(x - x.max(axis=-1, keepdims=True)).sum(axis=-1)
+        np.linalg.matrix_rank(x), np.linalg.norm(x), np.sqrt(np.abs(x)), np.log(np.abs(x) + 1)
+        np.where(x > 0, x, -np.inf), np.tril(x), np.triu(x), np.argsort(x), np.isclose(x, x)
+        np.broadcast_to(x, (2, 64, 64)).copy(), np.swapaxes(x[None], -1, -2)
 
 
 def _answer(namespace, name):
@@ -47,27 +69,52 @@ def _stand_in(judge, replies, name: str, under: str, nonce):
     return reference
 
 
+def _module(name: str, path: str, package: bool = False):
+    """The module `name` loaded from the file or package folder at `path` (not from sys.path)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(path, "__init__.py") if package else path,
+                                                  submodule_search_locations=[path] if package else None)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a package's modules import each other relatively
+    spec.loader.exec_module(module)
+    return module
+
+
 def main():
-    judge_folder, workdir, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    spec = importlib.util.spec_from_file_location("_grading_judge", os.path.join(judge_folder, "__init__.py"),
-                                                  submodule_search_locations=[judge_folder])
-    judge = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = judge  # its modules import each other relatively
-    spec.loader.exec_module(judge)
+    judge_folder, prepared, workdir, seconds, confinement, measuring = sys.argv[1:7]
+    seconds = float(seconds)
+    for entry in os.scandir(prepared):  # into the work folder as it is (a tmpfs whose modes are not the child's)
+        (shutil.copytree if entry.is_dir() else shutil.copyfile)(entry.path, os.path.join(workdir, entry.name))
+    judge = _module("_grading_judge", judge_folder, package=True)
+    try:
+        _module("_grading_lock", os.path.join(os.path.dirname(os.path.abspath(__file__)), "seccomp.py"))\
+            .forbid_new_processes()
+    except OSError:
+        if confinement != "unconfined":
+            raise
+    os.chdir(workdir)
+    sys.path.insert(0, workdir)
+    for module in RELEASE_MODULES:  # what the notebooks' set-up cells import, loaded before the memory mark
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass
+    # Each notebook's cells read now, before the memory mark, as data; they run only when asked for.
+    loaded = {entry.name: [judge.fresh_namespace(), judge.answer_cells(entry.path), 0]
+              for entry in os.scandir(workdir) if entry.name.endswith(".ipynb")}
+    if measuring == "measuring":
+        _warm_up(sys.modules["numpy"])
     replies = os.fdopen(os.dup(1), "w", buffering=1)
+    replies.write(judge.to_line({"ready": True}) + "\n")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    os.chdir(workdir)
-    sys.path.insert(0, workdir)
-    loaded = {}  # notebook → [namespace, its answer cells, the next cell to run]
     for line in sys.stdin:
         request = judge.from_line(line)
         if "answer" not in request:  # a stand-in's reply that came after its call timed out
             continue
         notebook, name = request["notebook"], request["answer"]
-        if notebook not in loaded:
-            loaded[notebook] = [judge.fresh_namespace(), judge.answer_cells(notebook), 0]
+        if notebook not in loaded:  # no such notebook: its cells, none
+            loaded[notebook] = [judge.fresh_namespace(), [], 0]
         namespace, cells, next_cell = loaded[notebook]
         # Run the notebook's cells only as far as the answer asked for.
         loaded[notebook][2] = judge.run_cells(cells, namespace, next_cell, seconds,

@@ -7,10 +7,17 @@ same whether the grader runs as root or as an ordinary account:
   open files, processes, and no core dumps;
 - a mount namespace in which every top-level folder but the system's own
   (/usr, /etc, /dev, ...), and the course folder wherever it is, are empty and
-  read-only, with only the Python environment (read-only) and the student's own
-  scratch folder (writable) bound back in: the reference solution, the
+  read-only, with only the Python environment and the grader's scratch folder
+  for this child bound back in, both read-only: the reference solution, the
   graders, hidden values, the gradebook, other students' work, home folders
-  and /tmp are not hidden by name, they are absent;
+  and /tmp are not hidden by name, they are absent. Nothing of the machine's
+  own folders is writable: the child writes only in its work folder, a tmpfs
+  of `Limits.disk_bytes` made anew for it (over an empty folder of the
+  scratch), gone with the namespace when the child ends, so nothing it writes
+  (a link, a read-only folder, a disk filled) is ever seen by the grader;
+- no /proc: the child cannot read or reset its own memory counters (the
+  grader reads them from outside, autograder/submission.py), nor look at any
+  process;
 - a network namespace of its own: nothing outside it is reachable, not even
   the grader's loopback (a notebook server, a database on 127.0.0.1);
 - a PID namespace of its own: the child sees and can signal only its own
@@ -82,6 +89,7 @@ def accepting(unconfined: bool) -> str:
     return IF_AVAILABLE if unconfined else REQUIRED
 
 
+HERE = Path(__file__).resolve().parent
 REFUSAL = "Grading stopped before running any student's code"
 
 
@@ -91,6 +99,7 @@ class Limits(NamedTuple):
     file_bytes: int = 64 << 20
     open_files: int = 64
     processes: int = 64
+    disk_bytes: int = 64 << 20  # what the child may write in all (the size of its work folder)
 
 
 class World(NamedTuple):
@@ -98,11 +107,12 @@ class World(NamedTuple):
     hidden: tuple[Path, ...]   # course folders, hidden even inside a system folder
     prefix: Path               # the Python environment, read-only
     base_prefix: Path
-    scratch: Path              # the child's own folder, writable
+    scratch: Path              # the grader's folder for this child, read-only
+    work: Path | None = None   # an empty folder of `scratch`: the child's own, a fresh tmpfs (see the docstring)
 
-    def kept(self) -> list[tuple[Path, bool]]:
-        """(path, writable) bound back into the emptied world."""
-        return [(self.prefix, False), (self.base_prefix, False), (self.scratch, True)]
+    def kept(self) -> list[Path]:
+        """What is bound back, read-only, into the emptied world."""
+        return [self.prefix, self.base_prefix, self.scratch]
 
 
 class NoConfinement(RuntimeError):
@@ -133,11 +143,14 @@ def probe() -> tuple[str | None, str]:
 
 
 def _trial(kind: str) -> str | None:
-    """Why a trivial child could not be confined by `kind`, or None if it could."""
+    """Why a trivial child could not be confined by `kind`, or None if it could: the child loads the
+    grading child's own lock (seccomp.py) in a world like a grading child's."""
     scratch = Path(tempfile.mkdtemp(prefix="attention-grading-probe-"))
     try:
-        world = World((), Path(sys.prefix), Path(sys.base_prefix), scratch)
-        child = start([sys.executable, "-I", "-c", "import os; os.listdir('/')"], world, Limits(), kind,
+        shutil.copyfile(HERE / "seccomp.py", scratch / "seccomp.py")
+        (scratch / "work").mkdir()
+        world = World((), Path(sys.prefix), Path(sys.base_prefix), scratch, scratch / "work")
+        child = start([sys.executable, "-I", str(scratch / "seccomp.py")], world, Limits(), kind,
                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, err = child.communicate(timeout=60)
         text = err.decode(errors="replace").strip().splitlines()
@@ -208,14 +221,37 @@ def confinement(accept: str = REQUIRED) -> str:
 # ---------------------------------------------------------------- starting a child
 
 
-def start(argv: list[str], world: World, limits: Limits, how: str, **popen) -> subprocess.Popen:
-    """Popen(argv) confined by `how` (see the module docstring); `popen` as for Popen."""
+def start(argv: list[str], world: World, limits: Limits, how: str, user: int | None = None,
+          **popen) -> subprocess.Popen:
+    """Popen(argv) confined by `how` (see the module docstring); `popen` as for Popen.
+
+    As root the child runs as `user` (default: a new one, `new_user`); it can read `world.scratch`
+    when the grader gave it that folder (`open_to`)."""
+    if how != UNCONFINED and os.geteuid() == 0 and user is None:
+        user = new_user()
+        open_to(world.scratch, user)
     if how == BUBBLEWRAP:
-        command, preexec = _bubblewrap(argv, world, limits)
+        command, preexec = _bubblewrap(argv, world, limits, user)
         return subprocess.Popen(command, preexec_fn=preexec, **popen)
     if how == NAMESPACES:
-        return subprocess.Popen(argv, preexec_fn=partial(_confine_by_hand, world, limits, _sandbox_user()), **popen)
+        return subprocess.Popen(argv, preexec_fn=partial(_confine_by_hand, world, limits, user), **popen)
     return subprocess.Popen(argv, preexec_fn=partial(_unconfined, limits), **popen)
+
+
+def open_to(folder: Path, user: int | None) -> None:
+    """Let the child's `user` (as root; None for an ordinary account, whose child is the account itself)
+    read `folder`, the grader's, and nobody else: its group becomes the user's, readable by the group,
+    whatever the grader's umask. `folder` holds only what the grader made there (no links followed)."""
+    if user is None:
+        return
+    for parent, folders, files in os.walk(folder):
+        os.chown(parent, 0, user, follow_symlinks=False)
+        os.chmod(parent, 0o750)
+        for name in files:
+            path = os.path.join(parent, name)
+            if not os.path.islink(path):
+                os.chown(path, 0, user, follow_symlinks=False)
+                os.chmod(path, 0o640)
 
 
 def exit_code(returncode: int, how: str) -> int:
@@ -261,7 +297,7 @@ _users = itertools.count()
 _users_lock = threading.Lock()
 
 
-def _sandbox_user() -> int:
+def new_user() -> int:
     """A user id of its own for a child started by root: unique among the children this grader runs."""
     with _users_lock:
         return FIRST_SANDBOX_USER + (os.getpid() % 65536) * 4096 + next(_users) % 4096
@@ -288,23 +324,21 @@ def _top_level() -> list[Path]:
     return sorted(Path("/").iterdir())
 
 
-def _bubblewrap(argv: list[str], world: World, limits: Limits):
+def _bubblewrap(argv: list[str], world: World, limits: Limits, user: int | None):
     """bwrap's command line for `argv` in `world`, and the preexec_fn that sets the limits bwrap passes on.
 
     RLIMIT_NPROC counts the processes of the real user: root's child gets its own user
     (setpriv) and the limit before it starts; an ordinary account's gets it inside its user
     namespace (prlimit), where it counts the child's processes alone, not the instructor's.
     """
-    root = os.geteuid() == 0
+    root = user is not None
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net", "--unshare-ipc",
             "--unshare-uts", "--unshare-cgroup-try"]
     if root:
-        user = _sandbox_user()
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         inner = ["/usr/bin/setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all",
                  "--no-new-privs", "--"]
     else:
-        user = None
         args += ["--unshare-user", "--uid", str(INSIDE_USER), "--gid", str(INSIDE_USER), "--disable-userns"]
         inner = ["/usr/bin/prlimit", f"--nproc={limits.processes}:{limits.processes}", "--"]
     for top in _top_level():
@@ -315,7 +349,7 @@ def _bubblewrap(argv: list[str], world: World, limits: Limits):
         elif top.name == "dev":
             args += ["--dev", "/dev"]
         elif top.name == "proc":
-            args += ["--proc", "/proc"]
+            args += ["--dir", "/proc"]  # empty: see the module's docstring
         elif top.name in SYSTEM_FOLDERS:
             args += ["--ro-bind", str(top), str(top)]
         else:
@@ -323,21 +357,20 @@ def _bubblewrap(argv: list[str], world: World, limits: Limits):
     for folder in world.hidden:  # a course inside a system folder
         if folder.parts[1:2] and folder.parts[1] in SYSTEM_FOLDERS and folder.is_dir():
             args += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
-    for path, writable in world.kept():
+    for path in world.kept():
         for folder in reversed(path.parents[:-2]):  # the way there: open to all, whatever the host's modes
             if folder.parts[1] not in SYSTEM_FOLDERS:
                 args += ["--perms", "0755", "--dir", str(folder)]
-        args += ["--bind" if writable else "--ro-bind", str(path), str(path)]
+        args += ["--ro-bind", str(path), str(path)]
+    if world.work is not None:
+        args += ["--perms", "0777", "--size", str(limits.disk_bytes), "--tmpfs", str(world.work),
+                 "--chdir", str(world.work)]
     args += ["--remount-ro", "/", "--remount-ro", "/dev", "--"]
-    return args + inner + argv, partial(_before_bubblewrap, limits, world.scratch, user)
+    return args + inner + argv, partial(_before_bubblewrap, limits, user)
 
 
-def _before_bubblewrap(limits: Limits, scratch: Path, user: int | None) -> None:
+def _before_bubblewrap(limits: Limits, user: int | None) -> None:
     _set_limits(limits, processes=user is not None)
-    if user is not None:
-        for path in (scratch, scratch / "work"):
-            if path.exists():
-                os.chown(path, user, user)
     os.setsid()
 
 
@@ -376,7 +409,7 @@ def _read_only(libc, target: Path) -> None:
     _mount(libc, None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept | relatime)
 
 
-def _confine_by_hand(world: World, limits: Limits, user: int) -> None:
+def _confine_by_hand(world: World, limits: Limits, user: int | None) -> None:
     """preexec_fn of the fallback: the same world as bubblewrap's, built with unshare and mount.
 
     This process stays outside as a relay that exits as the child does; below it an init
@@ -397,7 +430,7 @@ def _confine_by_hand(world: World, limits: Limits, user: int) -> None:
         Path("/proc/self/uid_map").write_text(f"{INSIDE_USER} {uid} 1")
         Path("/proc/self/gid_map").write_text(f"{INSIDE_USER} {gid} 1")
     _follow(os.fork())  # the relay returns only in the init
-    _build_world(libc, world, user if root else None)
+    _build_world(libc, world, limits)
     if not root:
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
     _follow(os.fork())  # the init returns only in the child
@@ -424,9 +457,10 @@ def _follow(pid: int) -> None:
             os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 
-def _build_world(libc, world: World, user: int | None) -> None:
+def _build_world(libc, world: World, limits: Limits) -> None:
     """In the new namespaces (as PID 1): empty every non-system top-level folder and the course,
-    bind back what is kept, mount this namespace's /proc; `user` (as root) owns the scratch folder."""
+    bind back what is kept (read-only), cover /proc, and mount the child's work folder: a tmpfs
+    of `limits.disk_bytes` open to the child's user."""
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # a fork of the grader: the child may not read its memory
     _mount(libc, None, "/", None, MS_REC | MS_PRIVATE)
     # What must stay reachable is bound into a private staging area before the
@@ -434,20 +468,20 @@ def _build_world(libc, world: World, user: int | None) -> None:
     staging = Path("/dev/shm")
     _mount(libc, "tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=700")
     kept = world.kept()
-    for index, (path, _) in enumerate(kept):
+    for index, path in enumerate(kept):
         _bind(libc, path, staging / str(index), read_only=False)
     # Hidden: every top-level folder outside the system's, the course wherever it is,
     # and any folder above a kept path that others may not enter (it would block the way back).
     # A folder under one already hidden no longer exists, and is skipped.
     top = {p for p in _top_level() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()}
-    closed = {a for path, _ in kept for a in path.parents if a.is_dir() and not a.stat().st_mode & 0o001}
+    closed = {a for path in kept for a in path.parents if a.is_dir() and not a.stat().st_mode & 0o001}
     emptied = []
     for folder in sorted(top | set(world.hidden) | {Path.home()} | closed, key=lambda p: len(p.parts)):
         if folder != Path("/") and folder.is_dir() and not folder.is_symlink():
             _mount(libc, "tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
             emptied.append(folder)
-    for index, (path, writable) in enumerate(kept):
-        _bind(libc, staging / str(index), path, read_only=not writable)
+    for index, path in enumerate(kept):
+        _bind(libc, staging / str(index), path, read_only=True)
     for folder in [*emptied, staging]:
         if folder.is_dir():
             _mount(libc, None, folder, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
@@ -456,8 +490,9 @@ def _build_world(libc, world: World, user: int | None) -> None:
         if folder.is_dir() and not folder.is_symlink():
             _mount(libc, folder, folder, None, MS_BIND | MS_REC)
             _read_only(libc, folder)
-    _mount(libc, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    if user is not None:
-        for path in (world.scratch, world.scratch / "work"):
-            if path.exists():
-                os.chown(path, user, user)
+    _mount(libc, "tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=555")
+    _mount(libc, None, "/proc", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    if world.work is not None:
+        _mount(libc, "tmpfs", world.work, "tmpfs", MS_NOSUID | MS_NODEV, f"size={limits.disk_bytes},mode=777")
+    # Popen's cwd was entered before this world was built: it would still reach the folder on the host.
+    os.chdir(world.work or "/")

@@ -1,33 +1,38 @@
 """A student's submission, graded from outside the student's process.
 
-`Submission(folder)` prepares a scratch folder for one student:
+`Submission(folder)` prepares a scratch folder for one student (its layout:
+autograder/grading_child.py): the judge and child.py, copied from this trusted
+package, and the student's notebooks with every read-only cell (set-up,
+demonstrations, checks) restored from source/, beside the release's support
+files (its judge/ among them); both judge/ copies with bytecode compiled here
+(`with_bytecode`), so that the child compiles neither. It starts one child
+process (`GradingChild`, child.py) in a confined world of its own
+(`sandbox.start`: the course absent, no network, its own PID namespace,
+limits, a work folder of its own that nothing outlives), which runs the
+student's answer cells there. Where the machine allows no confinement,
+`Submission` raises `sandbox.NoConfinement` before any student code runs,
+unless the caller accepts grading unconfined (`confine`).
 
-    scratch/grader/   the judge/ folder and child.py, copied from this trusted package
-    scratch/work/     the student's notebooks, with every read-only cell
-                      (set-up, demonstrations, checks) restored from source/,
-                      and the release's support files (its judge/ among them)
-
-(both judge/ copies with bytecode compiled here, `with_bytecode`, so that the child compiles neither)
-
-and starts one child process (child.py) in a confined world of its own
-(`sandbox.start`: the course absent, no network, its own PID namespace, limits),
-which runs the student's answer cells there. Where the machine allows no
-confinement, `Submission` raises `sandbox.NoConfinement` before any student
-code runs, unless the caller accepts grading unconfined (`confine`). `outcome(name, case)` sends the
-case's inputs (never its expected value) down the child's stdin (one `judge.to_line` line), the child
-answers with an `Outcome` as plain data on its stdout, and the comparison happens in this process. A call that runs past
-its time limit, or code that kills the child, is reported as such; a fresh
-child takes over, and an answer that timed out or sent a reply past reading is not called again. While an
-answer runs, this process answers its calls to the exercises it is built on
-with the reference's values (the registry's `built_on`; see child.py). What is done to
-the notebooks themselves (reading, restoring, tampering) is autograder/handed_in.py.
+`outcome(name, case)` sends the case's inputs (never its expected value) down
+the child's stdin (one `judge.to_line` line), the child answers with an
+`Outcome` as plain data on its stdout, and the comparison happens in this
+process. A case whose memory is measured runs in a child of its own for that
+notebook, measured from outside since before any student code ran
+(`GradingChild.peak_since_ready`). A call that runs past its time limit, or
+code that kills the child, is reported as such; a fresh child takes over,
+and an answer that timed out or sent a reply past reading is not called
+again. While an answer runs, its calls to the exercises it is built on (the
+registry's `built_on`; see child.py) are answered with the reference's values,
+computed in a bounded process of the grader's (autograder/stand_in_server.py).
+What is done to the notebooks themselves (reading, restoring, tampering) is
+autograder/handed_in.py.
 
 The child's replies cost this process no more than their bounds
 (autograder/bounded_pipe.py): every read and write stops at the case's
-deadline, a reply is refused once it passes MAX_REPLY_BYTES, and a child that
-sends what it cannot be trusted to mean (an unreadable reply, bytes nobody
-asked for, from a process its code left behind) is ended, with every process
-it started. All of a student's cases together get the grader's budget
+deadline, a reply is refused once it passes the budget's `reply_bytes`, and a
+child that sends what it cannot be trusted to mean (an unreadable reply, bytes
+nobody asked for, from a process its code left behind) is ended, with every
+process it started. All of a student's cases together get the grader's budget
 (autograder/budget.py): once it is spent, the remaining cases fail saying so.
 """
 
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import importlib.util
 import marshal
+import os
 import secrets
 import shutil
 import subprocess
@@ -44,15 +50,13 @@ import time
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-import numpy as np
-
-from autograder import sandbox
-from autograder.answer_key import reference_of
+from autograder import sandbox, stand_in_server
 from autograder.exercises import REGISTRY
+from autograder.grading_child import GradingChild, remove_tree
 from autograder.handed_in import restore_for_grading
-from autograder.judge import WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, plain, to_line
+from autograder.judge import WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, to_line
 from autograder.source_assignment import SourceAssignment
-from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
+from autograder.bounded_pipe import PastDeadline, TooLong
 from autograder.budget import BUDGET_SPENT, GraderBudget, Spending
 from autograder.sandbox import Limits
 
@@ -62,12 +66,10 @@ SOURCE = ROOT / "source" / "attention"
 # The files and folders of the release a submission may hold besides notebooks; copied from source/,
 # never from the student.
 SUPPORT = ("judge", "workbook.py", "worked_example.npz")
+# What the child runs, from this trusted package: its program, its lock and the judge.
+CHILD_FILES = ("child.py", "seccomp.py")
 NO_CACHES = shutil.ignore_patterns("__pycache__", "*.pyc")
-MAX_REPLY_BYTES = 256 << 20
 UNASKED = object()  # what _exchange returns for a message that answers no request of this call
-# A stand-in computes the reference here, in the grader, on inputs the student's code chose:
-# it refuses inputs that could make that costly (any array, or the grid of rows of two arrays).
-MAX_STAND_IN_ELEMENTS = 1 << 22
 
 
 @lru_cache(maxsize=64)
@@ -88,39 +90,7 @@ def with_bytecode(folder: Path) -> None:
         (cache / f"{module.stem}.{sys.implementation.cache_tag}.pyc").write_bytes(_bytecode(module.read_bytes()))
 
 
-def _status_bytes(pid: int, field: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-    raise LookupError(field)
-
-
-def _reset_peak(pid: int) -> int:
-    """Reset a process's peak resident memory; returns its resident memory now."""
-    Path(f"/proc/{pid}/clear_refs").write_text("5")
-    return _status_bytes(pid, "VmRSS")
-
-
-def _peak_resident(pid: int) -> int:
-    return _status_bytes(pid, "VmHWM")
-
-
-def stand_in_reply(message: dict, allowed) -> dict:
-    """The reference's answer to a stand-in's call: {"value": ...} or {"error": (type name, text)}."""
-    name, args, kwargs = message.get("call"), message.get("args"), message.get("kwargs")
-    if name not in allowed or not isinstance(args, list) or not isinstance(kwargs, dict):
-        return {"error": ("RuntimeError", f"no stand-in for {name!r} while this answer is graded")}
-    arrays = [a for a in [*args, *kwargs.values()] if isinstance(a, np.ndarray)]
-    rows = sorted((a.size // max(1, a.shape[-1]) for a in arrays if a.ndim >= 2), reverse=True)
-    if any(a.size > MAX_STAND_IN_ELEMENTS or a.dtype.kind not in "biuf" for a in arrays) or \
-            (len(rows) >= 2 and rows[0] * rows[1] > MAX_STAND_IN_ELEMENTS * 4):
-        return {"error": ("ValueError", f"{name}: inputs too large or not numbers for the reference standing in "
-                                        "for your function while this answer is graded")}
-    try:
-        with np.errstate(all="ignore"):
-            return {"value": plain(reference_of(name)(*args, **kwargs))}
-    except Exception as e:
-        return {"error": (type(e).__name__, str(e)[:500])}
+SHARED = "shared"  # the key of the child that answers every case whose memory is not measured
 
 
 class Submission:
@@ -132,58 +102,36 @@ class Submission:
         # Known before anything is copied: a machine without confinement raises NoConfinement here.
         self.confinement = sandbox.confinement(confine)
         self.spending = Spending(budget)  # counted from here: copying and restoring the notebooks cost too
+        self.budget = budget
         self.source = Path(source)
         self.seconds_per_call = seconds_per_call
-        self.limits = limits
+        self.limits = limits._replace(disk_bytes=budget.disk_bytes)
         self._scratch = Path(tempfile.mkdtemp(prefix="attention-grading-"))
-        self.workdir = self._scratch / "work"
-        self.workdir.mkdir()
-        (self._scratch / "grader").mkdir()
-        shutil.copytree(HERE / "judge", self._scratch / "grader" / "judge", ignore=NO_CACHES)
-        shutil.copyfile(HERE / "child.py", self._scratch / "grader" / "child.py")
+        grader, self.prepared = self._scratch / "grader", self._scratch / "prepared"
+        for folder in (grader, self.prepared, self._scratch / "work"):
+            folder.mkdir()
+        shutil.copytree(HERE / "judge", grader / "judge", ignore=NO_CACHES)
+        for name in CHILD_FILES:
+            shutil.copyfile(HERE / name, grader / name)
         for name in SUPPORT:
             if (self.source / name).is_dir():
-                shutil.copytree(self.source / name, self.workdir / name, ignore=NO_CACHES)
+                shutil.copytree(self.source / name, self.prepared / name, ignore=NO_CACHES)
             else:
-                shutil.copyfile(self.source / name, self.workdir / name)
-        for judge in (self._scratch / "grader" / "judge", self.workdir / "judge"):
+                shutil.copyfile(self.source / name, self.prepared / name)
+        for judge in (grader / "judge", self.prepared / "judge"):
             with_bytecode(judge)
-        self.problems, self.tampering = restore_for_grading(self.folder, self.source, self.workdir)
-        self._child: subprocess.Popen | None = None
-        self._reader: BoundedReader | None = None
-        self._child_pid: int | None = None
+        self.problems, self.tampering = restore_for_grading(self.folder, self.source, self.prepared)
+        # As root, every child of this student runs as one user of its own, who alone may read the scratch folder.
+        confined_by_root = self.confinement != sandbox.UNCONFINED and os.geteuid() == 0
+        self.user = sandbox.new_user() if confined_by_root else None
+        sandbox.open_to(self._scratch, self.user)
+        self._children: dict[str, GradingChild] = {}  # SHARED, or a notebook whose memory a child measures
         self._stopped: dict[str, tuple[str, str]] = {}  # answer → (exception name, why) of its last call
 
     @cached_property
     def notebook_of(self) -> dict[str, str]:
         """Answer name (answer cell id) → the notebook that asks for it."""
         return SourceAssignment.of(self.source).answer_notebooks
-
-    def _start(self) -> None:
-        """A fresh child, and a reader of its replies."""
-        grader = self._scratch / "grader"
-        env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "MPLBACKEND": "Agg", "HOME": str(self.workdir)}
-        self._child_pid = None
-        world = sandbox.World(self.hidden_roots, Path(sys.prefix), Path(sys.base_prefix), self._scratch)
-        self._child = sandbox.start(
-            [sys.executable, "-I", str(grader / "child.py"), str(grader / "judge"), str(self.workdir),
-             str(self.seconds_per_call)], world, self.limits, self.confinement,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.workdir,
-            env=env, text=False, pass_fds=())
-        self._reader = BoundedReader(self._child.stdout.fileno(), MAX_REPLY_BYTES)
-
-    def _measured_pid(self) -> int:
-        """The child's own process id, as the grader sees it (under the PID namespace's init)."""
-        deadline = time.monotonic() + 10
-        while self._child_pid is None:
-            try:
-                self._child_pid = sandbox.child_pid(self._child, self.confinement)
-            except LookupError:
-                if time.monotonic() > deadline or self._child.poll() is not None:
-                    raise
-                time.sleep(0.005)  # the init has not started it yet
-        return self._child_pid
 
     @property
     def hidden_roots(self) -> tuple[Path, ...]:
@@ -193,6 +141,21 @@ class Submission:
         if sys.prefix != sys.base_prefix:
             roots.append(Path(sys.prefix).resolve().parent)
         return tuple(dict.fromkeys(roots))
+
+    def _child_for(self, key: str, limit: int | None = None) -> GradingChild:
+        """The running child for `key` (SHARED, or a notebook whose memory is measured), started anew when
+        it ended or wrote unasked (a process its code left behind), or, measuring, when what it already
+        held since it was ready passes `limit`: its count could no longer tell this case's use."""
+        child = self._children.get(key)
+        if child is not None and (child.ended_or_spoke() or
+                                  (limit is not None and (child.peak_since_ready() or 0) > limit)):
+            self._stop(key)
+            child = None
+        if child is None:
+            child = self._children[key] = GradingChild(self._scratch, self.hidden_roots, self.seconds_per_call,
+                                                       self.limits, self.confinement, self.user,
+                                                       self.budget.reply_bytes, measuring=key != SHARED)
+        return child
 
     def outcome(self, name: str, case: Case) -> Outcome:
         """What the student's answer `name` gives on `case` (see judge.call)."""
@@ -206,33 +169,27 @@ class Submission:
             return Outcome.raising(kind, f"{why} (on an earlier case; not called again)")
         if self.spending.spent():
             return self._over_budget()
-        if self._child is not None and (self._child.poll() is not None or self._reader.pending()):
-            self._stop()  # it ended, or it wrote unasked (a process its code left behind): a fresh child
-        if self._child is None:
-            self._start()
-        measured = "memory_limit_bytes" in case
+        limit = case.get("memory_limit_bytes")
+        key = SHARED if limit is None else notebook
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
-        stand_ins = () if measured or name not in REGISTRY else REGISTRY[name].built_on  # the registry's, now
+        stand_ins = () if limit is not None or name not in REGISTRY else REGISTRY[name].built_on
         nonce = secrets.token_hex(8)  # the child echoes it: an outcome without it answers no request of this call
         request = to_line({"notebook": notebook, "answer": name, "seconds": seconds, "stand_ins": list(stand_ins),
                            "args": case.get("args"), "kwargs": case.get("kwargs", {}), "nonce": nonce}).encode()
-        if measured:
-            resident_before = _reset_peak(self._measured_pid())
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
-        outcome = self._exchange(name, request, stand_ins, self._deadline(seconds), seconds, nonce)
+        child = self._child_for(key, limit)
+        outcome = self._exchange(key, name, request, stand_ins, self._deadline(seconds), seconds, nonce)
         if outcome is UNASKED:  # a process an earlier answer left behind wrote: it ended with that child
-            self._start()
-            if measured:
-                resident_before = _reset_peak(self._measured_pid())
-            outcome = self._exchange(name, request, stand_ins, self._deadline(seconds), seconds, nonce)
+            child = self._child_for(key, limit)
+            outcome = self._exchange(key, name, request, stand_ins, self._deadline(seconds), seconds, nonce)
             if outcome is UNASKED:  # this answer itself writes where only the grading child may
                 outcome = self._stopped_for(name, "UnreadableAnswer", "a message came that answers no request of "
                                                                       "the grader: your code wrote to its pipe")
-        if measured and outcome.has_value:
+        if limit is not None and outcome.has_value:
             # Measured here, from outside: the child could lie about its own memory.
-            outcome = Outcome.returned(outcome.value, max(0, _peak_resident(self._measured_pid()) - resident_before))
+            outcome = Outcome.returned(outcome.value, child.peak_since_ready())
         if outcome.timed_out:
             self._stopped[name] = ("TimeoutError", outcome.message)
         return outcome
@@ -241,31 +198,33 @@ class Submission:
         """When the grader gives up a call of `seconds` (the child stops it itself before; this is the backstop)."""
         return self.spending.deadline(time.monotonic() + seconds * WALL_FACTOR + self.seconds_per_call * 3)
 
-    def _exchange(self, name: str, request: bytes, stand_ins, deadline: float, seconds: float, nonce: str):
-        """Send `request`, answer the child's stand-in calls, and return the outcome it sends back (or
-        what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end);
+    def _exchange(self, key: str, name: str, request: bytes, stand_ins, deadline: float, seconds: float,
+                  nonce: str):
+        """Send `request` to child `key`, answer its stand-in calls, and return the outcome it sends back
+        (or what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end);
         UNASKED, with the child ended, when an outcome does not carry the request's `nonce`."""
+        child = self._children[key]
         while True:
             try:
-                self._send(request, deadline)
-                line = self._reader.line(deadline)
+                child.send(request, deadline)
+                line = child.reader.line(deadline)
             except BrokenPipeError:
-                return self._lost(name, deadline)
+                return self._lost(key, name, deadline)
             except PastDeadline:
                 if self.spending.spent():
                     return self._over_budget()
                 return self._stopped_for(name, "TimeoutError", f"did not finish within {seconds * WALL_FACTOR:g} s "
                                                                "(an endless loop that outlasts its time limit?)")
             except TooLong:  # read again, it would cost as much again
-                return self._stopped_for(name, "UnreadableAnswer",
-                                         f"the answer's reply passed {MAX_REPLY_BYTES >> 20} MiB before it ended")
+                return self._stopped_for(name, "UnreadableAnswer", f"the answer's reply passed "
+                                         f"{self.budget.reply_bytes >> 20} MiB before it ended")
             if line is None:
-                return self._lost(name, deadline)
+                return self._lost(key, name, deadline)
             try:
                 message = from_line(line)
                 asked = message.get("nonce") == nonce
                 if not asked and "call" not in message:  # an outcome nobody asked for: a leftover process wrote it
-                    self._stop()
+                    self._stop(key)
                     return UNASKED
                 if "call" not in message:
                     return outcome_from_wire(message["outcome"])
@@ -275,46 +234,49 @@ class Submission:
             if self.spending.spent():
                 return self._over_budget()
             # A call without this request's token (a stand-in kept from an earlier answer) is refused.
-            request = to_line(stand_in_reply(message, stand_ins if asked else ())).encode()
+            request = self._stand_in_reply(message, line, stand_ins if asked else (), deadline)
+
+    def _stand_in_reply(self, message: dict, line: bytes, allowed, deadline: float) -> bytes:
+        """The line that answers a stand-in's call `message` (as the child sent it, `line`): the reference's
+        answer from the stand-in server, or a refusal for a call this answer may not make."""
+        name = message.get("call")
+        if name not in allowed:
+            return to_line({"error": ("RuntimeError", f"no stand-in for {name!r} while this answer is graded")}).encode()
+        reply, cpu = stand_in_server.answer(bytes(line), self.budget.memory_bytes, self.budget.reply_bytes, deadline)
+        self.spending.charge(cpu)
+        return reply
 
     def _stopped_for(self, name: str, kind: str, why: str) -> Outcome:
-        """End the child, and fail this case and every later one of answer `name` with `why`."""
-        self._stop()
+        """End every child, and fail this case and every later one of answer `name` with `why`."""
+        self._stop_all()
         self._stopped[name] = (kind, why)
         return Outcome.raising(kind, why)
 
     def _over_budget(self) -> Outcome:
-        self._stop()  # its processes end now, not with the last case
+        self._stop_all()  # its processes end now, not with the last case
         return Outcome.raising(BUDGET_SPENT, self.spending.message)
 
-    def _send(self, line: bytes, deadline: float) -> None:
-        """Write a line to the child, never blocking past the deadline (a child that does not read)."""
-        write_all(self._child.stdin.fileno(), line + b"\n", deadline)
-
-    def _lost(self, name: str, deadline: float) -> Outcome:
+    def _lost(self, key: str, name: str, deadline: float) -> Outcome:
         try:  # it closed its end: it is ending, or has ended; it gets until the case's deadline to end
-            status = self._child.wait(timeout=max(0.0, deadline - time.monotonic()) + 1)
+            code = self._children[key].wait(timeout=max(0.0, deadline - time.monotonic()) + 1)
         except subprocess.TimeoutExpired:
             return self._stopped_for(name, "ProcessEnded", "your code closed the grader's pipes")
-        code = sandbox.exit_code(status, self.confinement)
         why = {-9: "killed (it used more memory or CPU time than allowed?)",
                -25: "stopped for writing a file over the size limit"}.get(code, f"exit code {code}")
         return self._stopped_for(name, "ProcessEnded", f"your code ended the grading process ({why})")
 
-    def _stop(self) -> None:
-        if self._child is not None:
-            self._child.kill()
-            self._child.wait()
-            for pipe in (self._child.stdin, self._child.stdout):
-                try:
-                    pipe.close()
-                except OSError:  # the unwritten rest of a request: dropped
-                    pass
-            self._child = self._reader = None
+    def _stop(self, key: str) -> None:
+        child = self._children.pop(key, None)
+        if child is not None:
+            child.stop()
+
+    def _stop_all(self) -> None:
+        for key in list(self._children):
+            self._stop(key)
 
     def close(self) -> None:
-        self._stop()
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        self._stop_all()
+        remove_tree(self._scratch)
 
     def __enter__(self):
         return self
