@@ -1,11 +1,15 @@
 """Grade one submission cell by cell, the student's code running in its own process.
 
-For every graded cell of the source notebooks: a visible check `check_<f>`
-earns its points when every worked-example case of <f> passes, a hidden cell
-`hidden_<f>` when every hidden case does; a failing cell's message is its
-first failing case's, and names a known mistake only when the cases of both
-cells agree on one (`exercise_problems`). The comparison runs here, in the
-parent, on plain data the child sent back.
+For every graded cell of the source notebooks: a hidden cell `hidden_<f>`
+earns its points when every hidden case of <f> passes; a visible check
+`check_<f>` when every worked-example case of <f> passes and the hidden cases
+accept the answer too (values replayed from the release's worked example earn
+nothing: `VISIBLE_NEEDS_HIDDEN`); a failing cell's message is its first
+failing case's, and names a known mistake only when the cases of both cells
+agree on one (`exercise_problems`). The comparison runs here, in the parent,
+on plain data the child sent back. Whatever the answer does, and even a
+failure of the grader's own code while it judges one exercise, is that
+exercise's verdict (`GRADER_FAILED`, named), never the student's whole grading.
 
 `save_report` writes a submission's `Report` as ``grading_report.json`` beside
 its autograded notebooks (what class reports read: kit/report).
@@ -14,6 +18,7 @@ its autograded notebooks (what class reports read: kit/report).
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
@@ -25,8 +30,13 @@ from autograder.source_assignment import SourceAssignment
 from autograder.submission import SOURCE, Submission
 
 
+log = logging.getLogger(__name__)
 REPORT_FILE = "grading_report.json"
 NOT_GRADED = "notebook not graded"  # the kind of every cell of a notebook missing, unreadable or not this one
+GRADER_FAILED = "grader failed"     # the kind of the cells of an exercise the grader's own code failed to judge
+HIDDEN_FAILED = "hidden cases failed"  # a visible check that passed, its exercise's hidden cases not
+MAX_MESSAGE_CHARS = 2000  # of a cell's message (a student's exception text can be megabytes)
+MAX_TAMPERING_LINES = 100
 
 
 class CellGrade(NamedTuple):
@@ -84,14 +94,45 @@ def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRE
             (notebook, grade_id, points), name = cell, cell.exercise
             if grade_id not in problems:  # every cell of the exercise at once: they name a mistake together
                 ids = [cell.grade_id for cell in graded if cell.exercise == name]
-                problems |= exercise_problems(name, ids, visible, lambda case: submission.outcome(name, case))
+                problems |= _judged(name, ids, visible, lambda case: submission.outcome(name, case))
             problem = problems[grade_id]
             if problem is None:
                 cells[grade_id] = CellGrade(notebook, grade_id, points, points, "passed")
             else:
                 why = NOT_GRADED if notebook in submission.problems else problem.kind
-                cells[grade_id] = CellGrade(notebook, grade_id, 0.0, points, problem.message, why, problem.mistake)
-        return Report(cells, dict(submission.problems), list(submission.tampering), submission.confinement)
+                cells[grade_id] = CellGrade(notebook, grade_id, 0.0, points, bounded(problem.message), why,
+                                            problem.mistake)
+        tampering = [bounded(line, 300) for line in submission.tampering[:MAX_TAMPERING_LINES]]
+        if len(submission.tampering) > MAX_TAMPERING_LINES:
+            tampering.append(f"… and {len(submission.tampering) - MAX_TAMPERING_LINES:,} more changes")
+        return Report(cells, {notebook: bounded(why) for notebook, why in submission.problems.items()}, tampering,
+                      submission.confinement)
+
+
+def _judged(name: str, grade_ids: list[str], visible: Sequence[Case],
+            outcome_for: Callable[[Case], Outcome]) -> dict[str, Verdict | None]:
+    """`exercise_problems`, with a visible check's points only for an answer the hidden cases accept too
+    (`VISIBLE_NEEDS_HIDDEN`), and a failure of the grader's own code as this exercise's verdict."""
+    try:
+        verdicts = exercise_problems(name, grade_ids, visible, outcome_for)
+    except Exception as e:  # the grader's failure on this answer, not the student's: named, and the rest graded
+        log.exception("the grader failed on %s", name)
+        failed = Verdict(GRADER_FAILED, f"not graded: the grader failed while judging {name} "
+                                        f"({type(e).__name__}: {bounded(str(e), 300)}); tell your instructor")
+        return dict.fromkeys(grade_ids, failed)
+    hidden = verdicts.get(f"hidden_{name}")
+    if hidden is not None and verdicts.get(f"check_{name}", hidden) is None:
+        verdicts[f"check_{name}"] = Verdict(HIDDEN_FAILED, f"check_{name}: {VISIBLE_NEEDS_HIDDEN}")
+    return verdicts
+
+
+VISIBLE_NEEDS_HIDDEN = ("passed on the worked example, but a visible check's points count only once the hidden "
+                        "cases accept the answer too (notebook 01, how grading works): see the hidden cell below it")
+
+
+def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`text` cut to `limit` characters, saying how much was cut."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters cut)"
 
 
 def save_report(report: Report, folder: Path) -> Path:

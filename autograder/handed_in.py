@@ -89,9 +89,11 @@ def set_aside(folder: Path) -> dict[str, str]:
 
 
 def grade_id(cell) -> str | None:
-    """The nbgrader grade_id of a cell, or None (a cell of the student's own, or not a cell at all)."""
+    """The nbgrader grade_id of a cell, or None (a cell of the student's own, or not a cell at all, or an id
+    that is not text: no cell of the source has it)."""
     meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-    return meta.get("grade_id") if isinstance(meta, dict) else None
+    found = meta.get("grade_id") if isinstance(meta, dict) else None
+    return found if isinstance(found, str) else None
 
 
 STUB = "raise NotStarted()"

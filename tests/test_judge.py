@@ -4,7 +4,11 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from autograder.cases import hidden_cases
+from autograder.exercises import REGISTRY
 from autograder.judge import KINDS, NotStarted, Outcome, call, check_verdicts, diagnose, plain, tolerance, verdict
 from autograder.judge.policy import value_verdict
 
@@ -588,3 +592,26 @@ def test_the_form_check_and_the_grader_apply_one_rule_to_a_count():
             passed = False
         graded = verdict("q", Outcome.returned(answer), {"expected": 128, "form": "count", "variants": []}) is None
         assert passed == graded, answer
+
+
+ODD_VALUES = st.recursive(
+    st.one_of(st.integers(), st.sampled_from([10 ** 400, 512 ** 12, 2 ** 63, True, None]), st.builds(lambda k: -(10 ** k), st.just(5000)),
+              st.floats(), st.text(max_size=50), st.builds(lambda n: "x" * n, st.integers(0, 10_000)),
+              st.builds(np.asarray, st.sampled_from([10 ** 30, "text", None, 1.5]))),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                          max_size=3),
+    max_leaves=8)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_no_value_an_answer_returns_crashes_its_judging(name):
+    # Whatever comes back (integers past any machine number, nested odd objects, long text) is a verdict.
+    cases = hidden_cases(name)[:6]  # built here: some are drawn by hypothesis themselves
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(value=ODD_VALUES)
+    def judged(value):
+        for case in cases:
+            problem = verdict(name, Outcome.returned(value), case)
+            assert problem is None or isinstance(problem, str)
+    judged()

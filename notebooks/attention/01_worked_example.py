@@ -29,6 +29,9 @@
 # otherwise it names none (and never from a case where two mistakes agree).
 # When the assignment is graded, **hidden checks** run the same function on
 # inputs you have not seen (other shapes, float32, batches, extreme scores).
+# A check cell's points count only when that exercise's hidden checks pass too:
+# an answer that gives back the worked example's values without computing them
+# passes the check cell here and earns nothing.
 #
 # Every check, visible or hidden, compares your answer with one policy, in this order:
 #

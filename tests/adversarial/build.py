@@ -302,6 +302,22 @@ def renames_one_exercise(folder: Path) -> None:
         grade_id="padding_mask_v2"))
 
 
+def gives_cells_ids_that_are_not_text(folder: Path) -> None:
+    """Gives its softmax answer cell the grade id 12, check_attention the grade id ["check_attention"] and
+    hidden_lead_share none at all (null).
+
+    A grader that takes every grade id for text stops on them.
+    Outcome: the locked cells restored from source and graded (the report
+    names both); softmax is not answered under its own name: zero on it.
+    Loses: softmax.
+    """
+    def change(nb):
+        _cell(nb, "softmax")["metadata"]["nbgrader"]["grade_id"] = 12
+        _cell(nb, "check_attention")["metadata"]["nbgrader"]["grade_id"] = ["check_attention"]
+        _cell(nb, "hidden_lead_share")["metadata"]["nbgrader"]["grade_id"] = None
+    _edit(folder, SOFTMAX_NB, change)
+
+
 def _other_assignment() -> dict:
     nb = nbformat.v4.new_notebook()
     meta = lambda gid, **kw: {"nbgrader": {"grade_id": gid, "schema_version": 3, "task": False, **kw}}  # noqa: E731
@@ -354,7 +370,8 @@ def renames_every_exercise(folder: Path) -> None:
 NOTEBOOK_EDITS = (edits_a_locked_cell, deletes_a_locked_cell, retypes_a_locked_cell, duplicates_a_locked_cell,
                   edits_locked_metadata, edits_answer_metadata, forges_a_checksum, changes_a_checksum,
                   deletes_an_answer_cell, retypes_an_answer_cell, renames_one_exercise,
-                  hands_in_another_assignment, hands_in_a_plain_notebook, renames_every_exercise)
+                  hands_in_another_assignment, hands_in_a_plain_notebook, renames_every_exercise,
+                  gives_cells_ids_that_are_not_text)
 
 
 def _edited(edit: Callable[[Path], None], folder: Path, base: Path = SOLVED) -> None:

@@ -114,7 +114,8 @@ def _mismatch(got, expected, reveal: bool, parts=(), computed_from=None) -> tupl
         return None
     if isinstance(expected, np.ndarray):
         if expected.ndim == 0 and type(got) is not np.ndarray and is_number(got):
-            got = np.asarray(got)  # one number: a NumPy scalar or a Python number is its 0-d array
+            number = _numbers(got)  # one number: a NumPy scalar or a Python number is its 0-d array
+            got = np.asarray(_as_float(got)) if number is None else number  # ... an integer past 64 bits: ±inf
         return _array_mismatch(got, expected, reveal)
     if isinstance(expected, (bool, str)) or expected is None:
         if type(got) is type(expected) and got == expected:
@@ -148,7 +149,7 @@ def _as_float(x) -> float:
     try:
         return float(x)
     except OverflowError:  # a Python int too large for a float
-        return math.copysign(math.inf, x)
+        return math.inf if x > 0 else -math.inf
 
 
 def _array_mismatch(got, expected: np.ndarray, reveal: bool) -> tuple[str, str] | None:
@@ -293,7 +294,10 @@ def _numbers(x) -> np.ndarray | None:
     """`x` as an array of real numbers (one number: its 0-d array), or None when it is not one."""
     if type(x) is np.ndarray and x.dtype.kind in "biuf":
         return x
-    return np.asarray(x) if is_number(x) or type(x) is bool else None
+    if not (is_number(x) or type(x) is bool):
+        return None
+    number = np.asarray(x)
+    return number if number.dtype.kind in "biuf" else None  # an integer past 64 bits is an object array
 
 
 def _in_values(got, output) -> bool:
