@@ -38,8 +38,8 @@ import pytest
 import autograder.grade
 from autograder.budget import BUDGET_SPENT
 from autograder.cases import hidden_cases
-from autograder.grade import grade_submission
-from autograder.sandbox import probe
+from autograder.grade import GRADER_FAILED, MAX_MESSAGE_CHARS, VISIBLE_NEEDS_HIDDEN, grade_submission, save_report
+from autograder.sandbox import BUBBLEWRAP, NAMESPACES, _trial, probe
 from autograder.source_assignment import SourceAssignment
 from autograder.submission import Submission
 from kit.notebooks import ROOT
@@ -52,7 +52,8 @@ pytestmark = [pytest.mark.xdist_group("adversarial"),  # one worker grades the f
 
 FIXTURES = fixtures()
 GRADED = {grade_id for _, grade_id, _ in SourceAssignment.of(SOLVED).graded_cells}
-CANARY = Path(tempfile.gettempdir()) / "attention-kit-canary"  # clobbers_the_grader_files links here
+CANARY = "attention-kit-canary"  # beside the grading folders: clobbers_the_grader_files links here
+CANARY_FOLDER = "attention-kit-canary-folder"  # ... and replaces_its_work_folder_with_a_link there
 # A second copy of the course outside the course folder and outside /tmp, as on a
 # machine that holds a clone beside the one grading (CI's /check/... next to /work/...).
 DECOY = Path("/srv/attention-kit-decoy") if os.geteuid() == 0 else Path.home() / "attention-kit-decoy"
@@ -88,7 +89,13 @@ class Graded:
     def __init__(self, tmp_path_factory):
         self.tmp_path_factory = tmp_path_factory
         self.courses, self.before, self.reports, self.after = {}, {}, {}, {}
-        self.made_canary = False
+        # The grader's temporary folder, where every grading folder is made: its own, so that what is left
+        # there after grading is this suite's (the canaries are put there too, where a fixture finds them).
+        self.tmp = tmp_path_factory.mktemp("graders-tmp")
+        self.canary, self.canary_folder = self.tmp / CANARY, self.tmp / CANARY_FOLDER
+        self.canary.write_text("canary")
+        self.canary.chmod(0o600)
+        self.canary_folder.mkdir(mode=0o700)
         self.kit_before = self.kit_files()
         self.loopback: list[str] | None = None  # what reached the test's server on 127.0.0.1
         self.graded_at = time.monotonic()
@@ -104,10 +111,6 @@ class Graded:
 
         def submission(folder, source, **kwargs):
             return Submission(folder, source, **({"seconds_per_call": 2} if Path(folder) in short else {}), **kwargs)
-        if "clobbers_the_grader_files" in names:
-            CANARY.write_text("canary")
-            CANARY.chmod(0o600)
-            self.made_canary = True
         if "connects_to_loopback" in names and self.loopback is None:
             self.loopback = _serve_on_loopback()
         if "reads_what_it_must_not" in names:
@@ -119,6 +122,7 @@ class Graded:
                 db.execute("CREATE TABLE grade (id TEXT, notebook_id TEXT, cell_id TEXT, auto_score REAL)")
             self.before[name] = self._listing(self.courses[name])
         with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=4) as pool:
+            patch.setattr(tempfile, "tempdir", str(self.tmp))
             patch.setattr(autograder.grade, "Submission", submission)
             patch.setenv("NBGRADER_EXECUTION", "autograde")
             self.reports.update(zip(names, pool.map(grade_submission, map(self._folder, names))))
@@ -177,8 +181,6 @@ def graded(request, tmp_path_factory):
                   if "graded" in item.fixturenames]
         graded.prefetch(sorted({p["name"] for p in params if "name" in p} - ON_THEIR_OWN))
     yield graded
-    if graded.made_canary:
-        CANARY.unlink(missing_ok=True)
     shutil.rmtree(DECOY, ignore_errors=True)
 
 
@@ -290,7 +292,7 @@ def test_announced_success_fake_results_and_a_forged_gradebook_are_ignored(name,
 @pytest.mark.parametrize("name", cases("clobbers_the_grader_files"))
 def test_links_planted_by_the_student_do_not_redirect_the_graders_writes(name, graded):
     report = graded(name)
-    assert (CANARY.read_text(errors="replace"), stat.S_IMODE(CANARY.stat().st_mode)) == ("canary", 0o600)
+    assert (graded.canary.read_text(errors="replace"), stat.S_IMODE(graded.canary.stat().st_mode)) == ("canary", 0o600)
     assert misgraded(name, report) == {}
 
 
@@ -406,7 +408,7 @@ import json, sys, threading, time
 import tests.one_parse_at_a_time  # six threads parse answer cells: see the module
 from autograder.budget import GraderBudget
 from autograder.cases import build_every_hidden_case
-from autograder.grade import grade_submission
+from autograder.grade import GRADER_FAILED, MAX_MESSAGE_CHARS, VISIBLE_NEEDS_HIDDEN, grade_submission, save_report
 import autograder.grade
 from autograder.submission import Submission
 budget = GraderBudget(*json.loads(sys.stdin.read()))
@@ -612,9 +614,103 @@ def test_the_course_and_its_gradebook_stay_as_they_were_after_grading_and_after_
         assert [t for (t,) in db.execute("SELECT name FROM sqlite_master")] == ["grade"]
 
 
+# ---------------------------------------------------------------- escaping, dodging the memory count, crashing (issue 43)
+# Each graded by every confinement, as root and as an ordinary account (the tests at the end of this file).
+EVERY_CONFINEMENT = pytest.mark.every_confinement
+
+
+@EVERY_CONFINEMENT
+@pytest.mark.parametrize("name", cases("replaces_its_work_folder_with_a_link", "renames_its_work_folder_away"))
+def test_grading_folders_replaced_or_moved_by_the_students_code_are_never_followed(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    folder = graded.canary_folder.stat()
+    assert (folder.st_uid, stat.S_IMODE(folder.st_mode)) == (os.getuid(), 0o700)
+    assert graded.changes(name) == [] and graded.kit_files() == graded.kit_before
+
+
+@EVERY_CONFINEMENT
+@pytest.mark.parametrize("name, refusal", cases(("resets_its_peak_memory", "were held at the peak"),
+                                                ("builds_the_grid_in_an_early_buffer", "were held at the peak"),
+                                                ("builds_the_grid_in_a_forked_helper", "Operation not permitted"),
+                                                ("builds_the_grid_in_another_program", "Operation not permitted")))
+def test_the_full_grid_is_caught_however_the_memory_count_is_dodged(name, refusal, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    assert all(refusal in message for message in messages_of(report, "blockwise_attention"))
+
+
+@EVERY_CONFINEMENT
+@pytest.mark.parametrize("name", cases("makes_itself_undumpable"))
+def test_memory_is_measured_of_a_child_that_made_itself_undumpable(name, graded):
+    assert misgraded(name, graded(name)) == {}
+
+
+@EVERY_CONFINEMENT
+@pytest.mark.parametrize("name", cases("returns_a_huge_count", "gives_cells_ids_that_are_not_text"))
+def test_a_count_past_any_machine_number_or_an_id_that_is_not_text_is_that_exercises_failure(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    assert not any(c.kind == GRADER_FAILED for c in report.cells.values())
+
+
+@EVERY_CONFINEMENT
+@pytest.mark.parametrize("name", cases("asks_a_stand_in_for_a_quadratic_answer", "hides_arrays_in_lists_for_a_stand_in"))
+def test_a_stand_in_answer_past_the_graders_memory_costs_the_grader_nothing(name, graded):
+    assert misgraded(name, graded(name)) == {}
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 1 << 20  # KiB: this process stayed under 1 GiB
+
+
+@EVERY_CONFINEMENT
+@pytest.mark.parametrize("name", cases("fills_the_disk", "leaves_a_read_only_folder"))
+def test_what_a_student_writes_is_capped_and_nothing_of_it_is_left(name, graded):
+    assert misgraded(name, graded(name)) == {}
+    assert sorted(p.name for p in graded.tmp.iterdir()) == sorted([CANARY, CANARY_FOLDER])
+
+
+@EVERY_CONFINEMENT
+@pytest.mark.parametrize("name", cases("floods_its_messages"))
+def test_a_flood_of_error_text_is_cut_in_the_report(name, graded, tmp_path):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    for message in messages_of(report, "softmax") + messages_of(report, "attention"):
+        assert len(message) < MAX_MESSAGE_CHARS + 100 and "more characters cut" in message
+    assert save_report(report, tmp_path).stat().st_size < 100_000
+
+
+@EVERY_CONFINEMENT
+@pytest.mark.parametrize("name", cases("replays_shipped_values"))
+def test_values_replayed_from_the_release_earn_no_point(name, graded):
+    report = graded(name)
+    assert misgraded(name, report) == {}
+    for exercise in ("raw_scores", "scaled_scores", "softmax", "causal_mask", "score_flops"):
+        assert VISIBLE_NEEDS_HIDDEN in report.cells[f"check_{exercise}"].message
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="makes an ordinary account: needs root (it runs as root in CI)")
 def test_the_whole_suite_passes_as_an_ordinary_account():
     # The same tests, graded by an instructor without root: confinement by a user namespace.
     finished = run_as_ordinary_account("tests/test_adversarial.py", "tests/test_sandbox.py")
     assert finished.returncode == 0, finished.stdout[-6000:] + finished.stderr[-2000:]
     assert re.search(r"\d+ passed", finished.stdout), finished.stdout[-2000:]
+
+
+def _other_confinements() -> list:
+    """The confinements this machine allows besides the one this run grades with (its primary)."""
+    found = []
+    for kind in (BUBBLEWRAP, NAMESPACES):
+        why = ("it is the one this run grades with" if kind == probe()[0] else
+               "bwrap is not installed" if kind == BUBBLEWRAP and not shutil.which("bwrap") else _trial(kind))
+        found.append(pytest.param(kind, id=kind, marks=pytest.mark.skipif(bool(why), reason=f"{kind}: {why}")))
+    return found
+
+
+@pytest.mark.parametrize("kind", _other_confinements())
+def test_the_attacks_on_confinement_fail_under_every_confinement_this_machine_allows(kind):
+    # The tests marked every_confinement again, in a run that grades with `kind` (KIT_CONFINEMENT forces it).
+    # Run as an ordinary account too (the test above), this grades them four ways where both are allowed.
+    finished = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+                               "-m", "every_confinement", __file__], cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "KIT_CONFINEMENT": kind}, timeout=1800)
+    assert finished.returncode == 0, finished.stdout[-6000:] + finished.stderr[-2000:]
+    assert re.search(r"\d+ passed", finished.stdout) and "skipped" not in finished.stdout, finished.stdout[-2000:]

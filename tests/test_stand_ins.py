@@ -5,6 +5,9 @@ failing function that the exercise calls."""
 
 from __future__ import annotations
 
+import resource
+import time
+
 import numpy as np
 import pytest
 
@@ -12,7 +15,9 @@ import autograder.judge.checks as visible_checks
 import solutions.attention as reference
 from autograder.judge import CheckFailed, check, standing_in
 from autograder.judge.checks import ANSWER_KEY
-from autograder.submission import MAX_STAND_IN_ELEMENTS, stand_in_reply
+from autograder import stand_in_server
+from autograder.budget import GraderBudget
+from autograder.judge import from_line, to_line
 from kit.notebooks import ROOT
 
 STUDENT = '''
@@ -97,27 +102,42 @@ def test_while_nbgrader_grades_the_visible_check_counts_the_exercise_alone(stude
         check("softmax", student["softmax"])
 
 
+def stand_in_reply(call: str, *args, budget: GraderBudget = GraderBudget(), **kwargs) -> tuple[dict, float]:
+    """What the grader sends back to a grading child's stand-in call, and the CPU seconds it cost."""
+    line = to_line({"call": call, "args": list(args), "kwargs": kwargs, "nonce": "n"}).encode()
+    reply, cpu = stand_in_server.answer(line, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
+    return from_line(reply), cpu
+
+
 def test_the_grader_answers_a_stand_in_with_the_reference_value():
     S = np.random.default_rng(0).normal(size=(3, 5))
-    reply = stand_in_reply({"call": "softmax", "args": [S], "kwargs": {"axis": -1}}, allowed=("softmax",))
+    reply, cpu = stand_in_reply("softmax", S, axis=-1)
     np.testing.assert_array_equal(reply["value"], reference.softmax(S))
+    assert cpu >= 0
 
 
 def test_the_grader_passes_the_references_error_on_to_the_students_code():
-    reply = stand_in_reply({"call": "raw_scores", "args": [np.ones((2, 3)), np.ones((2, 4))], "kwargs": {}},
-                           allowed=("raw_scores",))
+    reply, _ = stand_in_reply("raw_scores", np.ones((2, 3)), np.ones((2, 4)))
     assert reply["error"][0] == "ValueError"
 
 
-@pytest.mark.parametrize("message, why", [
-    ({"call": "attention", "args": [np.ones((2, 2))] * 3, "kwargs": {}}, "no stand-in for 'attention'"),
-    ({"call": "softmax", "args": [np.ones(MAX_STAND_IN_ELEMENTS + 1)], "kwargs": {}}, "too large"),
-    ({"call": "raw_scores", "args": [np.ones((1 << 13, 1)), np.ones((1 << 13, 1))], "kwargs": {}}, "too large"),
-    ({"call": "softmax", "args": [np.array(["a", "b"])], "kwargs": {}}, "not numbers"),
-])
-def test_the_grader_refuses_a_stand_in_it_was_not_given_or_that_would_cost_too_much(message, why):
-    reply = stand_in_reply(message, allowed=("softmax", "raw_scores"))
-    assert why in reply["error"][1]
+@pytest.mark.parametrize("args", [
+    (np.ones(1 << 14),),             # a 2 GiB answer from 128 kB: softmax's gradient grid is quadratic
+    ([np.ones(1 << 12)] * 32,),      # the same hidden in a list
+], ids=["quadratic", "in_a_list"])
+def test_a_stand_in_answer_past_the_graders_memory_per_student_is_a_memory_error_and_costs_the_grader_nothing(args):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    reply, _ = stand_in_reply("softmax_jacobian", *args, budget=GraderBudget(memory_bytes=256 << 20))
+    assert reply["error"][0] == "MemoryError" and "256 MiB" in reply["error"][1]
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 << 10  # KiB: this process grew little
+    reply, _ = stand_in_reply("softmax", np.zeros(3))  # the next call is answered as usual
+    np.testing.assert_allclose(reply["value"], [1 / 3] * 3)
+
+
+def test_a_stand_in_answer_too_long_to_send_back_is_refused():
+    budget = GraderBudget(memory_bytes=1 << 30)  # replies of at most 128 MiB: a 2,048 × 8,192 grid is 171 MiB
+    reply, _ = stand_in_reply("raw_scores", np.ones((2048, 4)), np.ones((8192, 4)), budget=budget)
+    assert reply["error"][0] == "MemoryError" and "too large to send back" in reply["error"][1]
 
 
 def test_a_function_the_student_never_defined_is_stood_in_and_removed_again(student):
