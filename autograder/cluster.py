@@ -107,7 +107,7 @@ def _a_grading_process() -> subprocess.Popen:
 
 
 def grade_on_worker(submission: bytes, source: bytes, confine: str,
-                    budget: tuple[float, float] = astuple(GraderBudget())) -> dict:
+                    budget: tuple = astuple(GraderBudget())) -> dict:
     """On a Dask worker: the plain report of one submission (archives from folder_archive), graded by
     one of this worker's grading processes (autograder.cluster_task: a fresh process forked for each
     student), so that this worker's event loop and heartbeats never wait for a student. A grading

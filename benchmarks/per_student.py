@@ -32,7 +32,7 @@ from pathlib import Path
 from autograder.cases import EXERCISES, hidden_cases
 from autograder.grade import grade_submission
 from autograder.sandbox import _children
-from autograder.submission import Submission
+from autograder.grading_child import GradingChild
 from kit.notebooks import ROOT
 
 STUDENTS = ROOT / "examples" / "class" / "submitted"
@@ -52,13 +52,13 @@ def _tree_cpu(pid: int) -> float:
 
 def _counting(stop):
     def counted_stop(self):
-        if self._child is not None:
-            children_cpu[0] += _tree_cpu(self._child.pid)
+        if self.process.poll() is None:
+            children_cpu[0] += _tree_cpu(self.process.pid)
         stop(self)
     return counted_stop
 
 
-Submission._stop = _counting(Submission._stop)
+GradingChild.stop = _counting(GradingChild.stop)
 
 
 def _cpu(who: int) -> float:

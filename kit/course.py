@@ -56,7 +56,7 @@ class Course:
     unconfined: bool           # grade where the machine allows no confinement (and say so)
     workers: int               # students graded (and given feedback) at once (0: a core each); KIT_GRADING_WORKERS wins
     scheduler: str             # a Dask scheduler's address ("": grade on this machine); KIT_GRADING_SCHEDULER overrides
-    grader_budget: GraderBudget  # the grader's CPU and clock time per student (autograder/budget.py)
+    grader_budget: GraderBudget  # the grader's CPU, clock time and memory per student, and the student's disk (autograder/budget.py)
     canvas_assignment_id: str  # the Canvas assignment's id ("" : matched by title)
     exchange_root: str         # nbgrader's exchange ("": exchange/ in the course folder, one machine and one account)
     accounts: str              # CSV of id → account for a shared exchange's hand-ins ("": the account named as the id)
@@ -79,8 +79,11 @@ def course(root: Path = ROOT) -> Course:
                   late_max_fraction=toml["late"]["max_fraction"], unconfined=grading.get("unconfined", False),
                   workers=int(os.environ.get("KIT_GRADING_WORKERS") or grading.get("workers", 0)),
                   scheduler=os.environ.get("KIT_GRADING_SCHEDULER", grading.get("scheduler", "")),
-                  grader_budget=GraderBudget(float(grading.get("grader_cpu_seconds", GraderBudget.cpu_seconds)),
-                                             float(grading.get("grader_wall_seconds", GraderBudget.wall_seconds))),
+                  grader_budget=GraderBudget(
+                      float(grading.get("grader_cpu_seconds", GraderBudget.cpu_seconds)),
+                      float(grading.get("grader_wall_seconds", GraderBudget.wall_seconds)),
+                      int(grading.get("grader_memory_mib", GraderBudget.memory_bytes / MIB) * MIB),
+                      int(grading.get("student_disk_mib", GraderBudget.disk_bytes / MIB) * MIB)),
                   canvas_assignment_id=str(toml.get("export", {}).get("canvas_assignment_id", "")),
                   exchange_root=exchange.get("root", ""), accounts=exchange.get("accounts", ""),
                   max_file_bytes=int(exchange.get("max_file_mib", 20) * MIB),

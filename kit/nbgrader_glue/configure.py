@@ -101,6 +101,8 @@ def _out_of_process(c, course: Course) -> None:
     c.GradingRun.unconfined = course.unconfined
     c.GradingRun.grader_cpu_seconds = course.grader_budget.cpu_seconds
     c.GradingRun.grader_wall_seconds = course.grader_budget.wall_seconds
+    c.GradingRun.grader_memory_bytes = course.grader_budget.memory_bytes
+    c.GradingRun.student_disk_bytes = course.grader_budget.disk_bytes
 
 
 def install_converters(autograde_in_workers: bool = True) -> None:

@@ -55,6 +55,10 @@ class GradingRun(LoggingConfigurable):
                                                               "(course.toml: [grading] grader_cpu_seconds).").tag(config=True)
     grader_wall_seconds = Float(GraderBudget.wall_seconds, help="The grader's seconds on the clock per student "
                                                                 "(course.toml: [grading] grader_wall_seconds).").tag(config=True)
+    grader_memory_bytes = Integer(GraderBudget.memory_bytes, help="The grader's memory per student "
+                                                                  "(course.toml: [grading] grader_memory_mib).").tag(config=True)
+    student_disk_bytes = Integer(GraderBudget.disk_bytes, help="What a student's code may write while it is graded "
+                                                               "(course.toml: [grading] student_disk_mib).").tag(config=True)
 
     def __init__(self, coursedir: CourseDirectory, students: Iterable[Student] = (),
                  given: dict[Student, Report] | None = None, **kwargs):
@@ -77,7 +81,8 @@ class GradingRun(LoggingConfigurable):
 
     @property
     def budget(self) -> GraderBudget:
-        return GraderBudget(self.grader_cpu_seconds, self.grader_wall_seconds)
+        return GraderBudget(self.grader_cpu_seconds, self.grader_wall_seconds, self.grader_memory_bytes,
+                            self.student_disk_bytes)
 
     @property
     def confine(self) -> str:
