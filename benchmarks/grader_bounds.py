@@ -1,18 +1,23 @@
-"""What a student's replies cost the grader: its CPU and clock time for each fixture of issue 22, beside an honest student's.
+"""What a student costs the grader: CPU, clock, memory and disk for each fixture that attacks it, beside an honest student.
 
     .venv/bin/python -m benchmarks.grader_bounds [--code DIR] [--cap 90] [--seconds-per-call 10]
 
 Builds the honest student (the solved notebooks) and the fixtures that attack
 the grader's reading and writing (tests/adversarial/fixtures: floods, lines
 just under the limit, a trickled huge array, a process left behind, a stand-in
-answer never read), then grades each one alone, with `grade_submission` and
+answer never read; issue 22) or its memory and disk (a quadratic stand-in
+answer, one hidden in a list, a disk filled, 4 MiB error messages; issue 43),
+then grades each one alone, with `grade_submission` and
 the kit's limits, in a process of its own that runs the code of DIR (default:
 this checkout; for the code before a change, a copy of that version:
 `git archive main | tar -x -C DIR`). The hidden cases are built before the
 clock starts. A grading still running after --cap seconds is killed and
 reported as "> cap". Prints one JSON line per student: the grading process's
-CPU seconds (the grader's, not its confined child's), its wall seconds, and
-the score.
+CPU seconds (the grader's, not its confined child's), its wall seconds, the
+score, the grading process's peak memory beyond what it held before grading
+(`grader_mib`), the stand-in server's peak (`stand_in_mib`), the grader's
+scratch folder for the student (`scratch_kib`: what the grader writes on disk
+besides the child's capped tmpfs) and the grading report's size (`report_kib`).
 """
 
 from __future__ import annotations
@@ -32,21 +37,41 @@ from tests.adversarial.build import SOLVED, fixtures
 from tests.adversarial.processes import kill_tree
 
 ATTACKS = ("floods_the_reply_pipe", "sends_lines_just_under_the_limit", "trickles_a_huge_array",
-           "leaves_a_process_that_replies", "asks_for_a_large_stand_in_answer_and_never_reads_it")
+           "leaves_a_process_that_replies", "asks_for_a_large_stand_in_answer_and_never_reads_it",
+           "asks_a_stand_in_for_a_quadratic_answer", "hides_arrays_in_lists_for_a_stand_in", "fills_the_disk",
+           "floods_its_messages")
 TICK = os.sysconf("SC_CLK_TCK")
 GRADE = """
-import json, sys, time
+import json, os, sys, time
 from functools import partial
 import autograder.grade
+from autograder import stand_in_server
 from autograder.cases import build_every_hidden_case
 from autograder.submission import Submission
-autograder.grade.Submission = partial(Submission, seconds_per_call=float(sys.argv[2]))
+
+def status(field, pid="self"):
+    return next(int(line.split()[1]) for line in open(f"/proc/{pid}/status") if line.startswith(field + ":"))
+
+scratch = []
+class Measured(Submission):
+    def close(self):
+        scratch.append(sum(f.stat().st_size for f in self._scratch.rglob("*") if f.is_file()))
+        super().close()
+
+autograder.grade.Submission = partial(Measured, seconds_per_call=float(sys.argv[2]))
 build_every_hidden_case()
 print(json.dumps({"cpu_s": time.process_time()}), flush=True)
+before = status("VmRSS")
 start = time.monotonic()
-cells = autograder.grade.grade_submission(sys.argv[1]).cells.values()
+report = autograder.grade.grade_submission(sys.argv[1])
+servers = [s.process.pid for kept in stand_in_server._idle.values() for s in kept]
+cells = report.cells.values()
 print(json.dumps({"cpu_s": time.process_time(), "wall_s": time.monotonic() - start,
-                  "score": sum(c.earned for c in cells), "of": sum(c.possible for c in cells)}))
+                  "score": sum(c.earned for c in cells), "of": sum(c.possible for c in cells),
+                  "grader_mib": (status("VmHWM") - before) / 1024,
+                  "stand_in_mib": max([status("VmHWM", pid) / 1024 for pid in servers], default=0),
+                  "scratch_kib": scratch[0] / 1024,
+                  "report_kib": len(json.dumps(report.plain())) / 1024}))
 """
 
 
@@ -73,7 +98,8 @@ def graded(folder: Path, code: Path, cap: float, seconds_per_call: float) -> dic
         return {"failed": grading.returncode, "wall_s": round(time.monotonic() - start, 1)}
     done = json.loads(output)
     return {"grader_cpu_s": round(done["cpu_s"] - started, 2), "wall_s": round(done["wall_s"], 1),
-            "score": f"{done['score']:g}/{done['of']:g}"}
+            "score": f"{done['score']:g}/{done['of']:g}",
+            **{key: round(done[key], 1) for key in ("grader_mib", "stand_in_mib", "scratch_kib", "report_kib")}}
 
 
 def main() -> None:
