@@ -16,24 +16,28 @@ same whether the grader runs as root or as an ordinary account:
   scratch), gone with the namespace when the child ends, so nothing it writes
   (a link, a read-only folder, a disk filled) is ever seen by the grader;
 - no /proc: the child cannot read or reset its own memory counters (the
-  grader reads them from outside, autograder/submission.py), nor look at any
-  process;
+  grader reads them from outside, autograder/grading_child.py), nor look at
+  any process;
 - a network namespace of its own: nothing outside it is reachable, not even
   the grader's loopback (a notebook server, a database on 127.0.0.1);
 - a PID namespace of its own: the child sees and can signal only its own
   processes, and when its grading ends (the child exits or the grader stops
   it) the kernel kills every process it started, detached or not;
 - an unprivileged user: as root, a user of its own (FIRST_SANDBOX_USER and up,
-  one per child, after the world is built); as an ordinary account, a user
-  namespace mapping the instructor's uid to `nobody` inside, with no
-  capabilities and no way to gain any.
+  one per student's grading, `new_user`, set once the world is built), the
+  only one besides root that may read the grader's scratch folder (`open_to`);
+  as an ordinary account, a user namespace mapping the instructor's uid to
+  `nobody` inside, with no capabilities and no way to gain any.
+
+The child itself adds one lock before any student code runs (child.py,
+seccomp.py): no new program, process or namespace.
 
 Two ways to build that world, one primary and one fallback:
 
 - bubblewrap (`bwrap`, what Flatpak uses) is the primary. It is a small,
   audited, well-kept tool that already does the delicate parts right: the PID
   namespace's init that reaps and exits with the child, --die-with-parent,
-  mounting a fresh /proc, pivot_root, dropping capabilities, and the checks
+  a tmpfs of a given size, pivot_root, dropping capabilities, and the checks
   unprivileged mounts need. Starting it costs about 0.1 s a child on a busy
   machine (benchmarks/REPORT.md). As root it runs without a user namespace
   (bwrap would map the child to the real root) and setpriv drops the child to

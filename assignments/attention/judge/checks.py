@@ -18,7 +18,7 @@ from .calling import outcome_of
 from .case import Case
 from .exceptions import CheckFailed
 from .stand_ins import BUILT_ON, standing_in
-from .policy import COUNT_IS_EXACT, is_count, is_number
+from .policy import COUNT_IS_EXACT, is_count, is_number, shown
 from .verdicts import answer_as_given, check_verdicts, labelled, verdict
 from .wire import load_cases
 
@@ -98,15 +98,15 @@ def check_answer_form(name: str, namespace: dict, letters: str | None = None) ->
         offered = ", ".join(repr(x) for x in letters)
         letter = answer_as_given(answer, "letter")
         if type(letter) is not str or letter not in letters or len(letter) != 1:
-            raise CheckFailed(f"{name} must be one of {offered} (a string), got {answer!r}")
+            raise CheckFailed(f"{name} must be one of {offered} (a string), got {shown(answer)}")
         print(f"✓ passed: {name} is one of the letters offered")
     else:
         count = answer_as_given(answer, "count")
         if is_number(answer) and not is_count(answer):
-            raise CheckFailed(f"{name} must be an exact whole number, an integer, got the float {answer!r}: "
+            raise CheckFailed(f"{name} must be an exact whole number, an integer, got the float {shown(answer)}: "
                               f"{COUNT_IS_EXACT}")
         if type(count) is not int or count < 1:
-            raise CheckFailed(f"{name} must be a positive whole number (an integer), got {answer!r}")
+            raise CheckFailed(f"{name} must be a positive whole number (an integer), got {shown(answer)}")
         print(f"✓ passed: {name} is a positive whole number")
 
 

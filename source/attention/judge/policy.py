@@ -78,6 +78,16 @@ def describe(x) -> str:
     return f"{type(x).__module__}.{type(x).__qualname__}".removeprefix("builtins.")
 
 
+def shown(x, limit: int = 300) -> str:
+    """`x` as Python writes it, cut to `limit` characters; what it is (`describe`) when Python cannot write it
+    (an integer of over 4,300 digits, an object whose repr fails)."""
+    try:
+        text = repr(x)
+    except Exception:
+        return describe(x)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def is_number(x) -> bool:
     """One real number, in any of the forms the checks accept alike: a Python int or float, a NumPy
     integer or floating scalar, or a 0-d array of integers or floats (never a bool)."""
@@ -120,24 +130,30 @@ def _mismatch(got, expected, reveal: bool, parts=(), computed_from=None) -> tupl
     if isinstance(expected, (bool, str)) or expected is None:
         if type(got) is type(expected) and got == expected:
             return None
-        shown = f"{expected!r}" if reveal else "another answer"
-        return ("wrong values" if type(got) is type(expected) else "wrong type",
-                f"expected {shown}, got {got!r}"[:300])
+        due = shown(expected) if reveal else "another answer"
+        return ("wrong values" if type(got) is type(expected) else "wrong type", f"expected {due}, got {shown(got)}")
     if isinstance(expected, (int, np.integer)):  # a count: an exact integer, in any of its forms
         if not is_count(got):
             if is_number(got):
                 return "wrong type", f"expected an integer, got {describe(got)} {str(got)[:60]}: {COUNT_IS_EXACT}"
-            shown = f" {str(got)[:60]}" if isinstance(got, str) else ""
-            return "wrong type", f"expected an integer, got {describe(got)}{shown}"
+            text = f" {got[:60]}" if isinstance(got, str) else ""
+            return "wrong type", f"expected an integer, got {describe(got)}{text}"
         if int(got) != int(expected):
-            return "wrong values", (f"expected {int(expected):,}, got {int(got):,}" if reveal
-                                    else f"got {int(got):,}, which is not the right count")
+            return "wrong values", (f"expected {_count(int(expected))}, got {_count(int(got))}" if reveal
+                                    else f"got {_count(int(got))}, which is not the right count")
         return None
     if isinstance(expected, (float, np.floating)):  # a real number: any of its forms
         if not is_number(got):
             return "wrong type", f"expected a number, got {describe(got)}"
         return _array_mismatch(np.asarray(_as_float(got)), np.asarray(float(expected)), reveal)
     raise TypeError(f"the policy cannot compare against {describe(expected)}")
+
+
+def _count(n: int) -> str:
+    """An integer as the student reads it: with its thousands marked, or its size when it has over 30 digits."""
+    if abs(n).bit_length() <= 99:
+        return f"{n:,}"
+    return f"{'-' if n < 0 else ''}an integer of some {int(abs(n).bit_length() * math.log10(2)) + 1:,} digits"
 
 
 def _part_name(i: int, parts) -> str:

@@ -178,7 +178,8 @@ def _memory_problem(label: str, peak: int | None, case: Case) -> Verdict | None:
     if peak <= limit:
         return None
     return Verdict("too much memory", (
-        f"{label}: the values are right, but the call allocated {peak / 2**20:.1f} MiB at its peak, "
-        f"more than the {limit / 2**20:.0f} MiB allowed; the full n_q × n_k grid is {grid / 2**20:.0f} MiB.\n"
+        f"{label}: the values are right, but {peak / 2**20:.1f} MiB were held at the peak (the call's memory and "
+        f"what your notebook's cells keep, counted together), more than the {limit / 2**20:.0f} MiB allowed; "
+        f"the full n_q × n_k grid is {grid / 2**20:.0f} MiB.\n"
         f"Likely mistake: {FULL_GRID}. Work through the keys one block at a time and keep "
         "only a running maximum, sum and weighted sum per query (chapter section 7)"), FULL_GRID)
