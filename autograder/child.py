@@ -1,4 +1,4 @@
-"""The process a student's code runs in: `python -I child.py JUDGE PREPARED WORKDIR SECONDS CONFINEMENT MEASURING`.
+"""The process a student's code runs in: `python -I child.py JUDGE PREPARED WORKDIR SECONDS CONFINEMENT MEASURED`.
 
 Before any student code runs it copies the folder PREPARED (the notebooks
 restored for grading, the release's support files) into WORKDIR, its own,
@@ -6,8 +6,9 @@ loads the judge package, whole, from the folder JUDGE (a copy of the trusted
 autograder/judge/ the parent made), loads its lock (seccomp.py, beside this
 file: no new program, process or namespace; required unless CONFINEMENT is
 "unconfined"), and says so in one line, ``{"ready": true}``: the mark from
-which the grader counts its memory when MEASURING is "measuring" (the NumPy
-code a first call touches is made resident before it, `_warm_up`). Then it runs the
+which the grader counts its memory when MEASURED names the one notebook this
+child serves ("-": it serves them all, unmeasured); the NumPy code a first
+call touches is made resident before that mark (`_warm_up`). Then it runs the
 answer cells of the notebooks in WORKDIR, and serves requests from the
 parent, one `judge.to_line` line each on stdin: ``{"notebook", "answer",
 "seconds", "stand_ins", "args", "kwargs", "nonce"}``, the case's inputs (never its
@@ -80,7 +81,7 @@ def _module(name: str, path: str, package: bool = False):
 
 
 def main():
-    judge_folder, prepared, workdir, seconds, confinement, measuring = sys.argv[1:7]
+    judge_folder, prepared, workdir, seconds, confinement, measured = sys.argv[1:7]
     seconds = float(seconds)
     for entry in os.scandir(prepared):  # into the work folder as it is (a tmpfs whose modes are not the child's)
         (shutil.copytree if entry.is_dir() else shutil.copyfile)(entry.path, os.path.join(workdir, entry.name))
@@ -99,9 +100,9 @@ def main():
         except ImportError:
             pass
     # Each notebook's cells read now, before the memory mark, as data; they run only when asked for.
-    loaded = {entry.name: [judge.fresh_namespace(), judge.answer_cells(entry.path), 0]
-              for entry in os.scandir(workdir) if entry.name.endswith(".ipynb")}
-    if measuring == "measuring":
+    served = [measured] if measured != "-" else [name for name in os.listdir(workdir) if name.endswith(".ipynb")]
+    loaded = {name: [judge.fresh_namespace(), judge.answer_cells(name), 0] for name in served}
+    if measured != "-":
         _warm_up(sys.modules["numpy"])
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     replies.write(judge.to_line({"ready": True}) + "\n")

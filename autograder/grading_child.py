@@ -58,10 +58,11 @@ def _status_bytes(pid: int, field: str) -> int | None:
 
 
 class GradingChild:
-    """One child process serving `Submission`'s requests (see the module docstring)."""
+    """One child process serving `Submission`'s requests (see the module docstring): every notebook's, or
+    the `measured` notebook's alone, whose memory it counts from its ready line."""
 
     def __init__(self, scratch: Path, hidden: tuple[Path, ...], seconds_per_call: float, limits: Limits,
-                 confinement: str, user: int | None, reply_bytes: int, measuring: bool = False):
+                 confinement: str, user: int | None, reply_bytes: int, measured: str | None = None):
         self.confinement = confinement
         confined = confinement != sandbox.UNCONFINED
         grader = scratch / "grader"
@@ -71,7 +72,7 @@ class GradingChild:
         world = sandbox.World(hidden, Path(sys.prefix), Path(sys.base_prefix), scratch, self.work)
         self.process = sandbox.start(
             [sys.executable, "-I", str(grader / "child.py"), str(grader / "judge"), str(scratch / "prepared"),
-             str(self.work), str(seconds_per_call), confinement, "measuring" if measuring else "-"], world, limits, confinement, user,
+             str(self.work), str(seconds_per_call), confinement, measured or "-"], world, limits, confinement, user,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.work,
             env=env, text=False, pass_fds=())
         self.reader = BoundedReader(self.process.stdout.fileno(), reply_bytes)

@@ -154,7 +154,7 @@ class Submission:
         if child is None:
             child = self._children[key] = GradingChild(self._scratch, self.hidden_roots, self.seconds_per_call,
                                                        self.limits, self.confinement, self.user,
-                                                       self.budget.reply_bytes, measuring=key != SHARED)
+                                                       self.budget.reply_bytes, None if key == SHARED else key)
         return child
 
     def outcome(self, name: str, case: Case) -> Outcome:

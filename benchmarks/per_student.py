@@ -12,6 +12,8 @@ one JSON line:
   grading children (every process of their confined world, read from /proc
   just before the grader stops them; a child that died on its own is not
   counted), over all the students;
+- ``stand_in_cpu_s``: the stand-in servers' CPU (the reference answering the
+  calls of what each answer is built on: autograder/stand_in_server.py);
 - ``wall_s``: the grading's wall time (on a shared machine, read the CPU figures).
 
 Run it in turns with another version of the kit (same machine state) to
@@ -29,6 +31,7 @@ import resource
 import time
 from pathlib import Path
 
+from autograder import stand_in_server
 from autograder.cases import EXERCISES, hidden_cases
 from autograder.grade import grade_submission
 from autograder.sandbox import _children
@@ -74,9 +77,11 @@ def measure(repeat: int = 1) -> dict:
     folders = sorted(p / "attention" for p in STUDENTS.iterdir() if (p / "attention").is_dir()) * repeat
     parent, child, wall = _cpu(resource.RUSAGE_SELF), children_cpu[0], time.perf_counter()
     scores = [sum(c.earned for c in grade_submission(folder).cells.values()) for folder in folders]
+    servers = [server.process.pid for kept in stand_in_server._idle.values() for server in kept]
     return {"students": len(folders), "cases_cpu_s": round(cases_cpu, 3),
             "parent_cpu_s": round(_cpu(resource.RUSAGE_SELF) - parent, 3),
             "child_cpu_s": round(children_cpu[0] - child, 3),
+            "stand_in_cpu_s": round(sum(_tree_cpu(pid) for pid in servers), 3),
             "wall_s": round(time.perf_counter() - wall, 3), "scores": scores}
 
 
