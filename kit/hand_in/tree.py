@@ -20,7 +20,8 @@ however many folders it has.
 
 Anything else, and any error reading the hand-in (a file its owner made
 unreadable, a link swapped in: ELOOP), raises `Refused`, with a one-line
-reason; the target folder then holds a partial copy for the caller to remove.
+reason; an error writing the copy (its disk full) is raised as it comes. The
+target folder then holds a partial copy for the caller to remove.
 """
 
 from __future__ import annotations
@@ -180,8 +181,8 @@ def _copy_file(where: PurePosixPath, folder_fd: int, checked: os.stat_result, ta
         if _version(os.fstat(fd)) != _version(checked):
             raise Refused(f"{shown(str(where))} changed while it was read")
         copied = 0
-        with open(target, "xb") as out:
-            while chunk := os.read(fd, min(CHUNK, allowed + 1 - copied)):
+        with open(target, "xb") as out:  # an error writing the copy is the caller's, not the hand-in's
+            while chunk := _read(fd, min(CHUNK, allowed + 1 - copied), where):
                 copied += len(chunk)
                 if copied > allowed:
                     raise Refused(f"{shown(str(where))} grew past the limit while it was read")
@@ -189,10 +190,15 @@ def _copy_file(where: PurePosixPath, folder_fd: int, checked: os.stat_result, ta
         if _version(os.fstat(fd)) != _version(checked):
             raise Refused(f"{shown(str(where))} changed while it was read")
         return copied
-    except BlockingIOError as e:  # a read that would wait: not the regular file that was checked
-        raise _unreadable(str(where), e) from None
     finally:
         os.close(fd)
+
+
+def _read(fd: int, size: int, where: PurePosixPath) -> bytes:
+    try:
+        return os.read(fd, size)
+    except OSError as e:  # EAGAIN: a read that would wait, so not the regular file that was checked
+        raise _unreadable(str(where), e) from None
 
 
 def _copy(top_fd: int, checked: dict, limits: Limits, target: Path, ignored) -> tuple[int, int]:
@@ -221,7 +227,10 @@ def copy_hand_in(inbound: Path, name: str, owners: set[int], limits: Limits, tar
         raise Refused(f"its name {shown(name)!r} holds control characters or undecodable bytes")
     inbound_fd = os.open(inbound, FOLDER)
     try:
-        top = os.stat(name, dir_fd=inbound_fd, follow_symlinks=False)
+        try:
+            top = os.stat(name, dir_fd=inbound_fd, follow_symlinks=False)
+        except OSError as e:
+            raise _unreadable(name, e) from None
         if not stat.S_ISDIR(top.st_mode):
             raise Refused(f"it is {NOT_A_FILE.get(stat.S_IFMT(top.st_mode), 'not a folder')}, not a folder")
         if top.st_uid not in owners:
@@ -239,7 +248,5 @@ def copy_hand_in(inbound: Path, name: str, owners: set[int], limits: Limits, tar
         finally:
             os.close(top_fd)
         return Copied(files, size, max([top.st_ctime, *(status.st_ctime for status in checked.values())]))
-    except OSError as e:  # the hand-in's own folder (each entry below it names itself)
-        raise _unreadable(name, e) from None
     finally:
         os.close(inbound_fd)
