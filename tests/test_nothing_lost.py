@@ -179,7 +179,7 @@ def given_feedback(tmp_path_factory, released_course):
     students = class_course(course, N_STUDENTS, released_course)
     for student in students:  # as nbgrader's submit writes it, so that feedback can be released
         (course / "submitted" / student / ASSIGNMENT / "submission_secret.txt").write_text(secrets.token_hex(64))
-    for step in ("autograde", "generate_feedback", "release_feedback"):
+    for step in ("release_assignment", "autograde", "generate_feedback", "release_feedback"):
         rerun(course, step, ASSIGNMENT)
     return course, students, pages(course / "feedback"), pages(course / "exchange")
 
