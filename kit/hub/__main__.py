@@ -13,6 +13,7 @@ from pathlib import Path
 from kit.course import course
 from kit.hub import students
 from kit.hub.exchange import ExchangeRefused, make_exchange, require_access_lists
+from kit.hub.quota import per_account_quota
 
 REACH = """\
 A student can:
@@ -30,6 +31,12 @@ A student cannot:
   - see the formgrader, Create Assignment or the Course List in JupyterLab (disabled in {config_dir})."""
 
 
+NO_QUOTA = """\
+WARNING: no per-account quota on {exchange}'s file system: one account can fill it, and every later
+  nbgrader submit and release_feedback then fails until root removes the file. Put the exchange on a
+  file system of its own with a quota for every account (README: JupyterHub and nbgrader's shared exchange)."""
+
+
 def setup(instructor: str, exchange: Path, config_dir: Path, course_id: str) -> None:
     course_folder = make_exchange(exchange, course_id, instructor)
     require_access_lists(course_folder / "feedback")
@@ -42,6 +49,8 @@ def setup(instructor: str, exchange: Path, config_dir: Path, course_id: str) -> 
     print("Configuration written:")
     for path in made:
         print(f"  {path}")
+    quota = per_account_quota(exchange)
+    print(f"Quota: {quota}." if quota else NO_QUOTA.format(exchange=exchange))
     print(f"In the course folder's course.toml, set [exchange] root = \"{exchange}\".")
     print(REACH.format(course=course_folder, config_dir=config_dir))
 
@@ -66,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no account {args.instructor!r} on this machine: make it first (useradd)", file=sys.stderr)
         return 1
     try:
-        setup(args.instructor, args.exchange.resolve(), args.config_dir, args.course_id)
-    except ExchangeRefused as refused:
+        setup(args.instructor, Path(os.path.abspath(args.exchange)), args.config_dir, args.course_id)
+    except (ExchangeRefused, PermissionError) as refused:  # PermissionError: the instructor's own files
         print(f"Refused: {refused}", file=sys.stderr)
         return 1
     return 0
