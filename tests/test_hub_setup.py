@@ -137,3 +137,30 @@ def test_setup_says_when_the_exchanges_file_system_keeps_no_quota(tmp_path, inst
         assert "WARNING: no per-account quota on" in made.stdout
     else:
         assert "Quota: " in made.stdout and "keeps per-account quotas" in made.stdout
+
+
+QUOTA_MOUNT = "mount -t tmpfs -o size=64m,usrquota,usrquota_block_hardlimit=1m,usrquota_inode_hardlimit=1000 tmpfs"
+
+
+@as_root
+def test_a_student_cannot_write_past_their_quota_while_a_classmate_hands_in(tmp_path, instructor):
+    """On a tmpfs exchange with 1 MiB per account (README's Disk section), in a mount namespace of its own."""
+    name, home = instructor
+    mount_point = home.parent / "exchange-fs"
+    mount_point.mkdir()
+    probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", f'{QUOTA_MOUNT} "$0"',
+                            mount_point], capture_output=True, text=True)
+    if probe.returncode:
+        pytest.skip(f"this machine's kernel keeps no tmpfs quotas (CONFIG_TMPFS_QUOTA, Linux 6.6 and later): "
+                    f"{probe.stderr.strip()}")
+    inbound = mount_point / "exchange" / "attention-kit" / "inbound"
+    script = f"""{QUOTA_MOUNT} "$0" || exit 9
+{sys.executable} -m kit.hub setup --instructor={name} --exchange="$0/exchange" --config-dir={tmp_path / 'etc'}
+runuser -u nobody -- dd if=/dev/zero of={inbound}/fill bs=1M count=4 2>&1; echo "filler: $?"
+runuser -u daemon -- sh -c 'head -c 100000 /dev/zero > {inbound}/hand-in' 2>&1; echo "classmate: $?"
+"""
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, mount_point],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "Quota: " in done.stdout and "usrquota" in done.stdout, done.stdout + done.stderr
+    assert "Disk quota exceeded" in done.stdout and "filler: 1" in done.stdout
+    assert "classmate: 0" in done.stdout

@@ -1,6 +1,8 @@
 """`python -m kit.hub setup --instructor ACCOUNT [--exchange DIR] [--config-dir DIR]`, as root: the
 shared exchange (exchange.py) and every account's nbgrader configuration (students.py), then what was
-made and what a student can and cannot reach."""
+made and what a student can and cannot reach. `python -m kit.hub students --prefix DIR`, as root: the
+Python every account's server runs, with what the release needs and nothing of the course
+(students_env.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from kit.course import course
 from kit.hub import students
 from kit.hub.exchange import ExchangeRefused, make_exchange, require_access_lists
 from kit.hub.quota import per_account_quota
+from kit.hub.students_env import SYSTEM_PYTHON, StudentsEnvironmentRefused
+from kit.hub.students_env import main as make_students
 
 REACH = """\
 A student can:
@@ -64,11 +68,23 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--config-dir", type=Path, default=Path("/etc/jupyter"),
                          help="the system's Jupyter configuration (elsewhere for a test)")
     command.add_argument("--course-id", default=course().course_id)
+    students_env = commands.add_parser("students", help="make the Python every account's server runs (as root)")
+    students_env.add_argument("--prefix", type=Path, default=Path("/opt/attention-students"))
+    students_env.add_argument("--python", default=SYSTEM_PYTHON, help="the Python it is made from, readable by all")
+    students_env.add_argument("--pip-arg", action="append", default=[],
+                              help="passed to pip install, e.g. --pip-arg=--index-url=https://mirror.example.edu")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
-        print("python -m kit.hub setup must run as root (it makes folders owned by root and by the instructor)",
-              file=sys.stderr)
+        print(f"python -m kit.hub {args.command} must run as root (it makes folders owned by root"
+              f"{' and by the instructor' if args.command == 'setup' else ''})", file=sys.stderr)
         return 1
+    if args.command == "students":
+        try:
+            make_students(args.prefix, args.python, tuple(args.pip_arg))
+        except StudentsEnvironmentRefused as refused:
+            print(f"Refused: {refused}", file=sys.stderr)
+            return 1
+        return 0
     try:
         pwd.getpwnam(args.instructor)
     except KeyError:

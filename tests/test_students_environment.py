@@ -1,0 +1,93 @@
+"""Can a student's environment do the assignment, and nothing of the course? Does the kit's wheel hold no answer?
+
+kit/hub/students_env.py (`python -m kit.hub students`) makes the environment every account's server runs on a
+hub; a real student account then imports what the release needs, and cannot import the answer key, the
+graders or the kit. The environment is made by the command once per version of it and of
+requirements/students.txt, kept in /var/cache/attention-kit (pip downloads from the package index the first
+time: a few minutes). Root only, as every test acting as other accounts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from kit.hub import students_env
+from kit.hub.students_env import NEEDED, REQUIREMENTS, course_modules, importable
+from kit.notebooks import ROOT
+from tests.accounts import give, make_account, run_as
+from tests.adversarial.unprivileged import CACHE
+from tests.course_copy import copy_course
+
+STUDENT = "students-env-ann"
+LEAK = "course.pth"  # what test_an_environment_that_reaches_the_course_is_refused plants, and removes
+
+
+def test_the_kits_wheel_holds_no_answer_and_asks_for_what_students_need(tmp_path):
+    course = copy_course(tmp_path / "course")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--wheel-dir", tmp_path / "wheel", course], check=True, capture_output=True)
+    (wheel,) = (tmp_path / "wheel").glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert [name for name in names if not name.split("/")[0].endswith(".dist-info")] == []
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("/METADATA"))).decode()
+    needs = [line for line in REQUIREMENTS.read_text().splitlines() if line and not line.startswith("#")]
+    assert all(f"Requires-Dist: {need}" in metadata for need in needs)
+
+
+@pytest.fixture(scope="module")
+def students_python() -> Path:
+    """The students' environment, made by `python -m kit.hub students` (once per version of it)."""
+    if os.geteuid() != 0:
+        pytest.skip("makes an environment in /var/cache and acts as a student account: run as root (CI does)")
+    key = hashlib.sha256(REQUIREMENTS.read_bytes() + Path(students_env.__file__).read_bytes()).hexdigest()[:16]
+    prefix = CACHE / f"students-{key}"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(CACHE / f"students-{key}.lock")):
+        if not (prefix / ".made").exists():
+            shutil.rmtree(prefix, ignore_errors=True)
+            made = subprocess.run([sys.executable, "-m", "kit.hub", "students", f"--prefix={prefix}"], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=1800)
+            assert made.returncode == 0, made.stdout + made.stderr[-3000:]
+            assert f'c.Spawner.cmd = ["{prefix}/bin/jupyterhub-singleuser"]' in made.stdout
+            (prefix / ".made").touch()
+        for leftover in (prefix / "lib").glob(f"python*/site-packages/{LEAK}"):  # a run killed in that test
+            leftover.unlink()
+    return prefix / "bin" / "python"
+
+
+def test_a_student_imports_what_the_release_needs_and_nothing_of_the_course(students_python, tmp_path):
+    home = make_account(STUDENT)
+    release = home / "attention"
+    shutil.copytree(ROOT / "assignments" / "attention", release)
+    give(STUDENT, release)
+    modules = course_modules()
+    assert {"solutions", "autograder", "kit"} <= set(modules)
+    probe = ("import importlib.util, sys\n"
+             "print(' '.join(n for n in sys.argv[1:] if importlib.util.find_spec(n)))")
+    for where in (home, release):
+        found = run_as(STUDENT, students_python, "-c", probe, *NEEDED, *modules, "judge", "figures",
+                       cwd=where).stdout.split()
+        assert set(found) == {*NEEDED, *(("judge", "figures") if where == release else ())}, where
+    # the release's own checks and figures load on the students' environment alone
+    run_as(STUDENT, students_python, "-c", "import judge, figures, numpy, matplotlib", cwd=release)
+
+
+def test_an_environment_that_reaches_the_course_is_refused(students_python):
+    """The command run again on the environment once something names the course folder on its path."""
+    planted = next((students_python.parent.parent / "lib").glob("python*/site-packages")) / LEAK
+    planted.write_text(f"{ROOT}\n")
+    try:
+        assert importable(students_python, ["solutions", "autograder"]) == {"solutions": True, "autograder": True}
+        with pytest.raises(students_env.StudentsEnvironmentRefused, match="imports the course's own autograder"):
+            students_env.make_students_environment(students_python.parent.parent)
+    finally:
+        planted.unlink()
