@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -174,11 +175,12 @@ def attacked(hub):
 @contextlib.contextmanager
 def swapping(file: Path):
     """mal swapping `file` for a link and back again, as fast as it can, while the block runs."""
-    swapper = subprocess.Popen(command_as(MAL, "python", "-c", SWAPPER, file), cwd=file.parent)
+    swapper = subprocess.Popen(command_as(MAL, "python", "-c", SWAPPER, file), cwd=file.parent,
+                               start_new_session=True)
     try:
         yield
     finally:
-        swapper.kill()
+        os.killpg(swapper.pid, signal.SIGKILL)  # runuser and the swapper it started
         swapper.wait()
 
 

@@ -136,3 +136,11 @@ def test_a_copy_the_course_cannot_hold_is_named_and_the_rest_collected(copy_rele
     log = result.stdout + result.stderr
     assert result.returncode != 0 and "could not be copied into the course" in log, log[-3000:]
     assert "Collecting submission: ann" in log and f"bo+{ASSIGNMENT}+" in log  # ann collected, bo's named
+
+
+def test_a_collect_of_one_student_keeps_the_rest_of_the_class_refusals(collected):
+    course, _, _ = collected
+    before = refusals(course)
+    result = run("collect", ASSIGNMENT, "--student=no_secret", cwd=course, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert refusals(course) == before  # the class report still lists every refusal

@@ -52,7 +52,8 @@ def refused_path(root: Path, assignment: str) -> Path:
 
 
 def read_refused(root: Path, assignment: str) -> list[dict]:
-    """The hand-ins the last collect refused: [{"hand_in": name, "student": claimed id, "why": reason}]."""
+    """The hand-ins the last collect of each student refused: [{"hand_in": name, "student": claimed id,
+    "why": reason}]."""
     try:
         return json.loads(refused_path(root, assignment).read_text())
     except (OSError, ValueError):
@@ -204,9 +205,11 @@ class TrustedCollect(ExchangeCollect):
         return claimed.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
     def _summarise(self, collected: int) -> None:
-        path = refused_path(Path(self.coursedir.root), self.coursedir.assignment_id)
+        root, assignment, only = Path(self.coursedir.root), self.coursedir.assignment_id, self.coursedir.student_id
+        path = refused_path(root, assignment)
         path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps(self.refused, indent=1) + "\n")
+        others = [] if only in ("", "*") else [r for r in read_refused(root, assignment) if r["student"] != shown(only)]
+        path.write_text(json.dumps(others + self.refused, indent=1) + "\n")  # a collect of one student: the rest kept
         self.log.info("Collected %d hand-ins of '%s'; refused %d%s", collected, self.coursedir.assignment_id,
                       len(self.refused), " (kept in the exchange, never graded):" if self.refused else ".")
         for refusal in self.refused:
