@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kit.course import COURSE_ID
 from kit.hub import __main__ as command
 from kit.hub import students
 from kit.hub.exchange import ExchangeRefused, make_exchange
@@ -153,7 +154,7 @@ def test_a_student_cannot_write_past_their_quota_while_a_classmate_hands_in(tmp_
     if probe.returncode:
         pytest.skip(f"this machine's kernel keeps no tmpfs quotas (CONFIG_TMPFS_QUOTA, Linux 6.6 and later): "
                     f"{probe.stderr.strip()}")
-    inbound = mount_point / "exchange" / "attention-kit" / "inbound"
+    inbound = mount_point / "exchange" / COURSE_ID / "inbound"
     script = f"""{QUOTA_MOUNT} "$0" || exit 9
 {sys.executable} -m kit.hub setup --instructor={name} --exchange="$0/exchange" --config-dir={tmp_path / 'etc'}
 runuser -u nobody -- dd if=/dev/zero of={inbound}/fill bs=1M count=4 2>&1; echo "filler: $?"
