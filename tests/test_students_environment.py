@@ -2,14 +2,12 @@
 
 kit/hub/students_env.py (`python -m kit.hub students`) makes the environment every account's server runs on a
 hub; a real student account then imports what the release needs, and cannot import the answer key, the
-graders or the kit. The environment is made by the command once per version of it and of
-requirements/students.txt, kept in /var/cache/attention-kit (pip downloads from the package index the first
-time: a few minutes). Root only, as every test acting as other accounts.
+graders or the kit. The environment is made by the command once per version of it (tests/students_python.py:
+pip downloads its packages the first time, a few minutes). Root only, as every test acting as other accounts.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -19,18 +17,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 from packaging.requirements import Requirement
 
 from kit.hub import students_env
 from kit.hub.students_env import NEEDED, REQUIREMENTS, course_modules, importable
 from kit.notebooks import ROOT
 from tests.accounts import give, make_account, run_as
-from tests.adversarial.unprivileged import CACHE
 from tests.course_copy import copy_course
+from tests.students_python import LEAK
+from tests.students_python import students_python as made_by_the_command
 
 STUDENT = "students-env-ann"
-LEAK = "course.pth"  # what test_an_environment_that_reaches_the_course_is_refused plants, and removes
 
 
 def test_the_kits_wheel_holds_no_answer_and_asks_for_what_students_need(tmp_path):
@@ -52,20 +49,7 @@ def students_python() -> Path:
     """The students' environment, made by `python -m kit.hub students` (once per version of it)."""
     if os.geteuid() != 0:
         pytest.skip("makes an environment in /var/cache and acts as a student account: run as root (CI does)")
-    key = hashlib.sha256(REQUIREMENTS.read_bytes() + Path(students_env.__file__).read_bytes()).hexdigest()[:16]
-    prefix = CACHE / f"students-{key}"
-    CACHE.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(CACHE / f"students-{key}.lock")):
-        if not (prefix / ".made").exists():
-            shutil.rmtree(prefix, ignore_errors=True)
-            made = subprocess.run([sys.executable, "-m", "kit.hub", "students", f"--prefix={prefix}"], cwd=ROOT,
-                                  capture_output=True, text=True, timeout=1800)
-            assert made.returncode == 0, made.stdout + made.stderr[-3000:]
-            assert f'c.Spawner.cmd = ["{prefix}/bin/jupyterhub-singleuser"]' in made.stdout
-            (prefix / ".made").touch()
-        for leftover in (prefix / "lib").glob(f"python*/site-packages/{LEAK}"):  # a run killed in that test
-            leftover.unlink()
-    return prefix / "bin" / "python"
+    return made_by_the_command()
 
 
 def test_a_student_imports_what_the_release_needs_and_nothing_of_the_course(students_python, tmp_path):
