@@ -12,10 +12,12 @@ COURSE_ID = $(shell $(PY) -m kit.course course_id)
 
 .PHONY: demo report test release setup setup-test setup-bench browser axe bubblewrap postgres hub lab bench clean
 
-$(VENV)/.base: pyproject.toml
+# The kit is imported from this folder, never installed as a package (pyproject.toml): a .pth names it.
+$(VENV)/.base: pyproject.toml requirements/students.txt requirements/instructor.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e .
+	$(PY) -c 'import sys, sysconfig; open(sysconfig.get_paths()["purelib"] + "/attention_kit_course.pth", "w").write(sys.argv[1] + "\n")' "$(CURDIR)"
 	touch $@
 
 $(VENV)/.test: $(VENV)/.base

@@ -62,6 +62,8 @@ class Course:
     accounts: str              # CSV of id → account for a shared exchange's hand-ins ("": the account named as the id)
     max_file_bytes: int        # a hand-in holding a larger file is refused (apparent or allocated size)
     max_submission_bytes: int  # ... and one larger than this in all
+    clock_slack_seconds: float  # a hand-in's claimed time may be this much earlier than its files' last change
+    gradebook_wait_seconds: float  # how long a command waits for a gradebook another writer holds
 
     @property
     def shared_exchange(self) -> bool:
@@ -87,7 +89,9 @@ def course(root: Path = ROOT) -> Course:
                   canvas_assignment_id=str(toml.get("export", {}).get("canvas_assignment_id", "")),
                   exchange_root=exchange.get("root", ""), accounts=exchange.get("accounts", ""),
                   max_file_bytes=int(exchange.get("max_file_mib", 20) * MIB),
-                  max_submission_bytes=int(exchange.get("max_submission_mib", 100) * MIB))
+                  max_submission_bytes=int(exchange.get("max_submission_mib", 100) * MIB),
+                  clock_slack_seconds=float(exchange.get("clock_slack_seconds", 60)),
+                  gradebook_wait_seconds=float(toml.get("gradebook", {}).get("wait_seconds", 120)))
 
 
 def db_url(root: Path = ROOT) -> str:

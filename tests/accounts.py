@@ -26,15 +26,20 @@ def give(account: str, *paths: Path) -> None:
     subprocess.run(["chown", "-R", f"{account}:{account}", *paths], check=True)
 
 
-def run_as(account: str, *command: str | Path, cwd: Path, check: bool = True,
-           timeout: float = 600) -> subprocess.CompletedProcess:
-    """`command` as `account` in folder `cwd`; "python" as the first word is the shared environment's."""
+def command_as(account: str, *command: str | Path) -> list[str]:
+    """The command line that runs `command` as `account`, as a login would; "python" as its first word is the
+    shared environment's."""
     home = Path(pwd.getpwnam(account).pw_dir)
     words = [str(environment()) if word == "python" else str(word) for word in command]
     env = [f"HOME={home}", "PATH=/usr/bin:/bin", "LANG=C.UTF-8", f"TMPDIR={home}"]
-    result = subprocess.run(["runuser", "-u", account, "--", "env", "-i", *env, *words], cwd=cwd,
-                            capture_output=True, text=True, timeout=timeout)
+    return ["runuser", "-u", account, "--", "env", "-i", *env, *words]
+
+
+def run_as(account: str, *command: str | Path, cwd: Path, check: bool = True,
+           timeout: float = 600) -> subprocess.CompletedProcess:
+    """`command` as `account` in folder `cwd`, its output captured; checked unless check=False."""
+    result = subprocess.run(command_as(account, *command), cwd=cwd, capture_output=True, text=True, timeout=timeout)
     if check and result.returncode:
-        raise AssertionError(f"{' '.join(words)} as {account} failed ({result.returncode}):\n"
+        raise AssertionError(f"{' '.join(map(str, command))} as {account} failed ({result.returncode}):\n"
                              f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result

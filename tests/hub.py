@@ -3,9 +3,9 @@
 `accounts()` makes the system accounts (an instructor who is not root, two students; homes at mode
 700, passwords through chpasswd). `running_hub()` starts JupyterHub (PAM login, LocalProcessSpawner:
 each server runs as its own account) with configurable-http-proxy from npm (`make hub`), its database
-and cookie secret in a temporary folder. Every single-user server runs the environment every account
-can run (tests/adversarial/unprivileged.py `environment()`); the instructor's runs in their own copy of
-the course. The hub and its servers live in a mount namespace of their own in which the folder given
+and cookie secret in a temporary folder. The instructor's single-user server runs the environment every
+account can run (tests/adversarial/unprivileged.py `environment()`) in their own copy of the course; each
+student's runs the students' environment `python -m kit.hub students` made (tests/students_python.py). The hub and its servers live in a mount namespace of their own in which the folder given
 as `etc_jupyter` is /etc/jupyter: the test writes the students' configuration with `python -m kit.hub
 setup --config-dir` and the servers read it where a real hub's do, at the system level, below each
 environment's and each user's own configuration, without touching this machine's /etc/jupyter.
@@ -62,16 +62,20 @@ c.JupyterHub.load_roles = [{{"name": {service!r}, "services": [{service!r}],
                              "scopes": ["admin:users", "admin:servers", "access:servers"]}}]
 
 
-def instructor_in_their_course(spawner):
+def each_in_their_own(spawner):
     # The instructor's server runs in their course folder: nbgrader reads its nbgrader_config.py there,
-    # which imports kit/ from that folder.
+    # which imports kit/ from that folder. A student's runs the students' environment (`python -m kit.hub
+    # students`), as README's hub section sets it up: nothing of the course in it.
     if spawner.user.name == {instructor!r}:
         spawner.cmd = ["/usr/bin/env", "-C", {course!r}, *spawner.cmd]
         spawner.notebook_dir = {course!r}
         spawner.environment = {{**spawner.environment, "PYTHONPATH": {course!r}}}
+    else:
+        spawner.cmd = [{students_python!r}, "-m", "jupyterhub.singleuser"]
+        spawner.environment = {{**spawner.environment, "PATH": {students_path!r}}}
 
 
-c.Spawner.pre_spawn_hook = instructor_in_their_course
+c.Spawner.pre_spawn_hook = each_in_their_own
 """
 
 
@@ -212,9 +216,11 @@ def _wait(ready, hub: Hub, what: str) -> None:
 
 
 @contextlib.contextmanager
-def running_hub(folder: Path, python: Path, course: Path, etc_jupyter: Path) -> Iterator[Hub]:
-    """JupyterHub in `folder`, its servers running `python`, the instructor's in `course`, with
-    `etc_jupyter` as their /etc/jupyter; stopped, with every server, when the block ends."""
+def running_hub(folder: Path, python: Path, students_python: Path, course: Path, etc_jupyter: Path
+                ) -> Iterator[Hub]:
+    """JupyterHub in `folder`, the instructor's server running `python` in `course`, the students'
+    `students_python`, with `etc_jupyter` as their /etc/jupyter; stopped, with every server, when the block
+    ends."""
     port, token = free_port(), secrets.token_hex(24)
     url = f"http://127.0.0.1:{port}"
     config = folder / "jupyterhub_config.py"
@@ -223,7 +229,8 @@ def running_hub(folder: Path, python: Path, course: Path, etc_jupyter: Path) -> 
         chp=str(CHP), db=f"sqlite:///{folder / 'jupyterhub.sqlite'}", cookie=str(folder / "cookie_secret"),
         users={INSTRUCTOR, *STUDENTS}, python=str(python), wait=WAIT, service=SERVICE, token=token,
         environment={"PATH": f"{python.parent}:/usr/bin:/bin", "LANG": "C.UTF-8", "SHELL": "/bin/bash"},
-        instructor=INSTRUCTOR, course=str(course)))
+        instructor=INSTRUCTOR, course=str(course), students_python=str(students_python),
+        students_path=f"{students_python.parent}:/usr/bin:/bin"))
     Path("/etc/jupyter").mkdir(exist_ok=True)  # the mount point (empty on a machine that has none)
     log = folder / "jupyterhub.log"
     command = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",

@@ -3,7 +3,8 @@ sets it up, and does feedback reach only its owner?
 
 As root, the test makes an instructor who is not root and two students (system accounts, PAM
 passwords), runs `python -m kit.hub setup` into a temporary folder, and starts JupyterHub on 127.0.0.1
-(tests/hub.py): PAM login, each server run as its own account. Then, in Chromium (Playwright), student
+(tests/hub.py): PAM login, each server run as its own account, the students' on the students'
+environment `python -m kit.hub students` makes (nothing of the course in it). Then, in Chromium (Playwright), student
 ann logs in, fetches the assignment from the Assignment List, solves notebook 06's exercise, saves,
 validates and submits; student bo submits untouched work. The instructor, in their own server, collects
 through the formgrader's API, autogrades (the kit's confined grading, as an ordinary account),
@@ -37,6 +38,7 @@ from kit.notebooks import ROOT
 from tests import hub as jupyterhub
 from tests.adversarial.unprivileged import environment
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, require_browser
+from tests.students_python import students_python
 
 ANN, BO = jupyterhub.STUDENTS
 INSTRUCTOR = jupyterhub.INSTRUCTOR
@@ -59,15 +61,15 @@ def _require_hub() -> None:
 class Course:
     """Everything the hub test made: the exchange, the instructor's course, the accounts' passwords."""
 
-    def __init__(self, folder: Path, passwords: dict[str, str], python: Path):
-        self.folder, self.passwords, self.python = folder, passwords, python
+    def __init__(self, folder: Path, passwords: dict[str, str], python: Path, students_python: Path):
+        self.folder, self.passwords, self.python, self.students_python = folder, passwords, python, students_python
         self.exchange, self.etc_jupyter = folder / "exchange", folder / "etc-jupyter"
         self.course = Path(f"~{INSTRUCTOR}").expanduser() / "course"
         self.setup_output = ""
 
-    def nbgrader(self, *args: str) -> list[str]:
-        """nbgrader's command line, run by the environment every account can run."""
-        return nbgrader_cli.command(*args, python=self.python)
+    def nbgrader(self, *args: str, python: Path | None = None) -> list[str]:
+        """nbgrader's command line, run by `python` (the environment every account can run)."""
+        return nbgrader_cli.command(*args, python=python or self.python)
 
     def as_instructor(self, *args: str) -> subprocess.CompletedProcess:
         return jupyterhub.as_account(INSTRUCTOR, self.python, *self.nbgrader(*args), cwd=self.course,
@@ -80,7 +82,7 @@ def course(released_course):
     folder = Path(tempfile.mkdtemp(prefix="attention-hub-", dir="/tmp"))
     folder.chmod(0o755)  # the exchange inside is for every account
     try:
-        made = Course(folder, jupyterhub.accounts(), environment())
+        made = Course(folder, jupyterhub.accounts(), environment(), students_python())
         setup = subprocess.run([sys.executable, "-m", "kit.hub", "setup", f"--instructor={INSTRUCTOR}",
                                 f"--exchange={made.exchange}", f"--config-dir={made.etc_jupyter}"],
                                cwd=ROOT, capture_output=True, text=True, timeout=jupyterhub.WAIT)
@@ -117,7 +119,8 @@ def _write_lab_settings(home: Path, account: str) -> None:
 
 @pytest.fixture(scope="module")
 def hub(course):
-    with jupyterhub.running_hub(course.folder, course.python, course.course, course.etc_jupyter) as running:
+    with jupyterhub.running_hub(course.folder, course.python, course.students_python, course.course,
+                                course.etc_jupyter) as running:
         yield running
 
 
@@ -320,9 +323,9 @@ def _bo_cannot_read_anns_feedback(course: Course) -> None:
     shutil.copytree(held, bo_home / cache / held.name)
     subprocess.run(["chown", "-R", f"{BO}:{BO}", bo_home / ".local"], check=True)
     # Outside the hub's mount namespace /etc/jupyter is not the test's: the course and exchange given here.
-    asked = jupyterhub.as_account(BO, course.python, *course.nbgrader(
+    asked = jupyterhub.as_account(BO, course.students_python, *course.nbgrader(
         "fetch_feedback", ASSIGNMENT, f"--student={ANN}", f"--course={COURSE_ID}",
-        f"--Exchange.root={course.exchange}"),
+        f"--Exchange.root={course.exchange}", python=course.students_python),
         cwd=bo_home)
     [anns] = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
               if path.read_bytes() == next(ann_home.glob(f"{ASSIGNMENT}/feedback/*/{NOTEBOOK}.html")).read_bytes()]

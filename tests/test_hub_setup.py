@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
+from kit.course import COURSE_ID
 from kit.hub import __main__ as command
 from kit.hub import students
 from kit.hub.exchange import ExchangeRefused, make_exchange
@@ -73,17 +77,91 @@ def test_the_students_configuration_is_written_once_however_often_setup_runs(tmp
 
 
 @as_root
-def test_setup_prints_what_it_made_and_what_a_student_can_and_cannot_reach(tmp_path):
-    home = tmp_path / "home"
+def test_setup_prints_what_it_made_and_what_a_student_can_and_cannot_reach(tmp_path, instructor):
+    name, home = instructor
+    made = setup(tmp_path, name)
+    assert made.returncode == 0, made.stderr
+    assert "A student can:" in made.stdout and "A student cannot:" in made.stdout
+    enabled = home / ".jupyter" / "jupyter_server_config.py"
+    assert "'nbgrader.server_extensions.formgrader': True" in enabled.read_text()
+    assert enabled.stat().st_uid == pwd.getpwnam(name).pw_uid
+
+
+@as_root
+def test_a_symbolic_link_in_the_exchanges_path_is_refused_not_followed(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    with pytest.raises(ExchangeRefused, match="linked is not a folder .a symbolic link"):
+        make_exchange(tmp_path / "linked" / "exchange", "a-course", "nobody")
+    assert not any((tmp_path / "real").iterdir())
+
+
+@pytest.fixture
+def instructor():
+    """An instructor account with a home of its own that it can reach (removed after)."""
+    shared = Path(tempfile.mkdtemp(prefix="attention-hub-setup-", dir="/tmp"))
+    shared.chmod(0o755)
+    home = shared / "home"
     subprocess.run(["useradd", "--home-dir", home, "--create-home", "attention-hub-setup"], check=True)
     try:
-        made = subprocess.run([sys.executable, "-m", "kit.hub", "setup", "--instructor=attention-hub-setup",
-                               f"--exchange={tmp_path / 'exchange'}", f"--config-dir={tmp_path / 'etc'}"],
-                              cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert made.returncode == 0, made.stderr
-        assert "A student can:" in made.stdout and "A student cannot:" in made.stdout
-        enabled = home / ".jupyter" / "jupyter_server_config.py"
-        assert "'nbgrader.server_extensions.formgrader': True" in enabled.read_text()
-        assert enabled.stat().st_uid == pwd.getpwnam("attention-hub-setup").pw_uid
+        yield "attention-hub-setup", home
     finally:
         subprocess.run(["userdel", "--force", "attention-hub-setup"], capture_output=True)
+        shutil.rmtree(shared)
+
+
+def setup(tmp_path, instructor: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kit.hub", "setup", f"--instructor={instructor}",
+                           f"--exchange={tmp_path / 'exchange'}", f"--config-dir={tmp_path / 'etc'}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+@as_root
+def test_the_instructors_configuration_is_written_with_their_rights_alone(tmp_path, instructor):
+    """Their ~/.jupyter is theirs: a link there to a folder only root may write leads root's set-up nowhere."""
+    name, home = instructor
+    roots = home.parent / "roots"
+    roots.mkdir(mode=0o755)
+    (home / ".jupyter").symlink_to(roots)
+    made = setup(tmp_path, name)
+    assert made.returncode == 1 and "Refused: writing attention-hub-setup's configuration as" in made.stderr
+    assert "Permission denied" in made.stderr and not any(roots.iterdir())
+
+
+@as_root
+def test_setup_says_when_the_exchanges_file_system_keeps_no_quota(tmp_path, instructor):
+    from kit.hub.quota import per_account_quota
+
+    made = setup(tmp_path, instructor[0])
+    assert made.returncode == 0, made.stderr
+    if per_account_quota(tmp_path) is None:
+        assert "WARNING: no per-account quota on" in made.stdout
+    else:
+        assert "Quota: " in made.stdout and "keeps per-account quotas" in made.stdout
+
+
+QUOTA_MOUNT = "mount -t tmpfs -o size=64m,usrquota,usrquota_block_hardlimit=1m,usrquota_inode_hardlimit=1000 tmpfs"
+
+
+@as_root
+def test_a_student_cannot_write_past_their_quota_while_a_classmate_hands_in(tmp_path, instructor):
+    """On a tmpfs exchange with 1 MiB per account (README's Disk section), in a mount namespace of its own."""
+    name, home = instructor
+    mount_point = home.parent / "exchange-fs"
+    mount_point.mkdir()
+    probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", f'{QUOTA_MOUNT} "$0"',
+                            mount_point], capture_output=True, text=True)
+    if probe.returncode:
+        pytest.skip(f"this machine's kernel keeps no tmpfs quotas (CONFIG_TMPFS_QUOTA, Linux 6.6 and later): "
+                    f"{probe.stderr.strip()}")
+    inbound = mount_point / "exchange" / COURSE_ID / "inbound"
+    script = f"""{QUOTA_MOUNT} "$0" || exit 9
+{sys.executable} -m kit.hub setup --instructor={name} --exchange="$0/exchange" --config-dir={tmp_path / 'etc'}
+runuser -u nobody -- dd if=/dev/zero of={inbound}/fill bs=1M count=4 2>&1; echo "filler: $?"
+runuser -u daemon -- sh -c 'head -c 100000 /dev/zero > {inbound}/hand-in' 2>&1; echo "classmate: $?"
+"""
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, mount_point],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "Quota: " in done.stdout and "usrquota" in done.stdout, done.stdout + done.stderr
+    assert "Disk quota exceeded" in done.stdout and "filler: 1" in done.stdout
+    assert "classmate: 0" in done.stdout

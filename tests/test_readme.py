@@ -51,7 +51,8 @@ def run_server_block(block: str, course: Path, env: dict) -> None:
 def test_every_instructor_command_block_works_as_written(tmp_path):
     course = copy_course(tmp_path / "course")
     (course / ".venv").symlink_to(ROOT / ".venv")
-    os.utime(course / "pyproject.toml", (0, 0))  # the linked environment is up to date: make must not rebuild it
+    for made_from in [course / "pyproject.toml", *(course / "requirements").glob("*.txt")]:
+        os.utime(made_from, (0, 0))  # the linked environment is up to date: make must not rebuild it
     # as a new user runs them: .venv/bin/... with the environment not activated (its tools not on PATH)
     path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if Path(p) != Path(sys.executable).parent)
     env = {**os.environ, "PATH": path, "HOME": str(tmp_path)}

@@ -9,9 +9,10 @@ Collect button both use them:
 - tree.py: a hand-in read from a folder its owner can still change, checked
   from its metadata first, every file opened without following a link;
 - accounts.py: which account may hand in for a student id;
+- secret.py: the submission secret feedback is named by, read and checked;
 - collect.py: TrustedCollect, nbgrader's collect taking only what it can trust,
   with a summary of what it refused and why (kept for the class report);
 - acl.py: POSIX access lists, so that a file can be read by one other account;
 - feedback.py: OwnerOnlyReleaseFeedback, each feedback page readable by its
-  student's account alone.
+  student's account alone, no student's pages stopping the rest.
 """

@@ -3,16 +3,23 @@
 `TrustedCollect` replaces nbgrader's ExchangeCollect (nbgrader_config.py:
 c.ExchangeFactory.collect). For each student on the gradebook's roster it
 takes the newest hand-in (or, with --before-duedate, the newest before the due
-date) that passes every check of kit/hand_in/tree.py and belongs to the
-student's account (accounts.py); a hand-in that fails is refused, logged with
-its reason, and the next older one is tried, so a forged later hand-in never
-replaces a genuine earlier one. A refusal costs only that hand-in: every other
-student is collected, and nothing already in submitted/ is replaced until its
-successor is copied whole (a copy beside it, then two renames).
+date) that passes every check of kit/hand_in/tree.py, belongs to the
+student's account (accounts.py) and holds nbgrader's files as nbgrader's
+submit writes them (timestamp.txt, if any, a file; a submission secret that
+is no other student's, secret.py); a hand-in that fails is refused, logged
+with its reason, and the next older one is tried, so a forged later hand-in
+never replaces a genuine earlier one. Any error reading a hand-in (a file its
+owner made unreadable, a link swapped in while it is copied) is that
+hand-in's refusal: every other student is collected, and a rerun never stops
+at it either. Nothing already in submitted/ is replaced until its successor
+is copied whole (a copy beside it, then two renames); a copy this machine
+cannot write (the course's disk full) is named and the others go on, the
+command then ending with an error.
 
-The time of a hand-in is the one its name claims, unless the file system shows
-it was changed later than that (the latest inode change time in it, which no
-account can set back, more than CLOCK_SLACK after the claim): then that time,
+The time of a hand-in is the one its name claims, unless the bytes copied
+were last changed later than that (the latest inode change time in the
+hand-in, which no account can set back, checked after the copy: tree.py)
+by more than course.toml's `[exchange] clock_slack_seconds`: then that time,
 with a warning. The command ends with a summary of what it refused and why,
 also written to refused/<assignment>.json in the course for the class report.
 """
@@ -34,9 +41,9 @@ from nbgrader.utils import check_mode, parse_utc
 
 from kit.course import course
 from kit.hand_in.accounts import account_map, owners_of
+from kit.hand_in.secret import read_secret, secrets_in
 from kit.hand_in.tree import Copied, Limits, Refused, copy_hand_in, shown
 
-CLOCK_SLACK = datetime.timedelta(minutes=5)  # nbgrader's submit stamps the time before it copies
 REFUSED = "refused"  # refused/<assignment>.json in the course folder
 
 
@@ -45,7 +52,8 @@ def refused_path(root: Path, assignment: str) -> Path:
 
 
 def read_refused(root: Path, assignment: str) -> list[dict]:
-    """The hand-ins the last collect refused: [{"hand_in": name, "student": claimed id, "why": reason}]."""
+    """The hand-ins the last collect of each student refused: [{"hand_in": name, "student": claimed id,
+    "why": reason}]."""
     try:
         return json.loads(refused_path(root, assignment).read_text())
     except (OSError, ValueError):
@@ -100,6 +108,7 @@ class TrustedCollect(ExchangeCollect):
             else:
                 hand_ins[claim[0]].append({"username": claim[0], "filename": name, "timestamp": claim[1]})
         self.src_records = {student: self._in_order(records) for student, records in sorted(hand_ins.items())}
+        self.secrets = secrets_in(Path(self.inbound_path), [r["filename"] for rs in hand_ins.values() for r in rs])
 
     def _in_order(self, records: list[dict]) -> list[dict]:
         """The order to try a student's hand-ins in: newest first (with --before-duedate, those before it first)."""
@@ -126,7 +135,8 @@ class TrustedCollect(ExchangeCollect):
         settings = course(Path(self.coursedir.root))
         accounts = account_map(settings, Path(self.coursedir.root))
         limits = Limits(settings.max_file_bytes, settings.max_submission_bytes)
-        collected = 0
+        self.slack = datetime.timedelta(seconds=settings.clock_slack_seconds)
+        collected, self.failed = 0, []
         self.log.info("Processing hand-ins of %d students for '%s' in course '%s'", len(self.src_records),
                       self.coursedir.assignment_id, self.coursedir.course_id)
         for student, records in self.src_records.items():
@@ -141,6 +151,10 @@ class TrustedCollect(ExchangeCollect):
                 except Refused as why:
                     self._refuse(record["filename"], student, str(why))
                     continue
+                except OSError as e:  # writing the copy into the course: this machine's failure, not the hand-in's
+                    self.failed.append(f"{shown(record['filename'])}: {e.strerror or e}")
+                    self.log.error("Hand-in %s not collected: %s", shown(record["filename"]), e)
+                    break
                 collected += 1
                 break
         self._summarise(collected)
@@ -152,6 +166,7 @@ class TrustedCollect(ExchangeCollect):
         try:
             copied = copy_hand_in(Path(self.inbound_path), record["filename"], owners, limits, scratch / "copy",
                                   ignored=self._ignored)
+            self._check_nbgraders_files(record, scratch / "copy")
             (scratch / "copy" / "timestamp.txt").write_text(self._time_of(record, copied))
             dest.parent.mkdir(exist_ok=True)
             replacing = dest.is_dir()
@@ -163,6 +178,19 @@ class TrustedCollect(ExchangeCollect):
         finally:
             shutil.rmtree(scratch)
 
+    def _check_nbgraders_files(self, record: dict, copy: Path) -> None:
+        """Refuse a copied hand-in whose timestamp.txt is not a file, or whose secret is missing, empty, or
+        another student's, handed in before (a copy from their cache: its feedback would replace theirs)."""
+        if (copy / "timestamp.txt").is_dir():
+            raise Refused("its timestamp.txt is a folder, not the file nbgrader's submit writes")
+        secret = read_secret(copy)
+        _, changed = self.secrets.get(record["filename"], (secret, float("inf")))
+        for name, (other_secret, other_changed) in self.secrets.items():
+            claim = _parse(name, self.coursedir.assignment_id)
+            if other_secret == secret and claim and claim[0] != record["username"] and other_changed <= changed:
+                raise Refused(f"its submission secret is {shown(claim[0])}'s, handed in earlier (copied from their "
+                              f"files: its feedback would replace theirs)")
+
     def _ignored(self, name: str) -> bool:
         """Left out of the copy, as nbgrader's own copy leaves them (CourseDirectory.ignore: caches)."""
         return any(fnmatch.fnmatch(name, pattern) for pattern in self.coursedir.ignore)
@@ -170,17 +198,22 @@ class TrustedCollect(ExchangeCollect):
     def _time_of(self, record: dict, copied: Copied) -> str:
         claimed = record["timestamp"]
         changed = datetime.datetime.fromtimestamp(copied.changed_at, datetime.timezone.utc).replace(tzinfo=None)
-        if changed > claimed + CLOCK_SLACK:
+        if changed > claimed + self.slack:
             self.log.warning("Hand-in %s claims %s but was last changed at %s UTC: that time is used",
                              shown(record["filename"]), claimed, changed)
             claimed = changed
         return claimed.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
     def _summarise(self, collected: int) -> None:
-        path = refused_path(Path(self.coursedir.root), self.coursedir.assignment_id)
+        root, assignment, only = Path(self.coursedir.root), self.coursedir.assignment_id, self.coursedir.student_id
+        path = refused_path(root, assignment)
         path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps(self.refused, indent=1) + "\n")
+        others = [] if only in ("", "*") else [r for r in read_refused(root, assignment) if r["student"] != shown(only)]
+        path.write_text(json.dumps(others + self.refused, indent=1) + "\n")  # a collect of one student: the rest kept
         self.log.info("Collected %d hand-ins of '%s'; refused %d%s", collected, self.coursedir.assignment_id,
                       len(self.refused), " (kept in the exchange, never graded):" if self.refused else ".")
         for refusal in self.refused:
             self.log.info("  refused %s (for %s): %s", refusal["hand_in"], refusal["student"], refusal["why"])
+        if self.failed:
+            self.fail(f"{len(self.failed)} hand-ins could not be copied into the course (the others were collected; "
+                      f"run the command again once it has room): {'; '.join(self.failed)}")

@@ -8,16 +8,30 @@ name printable, and the sizes within `limits`, counting a file's apparent and
 allocated size both (a sparse file is as large as it claims). Only then does
 it copy, opening every file beside its checked folder with O_NOFOLLOW (and
 O_NONBLOCK, so a pipe swapped in meanwhile cannot stall it), checking that
-what it opened is the very file it checked, and reading no more than the
-limit allows. Anything else raises `Refused`, with a one-line reason; the
+what it opened is the very file it checked, unchanged, and reading no more
+than the limit allows. Once every file is copied it walks the hand-in again:
+anything changed since it was checked (a file rewritten in place, one added,
+removed, renamed or replaced by a link, its inode change time moved) refuses
+the hand-in, so the copy holds the very bytes it was checked with, and the
+time it reports (the latest inode change in the hand-in, which no account can
+set back) is those bytes' time. A folder's descriptor is open only while the
+walk is inside it: a hand-in holds at most `max_depth` + 2 open at once,
+however many folders it has.
+
+Anything else, and any error reading the hand-in (a file its owner made
+unreadable, a link swapped in: ELOOP), raises `Refused`, with a one-line
+reason; an error writing the copy (its disk full) is raised as it comes. The
 target folder then holds a partial copy for the caller to remove.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import pwd
 import stat
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -41,17 +55,10 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class _Entry:
-    path: PurePosixPath  # within the hand-in
-    folder_fd: int       # the open folder that holds it
-    status: os.stat_result
-
-
-@dataclass(frozen=True)
 class Copied:
     files: int
     bytes: int
-    changed_at: float    # the latest inode change (ctime) seen in the hand-in: no account can set it back
+    changed_at: float    # the latest inode change (ctime) of what was copied: no account can set it back
 
 
 def mib(size: int) -> str:
@@ -75,8 +82,7 @@ def size_of(status: os.stat_result) -> int:
     return max(status.st_size, status.st_blocks * 512)
 
 
-def _check(entry: _Entry, owners: set[int], limits: Limits) -> None:
-    where, status = entry.path, entry.status
+def _check(where: PurePosixPath, status: os.stat_result, owners: set[int], limits: Limits) -> None:
     if not where.name.isprintable():
         raise Refused(f"the name {shown(str(where))!r} holds control characters or undecodable bytes")
     kind = stat.S_IFMT(status.st_mode)
@@ -95,58 +101,122 @@ def _check(entry: _Entry, owners: set[int], limits: Limits) -> None:
                           f"{mib(limits.max_file_bytes)} per file")
 
 
-def _open_folder(name: str, parent_fd: int, status: os.stat_result) -> int:
-    fd = os.open(name, FOLDER, dir_fd=parent_fd)
+def _version(status: os.stat_result) -> tuple:
+    """What changes when a file or folder is changed in any way (its access time aside)."""
+    return (status.st_ino, status.st_dev, status.st_mode, status.st_uid, status.st_nlink, status.st_size,
+            status.st_mtime_ns, status.st_ctime_ns)
+
+
+def _unreadable(where: str, error: OSError) -> Refused:
+    """The refusal for an error reading `where` of a hand-in."""
+    if isinstance(error, FileNotFoundError):
+        return Refused(f"{shown(where)} vanished while it was read")
+    if isinstance(error, PermissionError):
+        return Refused(f"{shown(where)} cannot be read by {account_name(os.geteuid())}, who collects: its owner "
+                       f"made it unreadable (hand in again with nbgrader submit)")
+    if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EAGAIN):  # a link or a pipe swapped in since the check
+        return Refused(f"{shown(where)} changed while it was read")
+    return Refused(f"{shown(where)} cannot be read: {error.strerror or error}")
+
+
+def _open_folder(where: PurePosixPath, parent_fd: int, status: os.stat_result) -> int:
+    try:
+        fd = os.open(where.name, FOLDER, dir_fd=parent_fd)
+    except OSError as e:
+        raise _unreadable(str(where), e) from None
     if not os.path.samestat(status, os.fstat(fd)):
         os.close(fd)
-        raise Refused(f"{shown(name)} changed while it was read")
+        raise Refused(f"{shown(str(where))} changed while it was read")
     return fd
 
 
-def _walk(top_fd: int, owners: set[int], limits: Limits, fds: list[int]) -> list[_Entry]:
-    """Every entry below the open folder `top_fd`, checked, parents before children (folders it opens go to fds)."""
-    entries: list[_Entry] = []
-    total = 0
-    pending = [(PurePosixPath(), top_fd)]
-    while pending:
-        where, folder_fd = pending.pop()
-        if len(where.parts) > limits.max_depth:
-            raise Refused(f"{shown(str(where))} lies more than {limits.max_depth} folders deep")
-        for name in sorted(os.listdir(folder_fd)):
-            entry = _Entry(where / name, folder_fd, os.stat(name, dir_fd=folder_fd, follow_symlinks=False))
-            _check(entry, owners, limits)
-            entries.append(entry)
-            if len(entries) > limits.max_entries:
+def _entries(folder_fd: int, limits: Limits, where: PurePosixPath = PurePosixPath()
+             ) -> Iterator[tuple[PurePosixPath, int, os.stat_result]]:
+    """(path in the hand-in, its folder's descriptor, lstat) of every entry below the open folder, depth first,
+    each folder's entry before what it holds; a folder is open only while its entries are given."""
+    if len(where.parts) > limits.max_depth:
+        raise Refused(f"{shown(str(where))} lies more than {limits.max_depth} folders deep")
+    try:
+        names = sorted(os.listdir(folder_fd))
+    except OSError as e:
+        raise _unreadable(str(where), e) from None
+    for name in names:
+        try:
+            status = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        except OSError as e:
+            raise _unreadable(str(where / name), e) from None
+        yield where / name, folder_fd, status
+        if stat.S_ISDIR(status.st_mode):
+            fd = _open_folder(where / name, folder_fd, status)
+            try:
+                yield from _entries(fd, limits, where / name)
+            finally:
+                os.close(fd)
+
+
+def _walk(top_fd: int, owners: set[int], limits: Limits) -> dict[PurePosixPath, os.stat_result]:
+    """Every entry below the open folder `top_fd`, checked: path → lstat, parents before children."""
+    checked, total = {}, 0
+    with closing(_entries(top_fd, limits)) as entries:
+        for where, _, status in entries:
+            _check(where, status, owners, limits)
+            checked[where] = status
+            if len(checked) > limits.max_entries:
                 raise Refused(f"it holds more than {limits.max_entries} files and folders")
-            if stat.S_ISDIR(entry.status.st_mode):
-                fds.append(_open_folder(name, folder_fd, entry.status))
-                pending.append((entry.path, fds[-1]))
-            else:
-                total += size_of(entry.status)
+            if not stat.S_ISDIR(status.st_mode):
+                total += size_of(status)
                 if total > limits.max_submission_bytes:
                     raise Refused(f"it holds more than {mib(limits.max_submission_bytes)}, the limit per hand-in")
-    return entries
+    return checked
 
 
-def _copy_file(entry: _Entry, target: Path, allowed: int) -> int:
-    """Copy one checked file to `target`; returns its size (never reads more than `allowed` bytes)."""
-    fd = os.open(entry.path.name, FILE, dir_fd=entry.folder_fd)
+def _copy_file(where: PurePosixPath, folder_fd: int, checked: os.stat_result, target: Path, allowed: int) -> int:
+    """Copy one checked file to `target`, unchanged since it was checked; returns its size (never reads more
+    than `allowed` bytes)."""
     try:
-        now = os.fstat(fd)
-        if not (os.path.samestat(entry.status, now) and stat.S_ISREG(now.st_mode) and now.st_nlink == 1):
-            raise Refused(f"{shown(str(entry.path))} changed while it was read")
+        fd = os.open(where.name, FILE, dir_fd=folder_fd)
+    except OSError as e:
+        raise _unreadable(str(where), e) from None
+    try:
+        if _version(os.fstat(fd)) != _version(checked):
+            raise Refused(f"{shown(str(where))} changed while it was read")
         copied = 0
-        with open(target, "xb") as out:
-            while chunk := os.read(fd, min(CHUNK, allowed + 1 - copied)):
+        with open(target, "xb") as out:  # an error writing the copy is the caller's, not the hand-in's
+            while chunk := _read(fd, min(CHUNK, allowed + 1 - copied), where):
                 copied += len(chunk)
                 if copied > allowed:
-                    raise Refused(f"{shown(str(entry.path))} grew past the limit while it was read")
+                    raise Refused(f"{shown(str(where))} grew past the limit while it was read")
                 out.write(chunk)
+        if _version(os.fstat(fd)) != _version(checked):
+            raise Refused(f"{shown(str(where))} changed while it was read")
         return copied
-    except BlockingIOError:
-        raise Refused(f"{shown(str(entry.path))} changed while it was read") from None
     finally:
         os.close(fd)
+
+
+def _read(fd: int, size: int, where: PurePosixPath) -> bytes:
+    try:
+        return os.read(fd, size)
+    except OSError as e:  # EAGAIN: a read that would wait, so not the regular file that was checked
+        raise _unreadable(str(where), e) from None
+
+
+def _copy(top_fd: int, checked: dict, limits: Limits, target: Path, ignored) -> tuple[int, int]:
+    """Copy every checked entry below the open folder `top_fd` into `target`; (files, bytes)."""
+    files, size = 0, 0
+    with closing(_entries(top_fd, limits)) as entries:
+        for where, folder_fd, status in entries:
+            if where not in checked or _version(status) != _version(checked[where]):
+                raise Refused(f"{shown(str(where))} changed while it was read")
+            if any(ignored(part) for part in where.parts):
+                continue
+            if stat.S_ISDIR(status.st_mode):
+                (target / where).mkdir()
+            else:
+                size += _copy_file(where, folder_fd, status, target / where,
+                                   min(limits.max_file_bytes, limits.max_submission_bytes - size))
+                files += 1
+    return files, size
 
 
 def copy_hand_in(inbound: Path, name: str, owners: set[int], limits: Limits, target: Path,
@@ -155,31 +225,28 @@ def copy_hand_in(inbound: Path, name: str, owners: set[int], limits: Limits, tar
     whose name `ignored` accepts are checked but not copied. Raises Refused."""
     if not name.isprintable():
         raise Refused(f"its name {shown(name)!r} holds control characters or undecodable bytes")
-    fds = [os.open(inbound, FOLDER)]
+    inbound_fd = os.open(inbound, FOLDER)
     try:
-        top = os.stat(name, dir_fd=fds[0], follow_symlinks=False)
+        try:
+            top = os.stat(name, dir_fd=inbound_fd, follow_symlinks=False)
+        except OSError as e:
+            raise _unreadable(name, e) from None
         if not stat.S_ISDIR(top.st_mode):
             raise Refused(f"it is {NOT_A_FILE.get(stat.S_IFMT(top.st_mode), 'not a folder')}, not a folder")
         if top.st_uid not in owners:
             raise Refused(f"it belongs to {account_name(top.st_uid)}, not to "
                           f"{' or '.join(sorted(map(account_name, owners)))}")
-        fds.append(_open_folder(name, fds[0], top))
-        entries = _walk(fds[1], owners, limits, fds)
-        target.mkdir()
-        files, size = 0, 0
-        for entry in entries:
-            if any(ignored(part) for part in entry.path.parts):
-                continue
-            if stat.S_ISDIR(entry.status.st_mode):
-                (target / entry.path).mkdir()
-            else:
-                size += _copy_file(entry, target / entry.path, min(limits.max_file_bytes,
-                                                                  limits.max_submission_bytes - size))
-                files += 1
-        changed = max([top.st_ctime, *(entry.status.st_ctime for entry in entries)])
-        return Copied(files, size, changed)
-    except FileNotFoundError as e:
-        raise Refused(f"{shown(e.filename or name)} vanished while it was read") from None
+        top_fd = _open_folder(PurePosixPath(name), inbound_fd, top)
+        try:
+            checked = _walk(top_fd, owners, limits)
+            target.mkdir()
+            files, size = _copy(top_fd, checked, limits, target, ignored)
+            again = _walk(top_fd, owners, limits)  # after the copy: is the hand-in still what was copied?
+            if {k: _version(v) for k, v in again.items()} != {k: _version(v) for k, v in checked.items()} \
+                    or _version(os.fstat(top_fd)) != _version(top):
+                raise Refused("it changed while it was read")
+        finally:
+            os.close(top_fd)
+        return Copied(files, size, max([top.st_ctime, *(status.st_ctime for status in checked.values())]))
     finally:
-        for fd in fds:
-            os.close(fd)
+        os.close(inbound_fd)

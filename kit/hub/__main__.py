@@ -1,6 +1,8 @@
 """`python -m kit.hub setup --instructor ACCOUNT [--exchange DIR] [--config-dir DIR]`, as root: the
 shared exchange (exchange.py) and every account's nbgrader configuration (students.py), then what was
-made and what a student can and cannot reach."""
+made and what a student can and cannot reach. `python -m kit.hub students --prefix DIR`, as root: the
+Python every account's server runs, with what the release needs and nothing of the course
+(students_env.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ from pathlib import Path
 from kit.course import course
 from kit.hub import students
 from kit.hub.exchange import ExchangeRefused, make_exchange, require_access_lists
+from kit.hub.quota import per_account_quota
+from kit.hub.students_env import SYSTEM_PYTHON, StudentsEnvironmentRefused
+from kit.hub.students_env import main as make_students
 
 REACH = """\
 A student can:
@@ -30,6 +35,12 @@ A student cannot:
   - see the formgrader, Create Assignment or the Course List in JupyterLab (disabled in {config_dir})."""
 
 
+NO_QUOTA = """\
+WARNING: no per-account quota on {exchange}'s file system: one account can fill it, and every later
+  nbgrader submit and release_feedback then fails until root removes the file. Put the exchange on a
+  file system of its own with a quota for every account (README: JupyterHub and nbgrader's shared exchange)."""
+
+
 def setup(instructor: str, exchange: Path, config_dir: Path, course_id: str) -> None:
     course_folder = make_exchange(exchange, course_id, instructor)
     require_access_lists(course_folder / "feedback")
@@ -42,6 +53,8 @@ def setup(instructor: str, exchange: Path, config_dir: Path, course_id: str) -> 
     print("Configuration written:")
     for path in made:
         print(f"  {path}")
+    quota = per_account_quota(exchange)
+    print(f"Quota: {quota}." if quota else NO_QUOTA.format(exchange=exchange))
     print(f"In the course folder's course.toml, set [exchange] root = \"{exchange}\".")
     print(REACH.format(course=course_folder, config_dir=config_dir))
 
@@ -55,19 +68,31 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--config-dir", type=Path, default=Path("/etc/jupyter"),
                          help="the system's Jupyter configuration (elsewhere for a test)")
     command.add_argument("--course-id", default=course().course_id)
+    students_env = commands.add_parser("students", help="make the Python every account's server runs (as root)")
+    students_env.add_argument("--prefix", type=Path, default=Path("/opt/attention-students"))
+    students_env.add_argument("--python", default=SYSTEM_PYTHON, help="the Python it is made from, readable by all")
+    students_env.add_argument("--pip-arg", action="append", default=[],
+                              help="passed to pip install, e.g. --pip-arg=--index-url=https://mirror.example.edu")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
-        print("python -m kit.hub setup must run as root (it makes folders owned by root and by the instructor)",
-              file=sys.stderr)
+        print(f"python -m kit.hub {args.command} must run as root (it makes folders owned by root"
+              f"{' and by the instructor' if args.command == 'setup' else ''})", file=sys.stderr)
         return 1
+    if args.command == "students":
+        try:
+            make_students(args.prefix, args.python, tuple(args.pip_arg))
+        except StudentsEnvironmentRefused as refused:
+            print(f"Refused: {refused}", file=sys.stderr)
+            return 1
+        return 0
     try:
         pwd.getpwnam(args.instructor)
     except KeyError:
         print(f"no account {args.instructor!r} on this machine: make it first (useradd)", file=sys.stderr)
         return 1
     try:
-        setup(args.instructor, args.exchange.resolve(), args.config_dir, args.course_id)
-    except ExchangeRefused as refused:
+        setup(args.instructor, Path(os.path.abspath(args.exchange)), args.config_dir, args.course_id)
+    except (ExchangeRefused, PermissionError) as refused:  # PermissionError: the instructor's own files
         print(f"Refused: {refused}", file=sys.stderr)
         return 1
     return 0

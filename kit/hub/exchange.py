@@ -15,12 +15,14 @@ exchange's file system must keep access lists: `require_access_lists` refuses on
 
 from __future__ import annotations
 
+import errno
 import os
 import pwd
 import stat
 from pathlib import Path
 
 from kit.hand_in.acl import why_unsupported
+from kit.hand_in.tree import FOLDER
 
 ROOT_MODE = 0o1777
 COURSE_MODE = 0o755
@@ -33,30 +35,70 @@ class ExchangeRefused(RuntimeError):
 
 def make_exchange(root: Path, course_id: str, instructor: str) -> Path:
     """Make (or bring back to its modes and owners) the exchange at `root` for course `course_id`,
-    taught from the account `instructor`; returns <root>/<course_id>. Run as root."""
+    taught from the account `instructor`; returns <root>/<course_id>. Run as root. No symbolic link is
+    followed on the way, in `root` itself or below it: every folder is made and opened beside its parent's
+    open descriptor, and a link where a folder should be is refused (a link planted in a folder another
+    account can write would otherwise lead root's chown and chmod anywhere)."""
     account = pwd.getpwnam(instructor)
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
-    _own(root, 0, 0, ROOT_MODE)
+    root = Path(os.path.abspath(root))
+    fd = _walk_to(root)
+    try:
+        _own(fd, root, 0, 0, ROOT_MODE)
+        course_fd = _folder_in(fd, root / course_id)
+    finally:
+        os.close(fd)
     course = root / course_id
-    if not os.path.lexists(course):
-        course.mkdir()
-    elif course.lstat().st_uid not in (0, account.pw_uid):
-        raise ExchangeRefused(f"{course} belongs to uid {course.lstat().st_uid}, not {instructor}: someone took "
-                              f"the course's name first. Look at what is in it, remove it, and run this again.")
-    _own(course, account.pw_uid, account.pw_gid, COURSE_MODE)
-    for name, mode in FOLDERS.items():
-        (course / name).mkdir(exist_ok=True)
-        _own(course / name, account.pw_uid, account.pw_gid, mode)
+    try:
+        owner = os.fstat(course_fd).st_uid
+        if owner not in (0, account.pw_uid):
+            raise ExchangeRefused(f"{course} belongs to uid {owner}, not {instructor}: someone took the course's "
+                                  f"name first. Look at what is in it, remove it, and run this again.")
+        _own(course_fd, course, account.pw_uid, account.pw_gid, COURSE_MODE)
+        for name, mode in FOLDERS.items():
+            folder_fd = _folder_in(course_fd, course / name)
+            try:
+                _own(folder_fd, course / name, account.pw_uid, account.pw_gid, mode)
+            finally:
+                os.close(folder_fd)
+    finally:
+        os.close(course_fd)
     return course
 
 
-def _own(folder: Path, uid: int, gid: int, mode: int) -> None:
-    """chown and chmod `folder`, refusing a symlink or anything but a folder in its place."""
-    if not stat.S_ISDIR(folder.lstat().st_mode):
-        raise ExchangeRefused(f"{folder} is not a folder (a symlink or a file): remove it and run this again")
-    os.chown(folder, uid, gid, follow_symlinks=False)
-    os.chmod(folder, mode)  # after chown: chown clears setgid
+def _folder_in(parent_fd: int, path: Path) -> int:
+    """An open descriptor of the folder `path`, the entry path.name of the open folder `parent_fd`, made
+    (mode 0755, root's) if missing; refuses a symbolic link or anything but a folder in its place."""
+    try:
+        os.mkdir(path.name, 0o755, dir_fd=parent_fd)
+    except FileExistsError:
+        pass
+    try:
+        return os.open(path.name, FOLDER, dir_fd=parent_fd)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise ExchangeRefused(f"{path} is not a folder (a symbolic link or a file): give the exchange's real "
+                                  f"path, or remove it, and run this again") from None
+        raise
+
+
+def _walk_to(path: Path) -> int:
+    """An open descriptor of the absolute folder `path`, its missing folders made, no link followed."""
+    fd = os.open("/", FOLDER)
+    for depth, name in enumerate(path.parts[1:], start=2):
+        try:
+            inner = _folder_in(fd, Path(*path.parts[:depth]))
+        finally:
+            os.close(fd)
+        fd = inner
+    return fd
+
+
+def _own(fd: int, path: Path, uid: int, gid: int, mode: int) -> None:
+    """chown and chmod the open folder `fd` (`path`, for messages)."""
+    if not stat.S_ISDIR(os.fstat(fd).st_mode):
+        raise ExchangeRefused(f"{path} is not a folder: remove it and run this again")
+    os.fchown(fd, uid, gid)
+    os.fchmod(fd, mode)  # after chown: chown clears setgid
 
 
 def require_access_lists(folder: Path) -> None:

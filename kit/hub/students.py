@@ -10,7 +10,9 @@ everyone and in the instructor's ~/.jupyter over it. JupyterLab merges each leve
 labconfig/page_config.json key by key, so a front-end plugin is disabled system-wide and enabled again
 at user level there (as `jupyter labextension disable --level=system` would write).
 
-A student can still enable the formgrader in their own ~/.jupyter: it then serves their own files, as
+The instructor's files are written by a child process that is the instructor (`as_account`), so a link in
+their home leads nowhere they could not write themselves. A student can still enable the formgrader in
+their own ~/.jupyter: it then serves their own files, as
 their account. What a student can reach is set by file permissions (exchange.py), not by these menus.
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+from collections.abc import Callable
 from pathlib import Path
 
 INSTRUCTOR_ONLY_SERVER = ["nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list"]
@@ -36,14 +39,41 @@ def for_everyone(config_dir: Path, course_id: str, exchange: Path) -> list[Path]
 
 
 def for_instructor(instructor: str) -> list[Path]:
-    """Enable the instructor-only parts again in `instructor`'s ~/.jupyter, owned by them."""
-    account = pwd.getpwnam(instructor)
-    config_dir = Path(account.pw_dir) / ".jupyter"
-    written = [_write_block(config_dir / "jupyter_server_config.py", _server_extensions(enabled=True)),
-               _write_page_config(config_dir, enabled=True)]
-    for path in [config_dir, *{p.parent for p in written}, *written]:
-        os.chown(path, account.pw_uid, account.pw_gid, follow_symlinks=False)
-    return written
+    """Enable the instructor-only parts again in `instructor`'s ~/.jupyter, written as the instructor."""
+    config_dir = Path(pwd.getpwnam(instructor).pw_dir) / ".jupyter"
+    return as_account(instructor, lambda: [
+        _write_block(config_dir / "jupyter_server_config.py", _server_extensions(enabled=True)),
+        _write_page_config(config_dir, enabled=True)])
+
+
+def as_account(name: str, write: Callable[[], list[Path]]) -> list[Path]:
+    """Run `write` in a child process that is the account `name` (its uid and group, no other group), and
+    return what it wrote. The account's home is theirs: a link they made there (~/.jupyter pointing at
+    /etc) must lead root nowhere, so their files are written with their rights alone."""
+    account = pwd.getpwnam(name)
+    reply_from, reply_to = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            os.close(reply_from)
+            os.setgroups([])
+            os.setgid(account.pw_gid)
+            os.setuid(account.pw_uid)
+            os.umask(0o022)
+            reply, code = {"written": [str(path) for path in write()]}, 0
+        except BaseException as e:  # noqa: BLE001 - whatever happened is the parent's to report
+            reply = {"error": f"{type(e).__name__}: {e}"}
+        finally:
+            os.write(reply_to, json.dumps(reply).encode())
+            os._exit(code)
+    os.close(reply_to)
+    with os.fdopen(reply_from, "rb") as replies:
+        reply = json.loads(replies.read() or b'{"error": "the child wrote nothing"}')
+    os.waitpid(pid, 0)
+    if "error" in reply:
+        raise PermissionError(f"writing {name}'s configuration as {name}: {reply['error']}")
+    return [Path(path) for path in reply["written"]]
 
 
 def _server_extensions(enabled: bool) -> str:

@@ -11,8 +11,11 @@
   late.py, export.py;
 - the gradebook: reachable.py (it answers, or the command stops), engines.py
   (one engine per process), sqlite_wal.py (SQLite in WAL mode),
+  locked_gradebook.py (how long a locked gradebook is waited for),
   gradebook_turns.py (SQLite writers take turns), lock.py (one grading run at
-  a time).
+  a time);
+- whole_or_absent.py: a student's autograded folder and feedback pages whole,
+  or finished by the next plain run.
 """
 
 from kit.nbgrader_glue.configure import configure

@@ -26,8 +26,11 @@ machine alone writes the gradebook, and then runs no student's code.
   tried again in a fresh pool, with the cluster's report if there was one
   (never graded here instead). A student the cluster could not grade is
   logged and failed the same way.
-- Each notebook's grades are committed once its scores are saved, so an
-  interrupted run loses no grade already recorded.
+- Each notebook's grades are committed once its scores are saved, and a
+  student's autograded folder is whole or marked unfinished
+  (whole_or_absent.py): a run killed part-way loses no grade already
+  recorded, and the next plain run finishes every student it had not
+  finished, saying so.
 - nbgrader's own work per notebook costs less: every Gradebook it opens during
   the run borrows one engine per process (engines.py: never a parent's in a
   forked worker), and the hidden cases are built once here before the workers
@@ -51,10 +54,12 @@ from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN, GradingRun
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
+from kit.nbgrader_glue.whole_or_absent import WholeOrAbsent
 
 
-class LockedAutograde(Autograde):
-    """nbgrader's Autograde holding the course's grading lock while it runs (lock.py)."""
+class LockedAutograde(WholeOrAbsent, Autograde):
+    """nbgrader's Autograde holding the course's grading lock while it runs (lock.py), each student's
+    autograded folder whole or finished by the next run (whole_or_absent.py)."""
 
     def start(self) -> None:
         with grading_lock(Path(self.coursedir.root)):
@@ -101,7 +106,7 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
         with shared_engines():  # one gradebook engine per process for the whole run (engines.py)
             workers = self.worker_count()
             if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
-                return self.convert_here()
+                return self.convert_one_by_one()
             if not self.scheduler:
                 self._build_hidden_cases()  # once here, not again in every worker forked from this process
             self.convert_in_workers(workers, self._graded_on_cluster if self.scheduler else

@@ -6,7 +6,8 @@ It puts in place:
 - the gradebook check: a command that opens the gradebook stops with one line
   when it does not answer, before it reads or moves any student's work
   (reachable.py); a SQLite gradebook commits without waiting for the disk
-  each time (sqlite_wal.py);
+  each time (sqlite_wal.py); a gradebook another writer holds is waited for,
+  up to course.toml's `[gradebook] wait_seconds` (locked_gradebook.py);
 - the grading path, chosen by KIT_GRADING: "out-of-process" (the kit's, the
   default: a confined child process per student, comparison in nbgrader's
   process; preprocessors.py, autograde.py) or "in-kernel" (nbgrader's stock
@@ -39,12 +40,14 @@ def grading_path() -> str:
 
 def configure(c, course: Course) -> None:
     """Set nbgrader's configuration `c` for the kit, with the course's policy (course.toml)."""
+    from kit.nbgrader_glue.locked_gradebook import wait_for_locked_gradebook
     from kit.nbgrader_glue.reachable import opens_gradebook, require_gradebook, url_on_command_line
     from kit.nbgrader_glue.sqlite_wal import use_write_ahead_log
 
     if opens_gradebook(sys.argv):
         require_gradebook(url_on_command_line(sys.argv) or c.CourseDirectory.db_url)
     use_write_ahead_log()
+    wait_for_locked_gradebook(course.gradebook_wait_seconds)
     _environment(Path(c.CourseDirectory.root))
     _feedback(c, course)
     if grading_path() == OUT_OF_PROCESS:

@@ -1,9 +1,11 @@
 """What the kit's two parallel converters share: each student's folder converted in a worker process.
 
-`convert_here` is nbgrader's own loop (over `self.assignments`); in a worker
-process (worker_pool.py) `self.assignments` holds one student's folder. A
-student nbgrader cannot convert is logged as nbgrader logs it, the others go
-on, and the command ends with nbgrader's error as a serial run does.
+`convert_here` is nbgrader's own loop (over `self.assignments`), given one
+student's folder at a time: in a worker process (worker_pool.py), or in this
+one, student after student (`convert_one_by_one`, with one worker). A student
+nbgrader cannot convert is logged as nbgrader logs it, the others go on (also
+where nbgrader's loop would stop the whole class: the gradebook locked past its
+wait), and the command ends with nbgrader's error.
 """
 
 from __future__ import annotations
@@ -38,6 +40,17 @@ class OneStudentPerWorker:
         found = re.match(regexp, folder)
         return found["student_id"], found["assignment_id"]
 
+    def convert_one_by_one(self) -> None:
+        """nbgrader's own loop on each student in turn, in this process."""
+        everyone = dict(self.assignments)
+        failed = []
+        for folder in sorted(everyone):
+            self.assignments = {folder: everyone[folder]}
+            if not self._converted(folder):
+                failed.append(folder)
+        self.assignments = everyone
+        self._fail_for(failed)
+
     def convert_in_workers(self, workers: int, folders: Folders) -> None:
         """Convert every folder `folders` yields, each in one of `workers` processes forked now."""
         self._class_folders = dict(self.assignments)  # folder → notebooks, for the worker processes
@@ -49,6 +62,10 @@ class OneStudentPerWorker:
         """In a worker process: nbgrader's own loop on one student's folder; True if it was converted."""
         self.assignments = {folder: self._class_folders[folder]}
         self.prepare_one(folder, payload)
+        return self._converted(folder)
+
+    def _converted(self, folder: str) -> bool:
+        """nbgrader's own loop on `self.assignments`, `folder` alone; True if it was converted."""
         try:
             self.convert_here()
         except NbGraderException:
