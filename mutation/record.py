@@ -70,12 +70,17 @@ def fingerprint(exercise: str) -> str:
 
 
 def run(exercise: str) -> dict:
-    """Every mutant of `exercise` graded: the counts, the survivors' keys, the mistakes named."""
+    """Every mutant of `exercise` graded: the counts, the survivors' keys, the mistakes named, and the
+    mutants on which grading itself failed (the judge raised: neither killed nor survived)."""
     counts = {"mutants": 0, "killed by visible": 0, "killed by hidden": 0, "equivalent": 0, "survived": 0}
-    survivors, equivalent, named = [], [], {}
+    survivors, equivalent, named, judge_errors = [], [], {}, {}
     for mutant in mutants_of(exercise):
-        grades = grade(exercise, mutant.answer())
         counts["mutants"] += 1
+        try:
+            grades = grade(exercise, mutant.answer())
+        except Exception as e:  # the grader's own failure, never a kill: listed apart
+            judge_errors[mutant.key] = f"{type(e).__name__}: {e}"
+            continue
         counts["killed by visible"] += grades.visible is not None
         counts["killed by hidden"] += not grades.survived
         mistake = (grades.hidden and grades.hidden.mistake) or (grades.visible and grades.visible.mistake)
@@ -85,8 +90,8 @@ def run(exercise: str) -> dict:
             why = reviewed.why_equivalent(exercise, mutant.key)
             counts["equivalent" if why else "survived"] += 1
             (equivalent if why else survivors).append(mutant.key)
-    return {"fingerprint": fingerprint(exercise), **counts, "survivors": survivors, "equivalent keys": equivalent,
-            "named": named}
+    return {"fingerprint": fingerprint(exercise), **counts, "judge errors": judge_errors, "survivors": survivors,
+            "equivalent keys": equivalent, "named": named}
 
 
 def load(path: Path = RESULTS) -> dict:

@@ -42,6 +42,11 @@ def write(results: dict, graded: list[str], seconds: dict[str, float], wall: flo
                      + f" | {len(r['named'])} | {r['cpu seconds']} |")
     lines.append("| **all** | | " + " | ".join(f"**{totals[c]}**" for c in COLUMNS)
                  + f" | {sum(len(r['named']) for r in exercises.values())} | |")
+    errors = [(name, key, why) for name, r in exercises.items() for key, why in r["judge errors"].items()]
+    if errors:
+        lines += ["", "## Mutants the grader itself failed on", "",
+                  "The judge raised instead of giving a verdict: neither killed nor survived.", ""]
+        lines += [f"- `{name}`: `{key}`: {why}" for name, key, why in errors]
     survivors = [(name, key) for name, r in exercises.items() for key in r["survivors"]]
     lines += ["", "## Survivors", ""]
     if not survivors:
