@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import attention_inputs, f32, normal_draws, property_examples, worked
-from autograder.exercises.spec import ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges,
+                                       one_sequence_only)
 from solutions import attention as ref
 
 NOTEBOOK = "06_blockwise"
@@ -49,7 +50,8 @@ def blockwise_attention_hidden(rng):
         case(f"{tokens:,} tokens in blocks of 64, with its memory measured", n(tokens, 8), n(tokens, 8), n(tokens, 8),
              64, memory_limit_bytes=tokens * tokens * 8 // 2, grid_bytes=tokens * tokens * 8, seconds=60),
     ] + [case(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", Q, K, V, 3)
-         for Q, K, V in property_examples(attention_inputs(), 6)]
+         for Q, K, V in property_examples(attention_inputs(), 6)] + \
+        count_edges((n(5, 4), n(7, 4), n(7, 3), 3), {3: "block_size"})
 
 
 NOT_RESCALED, NOT_DIVIDED = "accumulator not rescaled", "no final division by the running sum"

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal, normal_draws, worked
-from autograder.exercises.spec import COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges, one_sequence_only
 from solutions import attention as ref
 from solutions.check_yourself import ANSWERS
 
@@ -117,7 +117,8 @@ def head_columns_hidden(rng):
             case("width 5, 5 heads of one column", 5, 5),
             case("width 10 in 4 heads", 10, 4, raises="ValueError", checks="bad shape"),
             case("a width of −4", -4, 2, raises="ValueError", checks="bad size"),
-            case("a width of 8.0, a float", 8.0, 2, raises="ValueError", checks="bad size")]
+            case("a width of 8.0, a float", 8.0, 2, raises="ValueError", checks="bad size")] + \
+        count_edges((6, 1), {0: "d"}) + count_edges((6, 2), {1: "n_heads"})
 
 
 def _head_columns_width_unchecked(d, n_heads):

@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
-from autograder.exercises.spec import ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges,
+                                       one_sequence_only)
 from autograder.exercises.variants import attention_with
 from solutions import attention as ref
 
@@ -63,7 +64,8 @@ def split_heads_hidden(rng):
             case("integers, width 6 in 3 heads", rng.integers(-5, 6, (4, 6)), 3),
             case("width 10 in 4 heads", n(3, 10), 4, raises="ValueError", checks="bad shape"),
             case("width 9 in 2 heads", n(2, 4, 9), 2, raises="ValueError", checks="bad shape"),
-            case("a 1-D vector of width 8", n(8), 2, raises="ValueError", checks="bad shape")]
+            case("a 1-D vector of width 8", n(8), 2, raises="ValueError", checks="bad shape")] + \
+        count_edges((n(3, 6), 3), {1: "n_heads"})
 
 
 def _split_unchecked(M, n_heads):
@@ -140,7 +142,7 @@ def multi_head_attention_hidden(rng):
              W(8, 8), 2, mask=ref.causal_mask(6) + ref.padding_mask(np.array([6, 4, 2]), 6), checks="batched"),
         case("width 10 in 4 heads", n(3, 10), W(10, 10), W(10, 10), W(10, 10), W(10, 10), 4, raises="ValueError",
              checks="bad shape"),
-    ]
+    ] + count_edges((n(3, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 2), {5: "n_heads"})
 
 
 def head_patterns_visible():
@@ -161,7 +163,8 @@ def head_patterns_hidden(rng):
         case("9 tokens of width 6 into d_h = 8, 4 heads", n(9, 6), n(6, 8), n(6, 8), 4),
         case("width 12 in 5 heads", X, W_q, W_k, 5, raises="ValueError", checks="bad shape"),
         case("W_q and W_k of different widths", X, n(12, 8), n(12, 6), 2, raises="ValueError", checks="bad shape"),
-        case("W_q that does not fit X", X, n(10, 12), n(10, 12), 2, raises="ValueError", checks="bad shape")]
+        case("W_q that does not fit X", X, n(10, 12), n(10, 12), 2, raises="ValueError", checks="bad shape")] + \
+        count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"})
 
 
 def _patterns_with(X, W_q, W_k, n_heads, *, split=ref.split_heads, scale=None, axis=-1):
@@ -217,7 +220,8 @@ def head_score_ranks_hidden(rng):
         case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", n(9, 16), mute_q, mute_k, 4),
         case("width 12 in 5 heads", X, W_q, W_k, 5, raises="ValueError", checks="bad shape"),
         case("W_q and W_k of different widths", X, n(12, 8), n(12, 6), 2, raises="ValueError", checks="bad shape"),
-        case("a 1-D X", n(12), W_q, W_k, 2, raises="ValueError", checks="bad shape")]
+        case("a 1-D X", n(12), W_q, W_k, 2, raises="ValueError", checks="bad shape")] + \
+        count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"})
 
 
 def _ranks_unchecked(X, W_q, W_k, n_heads):

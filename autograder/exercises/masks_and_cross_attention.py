@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal_draws, worked
-from autograder.exercises.spec import ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges,
+                                       one_sequence_only)
 from solutions import attention as ref
 
 NOTEBOOK = "05_masks_and_cross_attention"
@@ -27,7 +28,8 @@ def causal_mask_visible():
 def causal_mask_hidden(rng):
     return [case("1 token", 1), case("9 tokens", 9), case("0 tokens", 0, raises="ValueError", checks="bad size"),
             case("-2 tokens", -2, raises="ValueError", checks="bad size"),
-            case("True tokens", True, raises="ValueError"), case("4.0 tokens", 4.0, raises="ValueError")]
+            case("True tokens", True, raises="ValueError"), case("4.0 tokens", 4.0, raises="ValueError")] + \
+        count_edges((5,), {0: "n"})
 
 
 def _causal_mask_unchecked(n):
@@ -166,7 +168,8 @@ def padding_mask_hidden(rng):
             case("n = 0", np.array([1]), 0, raises="ValueError", checks="bad size"),
             case("lengths given as floats", np.array([3.0, 1.0]), 5, raises="ValueError"),
             case("no lengths at all", np.array([], dtype=int), 5, raises="ValueError"),
-            case("a length of 8 in a grid of 7", np.array([3, 8]), 7, raises="ValueError")]
+            case("a length of 8 in a grid of 7", np.array([3, 8]), 7, raises="ValueError")] + \
+        count_edges((np.array([1, 1]), 3), {1: "n"})
 
 
 def _padding_mask_checking(lengths, n, *, n_checked=True, form_checked=True, range_checked=True):

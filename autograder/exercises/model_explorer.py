@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, count_edges
 from model import grammar, heads
 from model.reference import REFERENCE, run, trained, untrained
 from model.transformer import HEADS, LAYERS, forward
@@ -399,7 +399,8 @@ def ablate_head_hidden(rng):
                  *weights1, HEADS, 2, mask=ref.causal_mask(len(X1))),
             case("head 3 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 3, raises="ValueError"),
             case("head −1 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, -1, raises="ValueError"),
-            case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError")]
+            case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError")] + \
+        count_edges((n(4, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 2, 0), {5: "n_heads"})
 
 
 def _ablate_with(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None, *, zeroed="output", checked=True):

@@ -8,6 +8,7 @@ import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, COUNTS, HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed,
+                                       count_edges,
                                        case, one_sequence_only)
 from solutions import attention as ref
 
@@ -129,7 +130,8 @@ def score_spread_visible():
 def score_spread_hidden(rng):
     return [case(f"head size {d_k}, 3,000 samples", d_k, 3000, Seed(HIDDEN_SEED + d_k)) for d_k in (9, 256)] + [
         case("head size 0", 0, 100, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size"),
-        case("no samples", 16, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")]
+        case("no samples", 16, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")] + \
+        count_edges((16, 100, Seed(HIDDEN_SEED)), {0: "d_k", 1: "n_samples"})
 
 
 def _spread_with(d_k, n_samples, rng, *, ddof=0, transposed=False):
@@ -162,7 +164,8 @@ def largest_weight_hidden(rng):
                  Seed(HIDDEN_SEED + d_k)) for d_k, scaled in ((16, False), (256, True), (1024, False))] + [
         case("no keys", 16, 0, True, 10, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size"),
         case("head size 0", 0, 32, False, 10, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size"),
-        case("no trials", 16, 32, True, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")]
+        case("no trials", 16, 32, True, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")] + \
+        count_edges((16, 32, True, 20, Seed(HIDDEN_SEED)), {0: "d_k", 1: "n_keys", 3: "n_trials"})
 
 
 def _largest_weights(d_k, n_keys, scaled, n_trials, rng, *, keys_first=False):

@@ -8,7 +8,8 @@ import numpy as np
 
 from autograder.exercises.inputs import (attention_inputs, f32, f64, forbidding_row, normal_draws, property_examples,
                                          worked)
-from autograder.exercises.spec import ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges,
+                                       one_sequence_only)
 from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
 from solutions import attention as ref
 
@@ -352,7 +353,8 @@ def layer_counts_hidden(rng):
             case("7 tokens of width 6, 3 heads", 7, 6, 3),
             case("width 10 in 4 heads", 5, 10, 4, raises="ValueError", checks="bad shape"),
             case("−2 heads", 5, 6, -2, raises="ValueError", checks="bad size"),
-            case("a length of 7.0, a float", 7.0, 6, 3, raises="ValueError", checks="bad size")]
+            case("a length of 7.0, a float", 7.0, 6, 3, raises="ValueError", checks="bad size")] + \
+        count_edges((7, 6, 1), {0: "n", 1: "d"}) + count_edges((7, 6, 2), {2: "n_heads"})
 
 
 def _counts_checked_for(n, d, n_heads, *, sizes=True, division=True):

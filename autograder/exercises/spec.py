@@ -24,7 +24,7 @@ BEHAVIOURS = {
     "masked row": "a row whose every key is forbidden gives zero weights, no NaN",
     "1e4": "scores of size 1e4 give no overflow or NaN",
     "bad shape": "a ValueError for shapes that do not fit (mismatched inner sizes, d not divisible by n_heads)",
-    "bad size": "a ValueError for a size or count below 1 (block size, tokens, width)",
+    "bad size": "a ValueError for a size or count that is not a whole number of at least 1 (0, True, 2.0)",
 }
 
 
@@ -102,6 +102,22 @@ def case(label: str, *args, raises: str | None = None, checks: str = "", memory_
     if unknown:
         raise ValueError(f"unknown behaviours {sorted(unknown)}: name them in BEHAVIOURS")
     return CaseSpec(label, args, kwargs, raises, tags, memory_limit_bytes, grid_bytes, seconds)
+
+
+def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, **kwargs) -> list[CaseSpec]:
+    """The general rule for a count or size argument (notebook 01's "How your work is checked"), at its edges:
+    1 is allowed; 0, True and a whole float (2.0) raise a ValueError. One case each, every count argument in
+    turn (`counts`: its index in `good` → its name), the other arguments as in `good` (valid there at 1 too).
+    visible: the visible check's share: 1 and 0 for every argument, True and the float for the first only."""
+    found = []
+    for n, (i, name) in enumerate(sorted(counts.items())):
+        edges = ((1, f"{name} = 1, the smallest allowed", None), (0, f"0 as {name}", "ValueError"),
+                 (True, f"True as {name}", "ValueError"), (float(max(2, int(good[i]))), f"{name} given as a float", "ValueError"))
+        for value, label, raises in edges:
+            if not visible or n == 0 or value in (0, 1) and type(value) is int:
+                found.append(case(label, *good[:i], value, *good[i + 1:], raises=raises,
+                                  checks="bad size" if raises else "", **kwargs))
+    return found
 
 
 def no_cases(rng=None) -> list[CaseSpec]:

@@ -47,6 +47,11 @@
 # integer: a Python `int`, a NumPy integer or an integer array of shape `()`. A float is refused
 # even when nothing follows its point, so compute counts with integer arithmetic (`//`, not `/`).
 #
+# A **count or size you are given** (a number of tokens, heads, samples or trials, a width, a
+# block size) is checked the same way in every exercise: it must be a whole number of at least 1,
+# given as an integer. 1 is allowed; 0, a negative number, `True` and a float such as `2.0`
+# raise a `ValueError`. Hidden checks try every such argument at these edges.
+#
 # Until you start an exercise its stub raises `NotStarted`, and its check says
 # so; the other exercises are not affected. Warnings your code prints do not
 # cost points. Each exercise is graded alone: when your `attention` calls your
