@@ -137,7 +137,11 @@ def attention_params_hidden(rng):
         case("d = 6, d_h = d_v = 9, d_out = 4, 3 heads", n(6, 9), n(6, 9), n(6, 9), n(9, 4), 3),
         case("width 12 in 5 heads", *square, 5, raises="ValueError", checks="bad shape"),
         case("W_k narrower than W_q", square[0], n(12, 6), *square[2:], 2, raises="ValueError", checks="bad shape"),
-        case("0 heads", *square, 0, raises="ValueError", checks="bad size")] + \
+        case("0 heads", *square, 0, raises="ValueError", checks="bad size"),
+        case("4 heads: d_h = 8 divides, d_v = 6 does not", n(8, 8), n(8, 8), n(8, 6), n(6, 8), 4, raises="ValueError",
+             checks="bad shape"),
+        case("4 heads: d_v = 8 divides, d_h = 6 does not", n(8, 6), n(8, 6), n(8, 8), n(8, 8), 4, raises="ValueError",
+             checks="bad shape")] + \
         count_edges((n(6, 4), n(6, 4), n(6, 2), n(2, 6), 2), {4: "n_heads"})
 
 

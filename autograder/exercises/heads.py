@@ -206,7 +206,10 @@ def head_score_ranks_visible():
             case("the worked example, 2 heads", w.X, w.W_q, w.W_k, 2),
             case("the worked example, 4 heads of size 1", w.X, w.W_q, w.W_k, 4),
             case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", w.X, mute_q, mute_k, 4),
-            case("width 4 in 3 heads", w.X, w.W_q, w.W_k, 3, raises="ValueError")]
+            case("the worked example's tokens a million times smaller, 2 heads", w.X * 1e-6, w.W_q, w.W_k, 2),
+            case("width 4 in 3 heads", w.X, w.W_q, w.W_k, 3, raises="ValueError"),
+            case("the worked example twice, as a batch (2, 4, 4)", np.stack([w.X, w.X]), w.W_q, w.W_k, 2,
+                 raises="ValueError")]
 
 
 def head_score_ranks_hidden(rng):
@@ -220,8 +223,19 @@ def head_score_ranks_hidden(rng):
         case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", n(9, 16), mute_q, mute_k, 4),
         case("width 12 in 5 heads", X, W_q, W_k, 5, raises="ValueError", checks="bad shape"),
         case("W_q and W_k of different widths", X, n(12, 8), n(12, 6), 2, raises="ValueError", checks="bad shape"),
-        case("a 1-D X", n(12), W_q, W_k, 2, raises="ValueError", checks="bad shape")] + \
+        case("a 1-D X", n(12), W_q, W_k, 2, raises="ValueError", checks="bad shape"),
+        case("a batch of 2 sequences, X (2, 5, 12)", n(2, 5, 12), W_q, W_k, 3, raises="ValueError", checks="bad shape"),
+        case("10 tokens of width 12 a million times smaller, 3 heads", X * 1e-6, W_q, W_k, 3),
+        case("10 tokens of width 12 in float32, 3 heads", X.astype(f32), W_q.astype(f32), W_k.astype(f32), 3)] + \
         count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"})
+
+
+def _ranks_of_any_batch(X, W_q, W_k, n_heads, tol=None):
+    """head_score_ranks with no check of X's dimensions (a batch of sequences gives a grid of ranks), ranked
+    with an absolute tolerance when `tol` is given."""
+    X = np.asarray(X, dtype=float)
+    scores = ref.raw_scores(ref.split_heads(X @ W_q, n_heads), ref.split_heads(X @ W_k, n_heads))
+    return np.linalg.matrix_rank(scores, tol=tol).astype(np.int64)
 
 
 def _ranks_unchecked(X, W_q, W_k, n_heads):
@@ -308,5 +322,9 @@ EXERCISES = (
         Requirement("an integer array of shape `(n_heads,)`",
                     lambda X, W_q, W_k, h: ref.head_score_ranks(X, W_q, W_k, h).astype(float)),
         Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _ranks_unchecked),
-    ), shows="On the worked example: one head of size 4, two of size 2, four of size 1, and heads given zero queries or keys."),
+        Requirement("when `X` is not 2-D", _ranks_of_any_batch),
+        Requirement("`np.linalg.matrix_rank` with its default tolerance",
+                    lambda X, W_q, W_k, h: _ranks_of_any_batch(X, W_q, W_k, h, tol=1e-8)),
+    ), shows="On the worked example: one head of size 4, two of size 2, four of size 1, heads given zero queries or "
+             "keys, and its tokens made a million times smaller."),
 )

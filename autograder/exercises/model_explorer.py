@@ -169,7 +169,25 @@ def classify_head_hidden(rng):
                     case("every token on itself", np.eye(6), np.arange(6)),
                     case("previous and start tied at 2/3 (previous comes first)", previous_start,
                          np.array([0, 4, 9, 1])),
-                    case("self at exactly 0.5, previous and start at 0.3125", self_at_half, np.array([0, 4, 9, 1, 6]))]
+                    case("self at exactly 0.5, previous and start at 0.3125", self_at_half, np.array([0, 4, 9, 1, 6])),
+                    case("previous at 0.76 and induction at 1.0: both past 0.5, the largest wins", _both_past_half(),
+                         np.full(6, 7))]
+
+
+def _both_past_half() -> np.ndarray:
+    """(6, 6) weights on one token written 6 times: each row from 3 on puts 0.6 on the token before it and 0.4
+    on token 1, both induction targets; previous scores 0.76, induction 1.0, start 0.2."""
+    A = np.zeros((6, 6))
+    A[0, 0] = A[1, 0] = A[2, 1] = 1.0
+    for i in range(3, 6):
+        A[i, i - 1], A[i, 1] = 0.6, 0.4
+    return A
+
+
+def _first_past_half(A, tokens):
+    """classify_head that takes the first kind, in order, whose score reaches 0.5."""
+    scores = (heads.self_score(A), heads.previous_score(A), heads.start_score(A), heads.induction_score(A, tokens))
+    return next((kind for kind, score in zip(heads.KINDS, scores) if score >= heads.THRESHOLD), heads.SPREAD)
 
 
 def _classify_with(A, tokens, order=heads.KINDS, *, last_of_ties=False, above=False):
@@ -472,6 +490,7 @@ EXERCISES = (
         Requirement("computes the scores in this order: self, previous, start, induction",
                     lambda A, tokens: _classify_with(A, tokens, order=sorted(heads.KINDS))),
         Requirement("If the largest is at least 0.5", lambda A, tokens: _classify_with(A, tokens, above=True)),
+        Requirement("the largest wins, not the first past 0.5", _first_past_half, unseen="the visible grids have one kind past 0.5"),
         Requirement("(on a tie, the first in that order)",
                     lambda A, tokens: _classify_with(A, tokens, last_of_ties=True)),
         Requirement("Return a plain Python `str`", lambda A, tokens: np.str_(heads.classify_head(A, tokens))),

@@ -216,6 +216,16 @@ def _jacobian_parts(s, *, stable=True):
     return p, p[..., :, None] * np.eye(s.shape[-1], dtype=p.dtype), p[..., :, None] * p[..., None, :]
 
 
+def _jacobian_unguarded(s):
+    """diag(p) − p pᵀ of a softmax that subtracts the row maximum but leaves an all −inf row NaN."""
+    s = np.asarray(s)
+    s = s if s.dtype.kind == "f" else s.astype(np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        p = e / e.sum(axis=-1, keepdims=True)
+    return p[..., :, None] * np.eye(s.shape[-1], dtype=p.dtype) - p[..., :, None] * p[..., None, :]
+
+
 def _jacobian_of_one_row(s):
     """diag(p) − p pᵀ with np.diag and np.outer, which read a batch as one flat row."""
     p, _, _ = _jacobian_parts(s)
@@ -323,5 +333,7 @@ EXERCISES = (
         Requirement("Float32 stays float32", _jacobian_in_float64),
         Requirement("integers are computed in float64", _jacobian_of_integers_in_float32),
         Requirement("Raise a `ValueError` when `s` is a single number", _jacobian_of_a_number),
+        Requirement("has weights of 0 and so a grid of zeros, never NaN", _jacobian_unguarded,
+                    unseen="the worked example's scores forbid no key"),
     ), shows="Every row of the grid adds up to 0: moving all scores together moves no weight."),
 )

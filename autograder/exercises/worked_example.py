@@ -71,7 +71,30 @@ def project_qkv_hidden(rng):
             case("a W_q that does not fit X", n(5, 6), n(5, 3), n(6, 3), n(6, 3), raises="ValueError",
                  checks="bad shape"),
             case("a W_k that is one column, 1-D", n(5, 6), n(6, 3), n(6), n(6, 3), raises="ValueError",
+                 checks="bad shape"),
+            case("a W_k wider than W_q", n(5, 6), n(6, 3), n(6, 4), n(6, 3), raises="ValueError", checks="bad shape"),
+            case("a W_k narrower than W_q", n(5, 6), n(6, 3), n(6, 2), n(6, 3), raises="ValueError",
                  checks="bad shape")]
+
+
+def _projections_of_a_column(X, W_q, W_k, W_v):
+    """project_qkv that checks the first dimension only: a 1-D matrix of d numbers gives (..., n)."""
+    X = np.asarray(X, dtype=float)
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if np.shape(W)[0] != X.shape[-1]:
+            raise ValueError(f"{name} {np.shape(W)} does not fit X {X.shape}")
+    if np.ndim(W_q) == np.ndim(W_k) == 2 and np.shape(W_q) != np.shape(W_k):
+        raise ValueError("W_q and W_k differ in width")
+    return X @ W_q, X @ W_k, X @ W_v
+
+
+def _projections_of_any_widths(X, W_q, W_k, W_v):
+    """project_qkv with every check but that of W_q and W_k's widths."""
+    X = np.asarray(X, dtype=float)
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if np.ndim(W) != 2 or np.shape(W)[0] != X.shape[-1]:
+            raise ValueError(f"{name} {np.shape(W)} does not fit X {X.shape}")
+    return tuple(X.astype(np.result_type(X, W), copy=False) @ W for W in (W_q, W_k, W_v))
 
 
 EXERCISES = (
@@ -106,5 +129,8 @@ EXERCISES = (
         Requirement("`d_v` may differ from `d_k`", _projections_of_one_width),
         Requirement("Raise a `ValueError` that names the matrix and both shapes when a matrix does not fit `X`",
                     _projections_unchecked),
+        Requirement("when it is not 2-D (one column is still `(d, 1)`)", _projections_of_a_column),
+        Requirement("Raise one too when `W_q` and `W_k` differ in width", _projections_of_any_widths,
+                    unseen="one more case of bad input would show the same error: the hidden cases try both ways"),
     ), shows='The chapter\'s query of "cube" is -0.17, +2.36, -1.30, +0.32.'),
 )

@@ -132,7 +132,9 @@ figures.tokens_before_after(token_movement)
 # Write `project_qkv(X, W_q, W_k, W_v)` returning the tuple `(Q, K, V)`.
 # `X` is `(..., n, d)`; `W_q` and `W_k` are `(d, d_k)`; `W_v` is `(d, d_v)`,
 # and `d_v` may differ from `d_k`. Raise a `ValueError` that names the matrix
-# and both shapes when a matrix does not fit `X`. About 5 lines.
+# and both shapes when a matrix does not fit `X`: when it is not 2-D (one
+# column is still `(d, 1)`) or its first dimension is not `d`. Raise one too
+# when `W_q` and `W_k` differ in width. About 6 lines.
 
 # %% solution id=project_qkv
 def project_qkv(X, W_q, W_k, W_v):
@@ -140,7 +142,8 @@ def project_qkv(X, W_q, W_k, W_v):
 
     X: (..., n, d); W_q, W_k: (d, d_k); W_v: (d, d_v).
     Returns (Q, K, V) with shapes (..., n, d_k), (..., n, d_k), (..., n, d_v).
-    Raises ValueError when a matrix's first dimension is not d.
+    Raises ValueError when a matrix is not 2-D, its first dimension is not d,
+    or W_q and W_k differ in width.
     """
     ### BEGIN SOLUTION
     X = np.asarray(X)
@@ -148,6 +151,8 @@ def project_qkv(X, W_q, W_k, W_v):
         if np.ndim(W) != 2 or np.shape(W)[0] != X.shape[-1]:
             raise ValueError(f"{name} must have shape ({X.shape[-1]}, _) to multiply X {X.shape}, "
                              f"got {name} {np.shape(W)}")
+    if np.shape(W_q) != np.shape(W_k):
+        raise ValueError(f"W_q {np.shape(W_q)} and W_k {np.shape(W_k)} must have the same width d_k")
     return X @ W_q, X @ W_k, X @ W_v
     ### END SOLUTION
 

@@ -323,8 +323,9 @@ figures.largest_weight(largest_weight)
 # Write `softmax_jacobian(s)`: `s` is `(..., n)`, the scores of a query against
 # `n` keys, with any leading batch dimensions; return the `(..., n, n)` grid
 # diag(p) − p pᵀ for every query of the batch. Compute p the stable way, as in
-# `largest_weight`: take out the row's largest score before `np.exp`.
-# Float32 stays float32; integers are computed in float64. Raise a `ValueError`
+# `largest_weight`: take out the row's largest score before `np.exp`. A row
+# whose every score is −inf (every key forbidden, as masks do in notebook 05)
+# has weights of 0 and so a grid of zeros, never NaN. Float32 stays float32; integers are computed in float64. Raise a `ValueError`
 # when `s` is a single number (0-d) rather than a row of scores. An outer
 # product by broadcasting and `np.eye(n)` do it without a loop. About 5 lines.
 
