@@ -153,12 +153,15 @@ def test_an_answer_wrong_where_the_mistake_is_right_is_not_that_mistake():
     assert _names([(telling, 2 * (ROW + 1)), (right_here, ROW.copy())]) == ["doubled"]
 
 
-def test_an_answer_right_where_the_mistakes_own_writing_fails_may_still_be_named():
-    # The catalogued writing also gives NaN on a fully masked row; an answer that guards it is still that mistake.
+def test_an_answer_right_where_a_mistakes_own_output_is_wrong_is_never_given_its_name():
+    # Right on the fully masked row where the catalogued writing gives NaN: whatever it does, not that writing
+    # (a hard-coded division by 2 is right at d_k = 4, where dividing by d_k is not).
     masked = _case(np.array([0.0, 0.0, 1.0]), unshifted=np.array([np.nan, np.nan, 1.0]))
     telling = _case(ROW, unshifted=np.array([np.nan, 2.0, 3.0]))
     assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([0.0, 0.0, np.nan]))]) == [None]
-    assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([0.0, 0.0, 1.0]))]) == ["unshifted"]
+    assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([0.0, 0.0, 1.0]))]) == [None]
+    assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([np.nan, np.nan, 1.0]))]) == \
+        ["unshifted"]
 
 
 def test_an_error_where_the_mistake_gives_a_value_rules_it_out():

@@ -106,12 +106,20 @@ def _merge_unchecked(H):
     return np.moveaxis(H, -3, -2).reshape(*H.shape[:-3], H.shape[-2], -1)
 
 
+def _every_size_different():
+    """W_q, W_k, W_v (4, 14) and W_o (14, 6), drawn once (seed 37), for a visible case whose sizes all differ."""
+    rng = np.random.default_rng(37)
+    return (*(np.round(rng.normal(0, 0.5, (4, 14)), 1) for _ in range(3)), np.round(rng.normal(0, 0.3, (14, 6)), 1))
+
+
 def multi_head_attention_visible():
     w = worked()
     return [case("the worked example, 2 heads", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2),
             case("the worked example, 2 heads, causal", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, mask=ref.causal_mask(4)),
             case("the first 2 tokens read all 4 (cross-attention), 2 heads", w.X[:2], w.W_q, w.W_k, w.W_v, w.W_o, 2,
                  context=w.X),
+            case("every size different: 3 tokens read 5 of width 4, d_h = 14 in 2 heads of 7, d_out = 6",
+                 w.X[:3], *_every_size_different(), 2, context=np.vstack([w.X, w.X[:1] + 1])),
             case("the worked example twice, as a float32 batch of 2, 2 heads", _float32_batch(w.X),
                  *(W.astype(f32) for W in (w.W_q, w.W_k, w.W_v, w.W_o)), 2),
             case("a batch of 2, 2 heads, a (2, 4, 4) mask: causal, the second sequence 3 tokens long",

@@ -24,6 +24,8 @@ def scores_visible():
     return [case("the worked example", w.Q, w.K),
             case("the worked example twice, as a float32 batch of 2", *batch),
             case("3 integer queries against 2 integer keys", *SMALL_INTEGERS),
+            case("every size different: 3 queries against 5 keys, d_k = 2", w.Q[:3, :2],
+                 np.vstack([w.K, w.K[:1] + 1])[:, :2]),
             case("one query given as a 1-D vector", w.Q[0], w.K, raises="ValueError")]
 
 

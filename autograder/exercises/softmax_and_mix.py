@@ -112,6 +112,8 @@ def attention_visible():
     return [case("the worked example", Q, K, V),
             case("the worked example with the last key forbidden", Q, K, V, mask=w.last_key_forbidden),
             case("cross-attention from 2 queries to the 4 tokens", Q[:2], K, V),
+            case("every size different: 3 queries, 5 keys, d_k = 2, d_v = 6", Q[:3, :2],
+                 np.vstack([K, K[:1] + 1])[:, :2], np.hstack([np.vstack([V, V[:1] - 1])] * 2)[:, :6]),
             case("the worked example with queries and keys 100 times larger", 100 * Q, 100 * K, V),
             case("the worked example twice, as a float32 batch of 2", *_twice_in_float32(Q, K, V)),
             case("that batch with a padding mask: the second sequence 3 tokens long", *_twice_in_float32(Q, K, V),
