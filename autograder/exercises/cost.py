@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import COUNTS, Exercise, Mistake, Requirement, case, count_edges
+from autograder.exercises.spec import COUNTS, Exercise, Mistake, Requirement, case, count_edges, counted
 from solutions import attention as ref
 
 NOTEBOOK = "07_cost"
@@ -132,7 +132,7 @@ def attention_params_visible():
 def attention_params_hidden(rng):
     n = normal_draws(rng)
     square = [n(12, 12) for _ in range(4)]
-    return [case(f"width 12, {h} heads", *square, h) for h in (1, 3, 6)] + [
+    return [case(f"width 12, {counted(h, 'head')}", *square, h) for h in (1, 3, 6)] + [
         case("d = 10, d_h = 8, d_v = 6, d_out = 5, 2 heads", n(10, 8), n(10, 8), n(10, 6), n(6, 5), 2),
         case("d = 6, d_h = d_v = 9, d_out = 4, 3 heads", n(6, 9), n(6, 9), n(6, 9), n(9, 4), 3),
         case("width 12 in 5 heads", *square, 5, raises="ValueError", checks="bad shape"),

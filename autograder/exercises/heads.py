@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
-from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges,
+from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges, counted,
                                        one_sequence_only)
 from autograder.exercises.variants import attention_with
 from solutions import attention as ref
@@ -165,7 +165,7 @@ def head_patterns_visible():
 def head_patterns_hidden(rng):
     n = normal_draws(rng)
     X, W_q, W_k = n(7, 12), n(12, 12), n(12, 12)
-    return [case(f"7 tokens of width 12, {h} heads", X, W_q, W_k, h) for h in (2, 3, 6)] + [
+    return [case(f"7 tokens of width 12, {counted(h, 'head')}", X, W_q, W_k, h) for h in (2, 3, 6)] + [
         case("a batch (2, 5, 8) in float32, 2 heads", n(2, 5, 8, dtype=f32), n(8, 8, dtype=f32), n(8, 8, dtype=f32), 2,
              checks="batched, float32"),
         case("9 tokens of width 6 into d_h = 8, 4 heads", n(9, 6), n(6, 8), n(6, 8), 4),
@@ -225,7 +225,7 @@ def head_score_ranks_hidden(rng):
     X, W_q, W_k = n(10, 12), n(12, 12), n(12, 12)
     flat = n(8, 3) @ n(3, 12)  # 8 tokens that span only 3 directions
     mute_q, mute_k = _muted(n(16, 16), n(16, 16), 4)
-    return [case(f"10 tokens of width 12, {h} heads", X, W_q, W_k, h) for h in (1, 3, 6)] + [
+    return [case(f"10 tokens of width 12, {counted(h, 'head')}", X, W_q, W_k, h) for h in (1, 3, 6)] + [
         case("3 tokens, 2 heads of size 8", n(3, 16), n(16, 16), n(16, 16), 2),
         case("8 tokens spanning 3 directions, 3 heads of size 4", flat, n(12, 12), n(12, 12), 3),
         case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", n(9, 16), mute_q, mute_k, 4),

@@ -120,6 +120,11 @@ def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, *
     return found
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 head", "3 heads": a number and its noun, for a case's label."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def no_cases(rng=None) -> list[CaseSpec]:
     """The visible cases of an exercise that has no visible check."""
     return []
