@@ -28,7 +28,9 @@ differs from every other known mistake's. A degenerate case, where two
 mistakes give one output or one gives the right answer (n = d, a ratio of
 exactly 1, an answer of 0, a fully masked row), so never names either, and an
 answer that only coincides with a mistake there is given no name. A mistake is
-named only for an answer wrong in its values.
+named only for an answer wrong in its values. An answer right in its values on a case where
+a mistake's output is wrong is never given that mistake's name (a hard-coded
+division by 2 is right at d_k = 4, where dividing by d_k is not).
 """
 
 from __future__ import annotations
@@ -235,9 +237,9 @@ class Naming:
     A mistake is named when some case tells it apart (`telling`) and the answer, wrong in
     its values there, fits it (`fitting`), and no case rules it out: one where the answer
     is wrong otherwise than that mistake (some value it gets wrong is not the mistake's
-    value there, `_errs_only_as`), or gave no value where the mistake gives one (it raised,
-    timed out, changed its input). Where the answer is right, it may be right where the
-    mistake's own writing is not: that rules nothing out. There must be exactly one such
+    value there, `_errs_only_as`), gave no value where the mistake gives one (it raised,
+    timed out, changed its input), or is right in its values where the mistake's output is
+    wrong in its own. There must be exactly one such
     mistake. So an answer that coincides with a mistake on a degenerate case (n = d, a
     ratio of 1, an answer of 0, a fully masked row) but is wrong another way elsewhere is
     given no name, and neither is one wrong only in type, shape or dtype.
@@ -253,6 +255,9 @@ class Naming:
         self._ruled_out |= names - {v[0] for v in variants if _errs_only_as(got, expected, v[3])}
         problem = _mismatch(got, expected, True)
         if problem is None or problem[0] != "wrong values" and only_in_form(got, expected):
+            # Right in its values where a mistake is wrong in its own: whatever it does, not that mistake.
+            self._ruled_out |= names - {v[0] for v in variants
+                                        if not _differ(v[3], expected) or only_in_form(v[3], expected)}
             return set()  # right in its values here: it tells no mistake
         fits = fitting(got, variants)
         told = {name: told for name, told in telling(expected, variants).items() if name in fits}
