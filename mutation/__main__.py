@@ -55,8 +55,9 @@ def main(argv=None) -> int:
     seconds = {}
     with multiprocessing.get_context("fork").Pool(args.jobs, initializer=_capped, maxtasksperchild=1) as pool:
         for name, result, cpu in pool.imap_unordered(_run, names):
-            results["exercises"][name] = result
+            results["exercises"][name] = result | {"cpu seconds": round(cpu, 1)}
             seconds[name] = cpu
+            record.save(results)  # after each exercise: a run cut short keeps what it graded
             print(f"{name:22} {result['mutants']:4} mutants, {result['survived']:3} survived "
                   f"({cpu:.1f} s CPU)", flush=True)
     results["exercises"] = {name: results["exercises"][name] for name in REGISTRY if name in results["exercises"]}

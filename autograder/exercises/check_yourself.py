@@ -311,7 +311,8 @@ def _question(name: str, *requirements: Requirement) -> Exercise:
 
 
 EXERCISES = (
-    Exercise("hull_excess", ref.hull_excess, hull_excess_hidden, hull_excess_visible, stream=29, mistakes=(
+    Exercise("hull_excess", ref.hull_excess, hull_excess_hidden, hull_excess_visible, stream=29,
+             meets=frozenset({"integers"}), mistakes=(
         Mistake("every value row counted, masked ones too", 4,
                 "Only the value rows a query may see (allowed[i]) bound its output.",
                 lambda O, V, allowed=None: _hull_excess_with(O, V, allowed, every_row=True)),
@@ -328,12 +329,13 @@ EXERCISES = (
     ), shows=("Attention's outputs never stick out (with and without a mask); multiplied by W_o, they do (float64 and float32).\n"
               "Then inputs that must raise a ValueError.")),
     Exercise("equal_scores", ANSWERS["equal_scores"], equal_scores_hidden, equal_scores_visible, stream=99,
-             meets=frozenset({"float32", "batched"}),
+             meets=frozenset({"float32", "batched", "integers"}),
              points=QUESTION, requirements=(
         Requirement("`V` of shape `(..., n_k, d_v)`", one_sequence_only(ANSWERS["equal_scores"])),
         Requirement("Keep the dtype of float input (float32 in, float32 out)", _equal_scores_in_float64),
     )),
     Exercise("leaked_targets", ref.leaked_targets, leaked_targets_hidden, leaked_targets_visible, stream=30,
+             meets=frozenset({"integers"}),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the token itself instead of the next", 6,
                 "Position i is trained to predict token i + 1: change token i + 1 and watch output row i.",
@@ -374,6 +376,7 @@ EXERCISES = (
               Requirement("and so is a rounded figure", 67_100_000)),
     _question("skip_formula"),
     Exercise("gradient_size", ref.gradient_size, gradient_size_hidden, gradient_size_visible, stream=31,
+             meets=frozenset({"integers"}),
              built_on=("softmax", "softmax_jacobian"),
              parts=("the raw gradient size", "the scaled gradient size"), mistakes=(
         Mistake("scaled by d_k instead of √d_k", 3, "Divide the scores by √d_k, not by d_k, before the softmax.",

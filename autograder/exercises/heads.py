@@ -295,7 +295,7 @@ EXERCISES = (
                     lambda *a, **k: _mha_with(*a, **k, head_axis=False)),
     ), shows="The chapter cuts the worked example into two heads of size 2, each dividing its scores by √2."),
     Exercise("head_patterns", ref.head_patterns, head_patterns_hidden, head_patterns_visible, stream=24,
-             meets=frozenset({"float32", "batched", "bad shape"}),
+             meets=frozenset({"float32", "batched", "bad shape", "integers"}),
              built_on=("split_heads", "raw_scores", "scaled_scores", "softmax"), mistakes=(
         Mistake("scaled by the full width", 5, "Each head divides by the square root of its own size d_k = d_h / n_heads.",
                 lambda X, W_q, W_k, h: _patterns_with(X, W_q, W_k, h, scale=lambda d_k: math.sqrt(d_k * h))),
@@ -315,7 +315,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _patterns_sliced),
     ), shows="On the worked example in 1, 2 and 4 heads, as a float32 batch too, and a width the heads do not divide."),
     Exercise("head_score_ranks", ref.head_score_ranks, head_score_ranks_hidden, head_score_ranks_visible, stream=41,
-             meets=frozenset({"bad shape"}),
+             meets=frozenset({"bad shape", "integers"}),
              built_on=("split_heads", "raw_scores"), mistakes=(
         Mistake("the bound instead of the measurement", 5,
                 "Measure each grid with np.linalg.matrix_rank; d_k is only the most it can be.",

@@ -477,7 +477,7 @@ EXERCISES = (
         Requirement("(a Python or NumPy int; `True` does not count)", _causal_mask_refusing_below_one_only),
     ), shows="causal_mask(4) is 0 on and below the diagonal and -inf above it; n = 0 and n = True raise a ValueError."),
     Exercise("first_changed_output", ref.first_changed_output, first_changed_output_hidden,
-             first_changed_output_visible, stream=25, points=Points(1, 2),
+             first_changed_output_visible, stream=25, points=Points(1, 2), meets=frozenset({"integers"}),
              built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the last unchanged position", 6, "Return the first position that changed, not the one before it.",
                 lambda *a, **k: int(np.argmax(_changed_rows(*a, **k))) - 1 if _changed_rows(*a, **k).any()
@@ -519,6 +519,7 @@ EXERCISES = (
     ), shows=("Lengths 4 and 2 in a grid of 4 give shape (2, 1, 4); only the second sequence loses keys.\n"
               "n = 4.0, lengths as floats and a length of 0 or 5 raise a ValueError.")),
     Exercise("padding_leak", ref.padding_leak, padding_leak_hidden, padding_leak_visible, stream=26,
+             meets=frozenset({"integers"}),
              points=Points(1, 2), mistakes=(
         Mistake("padding queries counted too", 6, "Only real queries (i < length) matter: padding rows are thrown away.",
                 lambda weights, lengths: _padding_leak_with(weights, lengths, every_query=True)),

@@ -515,7 +515,7 @@ EXERCISES = (
     ), shows=("The trained model on the prompt written twice, the random weights, and logits given by hand\n"
               "(a row with two targets, a prompt where no token repeats).")),
     Exercise("prefix_gaps", ref.prefix_gaps, prefix_gaps_hidden, prefix_gaps_visible, stream=42,
-             meets=frozenset({"float32", "bad shape"}), points=Points(1, 2),
+             meets=frozenset({"float32", "bad shape", "integers"}), points=Points(1, 2),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the prefix one token short", TEACHER_FORCING,
                 "Position i belongs to its own prefix: run on the first i + 1 tokens, Q[:i + 1] and so on.",
@@ -542,7 +542,7 @@ EXERCISES = (
     ), shows=("The worked example with a causal mask, with a mask of zeros and with 'cube' hidden from every token;\n"
               "then one head of the trained model (float32), and shapes that do not fit (a ValueError).")),
     Exercise("ablate_head", ref.ablate_head, ablate_head_hidden, ablate_head_visible, stream=43,
-             meets=frozenset({"float32"}), points=Points(1, 2),
+             meets=frozenset({"float32", "integers"}), points=Points(1, 2),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention", "split_heads", "merge_heads"), mistakes=(
         Mistake("the head's columns zeroed after W_o", SECTION,
                 "W_o mixes every head into every output column: zero the head's output before multiplying by W_o.",

@@ -265,6 +265,7 @@ EXERCISES = (
                     _scores_unchecked),
     ), shows='The chapter\'s raw scores run from -5.68 to +5.92, with -0.28 for "cube" against "pick".'),
     Exercise("self_preference", ref.self_preference, self_preference_hidden, self_preference_visible, stream=21,
+             meets=frozenset({"integers"}),
              parts=("the asymmetry", "the share of tokens preferring themselves"), mistakes=(
         Mistake("columns instead of rows", 2, "Row i holds token i's scores: compare S[i, i] with the largest of row i.",
                 lambda S: _self_preference_with(S, by_column=True)),
@@ -316,7 +317,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `d_k`, `n_keys` or `n_trials` is below 1", _largest_weight_unchecked),
     ), shows="With 64 keys the chapter's winning share climbs from 0.293 to 0.941 unscaled, and stays near 0.11 scaled."),
     Exercise("softmax_jacobian", ref.softmax_jacobian, softmax_jacobian_hidden, softmax_jacobian_visible, stream=40,
-             meets=frozenset({"float32", "batched", "masked row", "1e4", "bad shape"}),
+             meets=frozenset({"float32", "batched", "masked row", "1e4", "bad shape", "integers"}),
              built_on=("softmax",), mistakes=(
         Mistake("the diagonal forgotten", 3, "∂p_i/∂s_i is p_i − p_i²: add diag(p) to −p pᵀ.",
                 lambda s: -_jacobian_parts(s)[2]),

@@ -371,7 +371,7 @@ def _counts_checked_for(n, d, n_heads, *, sizes=True, division=True):
 
 EXERCISES = (
     Exercise("softmax", ref.softmax, softmax_hidden, softmax_visible, stream=6,
-             meets=frozenset({"float32", "batched", "masked row", "1e4"}), points=Points(1, 3), mistakes=(
+             meets=frozenset({"float32", "batched", "masked row", "1e4", "integers"}), points=Points(1, 3), mistakes=(
         Mistake("softmax over the wrong axis", 4, "Each row of scores (one query) must add up to one: normalise along `axis`.",
                 lambda S, axis=-1: ref.softmax(S, axis=-2 if np.ndim(S) > 1 and axis in (-1, np.ndim(S) - 1) else -1)),
         Mistake("softmax without subtracting the row maximum", 4,
@@ -390,6 +390,7 @@ EXERCISES = (
         Requirement("Such a row must come out all zeros", "an all-forbidden row not handled"),
     ), shows='The chapter\'s weights for "cube" are 0.683, 0.103, 0.168 and 0.046: they add up to 1.000.'),
     Exercise("lead_share", ref.lead_share, lead_share_hidden, lead_share_visible, stream=22, built_on=("softmax",),
+             meets=frozenset({"integers"}),
              mistakes=(
         Mistake("the trailing key's share", 4, "Return the weight of the key that is ahead: e^lead / (e^lead + 1).",
                 lambda lead: 1 - ref.lead_share(lead)),
@@ -443,7 +444,7 @@ EXERCISES = (
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_keys=False)),
     ), shows='The chapter\'s new vector for "cube" is +0.58, -1.08, +0.54, +0.12.'),
     Exercise("permutation_gaps", ref.permutation_gaps, permutation_gaps_hidden, permutation_gaps_visible, stream=44,
-             meets=frozenset({"bad shape"}),
+             meets=frozenset({"bad shape", "integers"}),
              parts=("attention's gap", "the fixed mix's gap"),
              built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the shuffled output compared with the output unshuffled", 1,
@@ -472,7 +473,7 @@ EXERCISES = (
                     lambda *a: _gaps(*a, kernel_checked=False)),
     ), shows='Shuffles of "pick up the cube": attention\'s gap is rounding only; the fixed mix\'s is not.'),
     Exercise("reach", ref.reach, reach_hidden, reach_visible, stream=45,
-             meets=frozenset({"float32", "batched", "bad shape"}), mistakes=(
+             meets=frozenset({"float32", "batched", "bad shape", "integers"}), mistakes=(
         Mistake("signed offsets j − i", 1, "A key before the query is as far away as one after it: weigh |i − j|.",
                 lambda A: _reach_with(A, signed=True)),
         Mistake("squared distances", 1, "Weigh the distance |i − j| itself, not its square.",

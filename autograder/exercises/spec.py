@@ -25,6 +25,7 @@ BEHAVIOURS = {
     "1e4": "scores of size 1e4 give no overflow or NaN",
     "bad shape": "a ValueError for shapes that do not fit (mismatched inner sizes, d not divisible by n_heads)",
     "bad size": "a ValueError for a size or count that is not a whole number of at least 1 (0, True, 2.0)",
+    "integers": "integer arrays in give a float64 answer (notebook 01's general rule)",
 }
 
 
@@ -120,6 +121,20 @@ def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, *
     return found
 
 
+def in_integers(spec: CaseSpec) -> CaseSpec:
+    """`spec` on integers, for the general rule of notebook 01 that integer input is computed in float64: every
+    finite float array among its inputs becomes int64 (three times its numbers, rounded, for some spread); a mask
+    holding −inf stays as it is. Tagged "integers"."""
+    def rounded(x):
+        if isinstance(x, np.ndarray) and x.dtype.kind == "f" and np.isfinite(x).all():
+            return np.rint(3 * x).astype(np.int64)
+        return x
+    return CaseSpec(f"{spec.label}, in integers", tuple(rounded(a) for a in spec.args),
+                    {k: rounded(v) for k, v in spec.kwargs.items()}, spec.raises,
+                    tuple(sorted(set(spec.checks) - {"float32", "1e4"} | {"integers"})), spec.memory_limit_bytes,
+                    spec.grid_bytes, spec.seconds)
+
+
 def counted(n: int, noun: str) -> str:
     """"1 head", "3 heads": a number and its noun, for a case's label."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
@@ -131,7 +146,7 @@ def no_cases(rng=None) -> list[CaseSpec]:
 
 
 # The behaviours an exercise's inputs can meet, in the usual groups (Exercise.meets).
-ARRAYS = frozenset({"float32", "batched", "bad shape"})
+ARRAYS = frozenset({"float32", "batched", "bad shape", "integers"})
 SCORES = frozenset({"cross", "masked row", "1e4"})
 COUNTS = frozenset({"bad size"})
 

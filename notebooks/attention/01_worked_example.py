@@ -47,6 +47,9 @@
 # integer: a Python `int`, a NumPy integer or an integer array of shape `()`. A float is refused
 # even when nothing follows its point, so compute counts with integer arithmetic (`//`, not `/`).
 #
+# **Integers** given where numbers are computed (tokens, scores, weights) are computed in float64:
+# an integer array in gives a float64 answer, as float32 in gives float32 out.
+#
 # A **count or size you are given** (a number of tokens, heads, samples or trials, a width, a
 # block size) is checked the same way in every exercise: it must be a whole number of at least 1,
 # given as an integer. 1 is allowed; 0, a negative number, `True` and a float such as `2.0`
