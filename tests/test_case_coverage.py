@@ -46,7 +46,7 @@ def behaviour_map() -> dict[str, dict[str, list[str]]]:
 
 def _arrays(case: dict) -> list[np.ndarray]:
     args, kwargs = fresh_inputs(case)
-    return [a for a in [*args, *kwargs.values()] if isinstance(a, np.ndarray)]
+    return [np.asarray(a) for a in [*args, *kwargs.values()] if isinstance(a, (np.ndarray, np.generic))]
 
 
 def _holds(tag: str, case: dict) -> bool:
@@ -180,7 +180,8 @@ def test_the_visible_check_fails_the_answer_that_breaks_each_requirement_it_can_
 # The other direction: every hidden case's rule is stated, in its exercise's text (a Requirement whose wrong
 # answer the case fails) or in notebook 01's general rules. A case that checks the main computation on other
 # shapes ("cross", "batched") needs neither; one that must raise, or checks an edge, does.
-GENERAL_RULES = {"bad size": "A **count or size you are given**", "float32": "float32 in gives float32 out"}
+GENERAL_RULES = {"bad size": "A **count or size you are given**", "float32": "float32 in gives float32 out",
+                 "integers": "**Integers** given where numbers are computed"}
 # Hidden cases whose rule no requirement claims yet (issue 37): each needs its sentence and its Requirement.
 # This list may only shrink.
 UNCLAIMED = {

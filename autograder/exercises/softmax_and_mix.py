@@ -79,7 +79,7 @@ def lead_share_hidden(rng):
             case("a grid of leads in float32", n(3, 4, dtype=f32, scale=3)),
             case("leads of ±1e4 and ±40", np.array([1e4, -1e4, 40.0, -40.0])),
             case("a single lead of 2.5", np.float64(2.5)),
-            case("a single float32 lead of 0.75", np.float32(0.75), checks="float32"),
+            case("a single float32 lead of 0.75, an array of shape ()", np.array(0.75, dtype=f32), checks="float32"),
             case("a plain number, −1.5", -1.5),
             case("a plain integer, 3", 3),
             case("integer leads", rng.integers(-5, 6, (2, 5)))]
