@@ -205,6 +205,7 @@ def softmax_jacobian_hidden(rng):
             case("a row whose every key is forbidden, beside a row with one", np.array(
                 [[-np.inf, -np.inf, -np.inf], [0.5, -np.inf, 1.0]]), checks="masked row"),
             case("one key", n(4, 1)),
+            case("one query's scores, a 1-D row of 5", n(5)),
             case("a single score", np.float64(0.3), raises="ValueError", checks="bad shape")]
 
 

@@ -148,7 +148,17 @@ def attention_hidden(rng):
         case("float32 with a float64 causal mask", n(5, 4, dtype=f32), n(5, 4, dtype=f32), n(5, 3, dtype=f32),
              mask=ref.causal_mask(5), checks="float32"),
     ] + [case(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", Q, K, V)
-         for Q, K, V in property_examples(attention_inputs(), 6)]
+         for Q, K, V in property_examples(attention_inputs(), 6)] + _broadcast_masks(n)
+
+
+def _broadcast_masks(n):
+    """Masks that broadcast to (n_q, n_k) = (3, 5) without being (3, 5): one per key (5,), one per query (3, 1),
+    one row for every query (1, 5)."""
+    Q, K, V = n(3, 4), n(5, 4), n(5, 2)
+    keys = np.where(np.arange(5) >= 3, -np.inf, 0.0)
+    return [case("a 1-D mask of one number per key (5,)", Q, K, V, mask=keys),
+            case("a mask of one number per query (3, 1)", Q, K, V, mask=np.array([[0.0], [-1.0], [2.0]])),
+            case("a mask of one row for every query (1, 5)", Q, K, V, mask=keys[None, :])]
 
 
 def _attention_mask_as_is(Q, K, V, mask=None):
