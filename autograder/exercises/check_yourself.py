@@ -160,9 +160,28 @@ def leaked_targets_hidden(rng):
             case("5 tokens, causal, the next token seen at −25", n(5, 4), _next_at(5, -25.0)),
             case("6 float32 tokens, causal mask", n(6, 4).astype(f32), ref.causal_mask(6)),
             case("one token: no position has a target", n(1, 4), np.zeros((1, 1))),
+            case("7 tokens, each seeing itself and the token two ahead, never the next", n(7, 4), _two_ahead_mask(7)),
             case("X of shape (2, 5, 4)", n(2, 5, 4), ref.causal_mask(5), raises="ValueError"),
             case("a mask of shape (1, 5)", n(5, 4), np.zeros((1, 5)), raises="ValueError"),
             case("a mask of 6 × 6 for 5 tokens", n(5, 4), ref.causal_mask(6), raises="ValueError")]
+
+
+def _two_ahead_mask(n: int) -> np.ndarray:
+    """(n, n) additive: token i may see itself and token i + 2, never its target i + 1."""
+    allowed = np.eye(n, dtype=bool) | np.eye(n, k=2, dtype=bool)
+    return np.where(allowed, 0.0, -np.inf)
+
+
+def _every_later_token_changed(X, mask):
+    """leaked_targets that changes every token after i, not token i + 1 alone."""
+    X = np.asarray(X, dtype=float)
+    before, _ = ref.attention(X, X, X, mask)
+    leaks = 0
+    for i in range(len(X) - 1):
+        changed = X.copy()
+        changed[i + 1:] += 1.0
+        leaks += bool((ref.attention(changed, changed, changed, mask)[0][i] != before[i]).any())
+    return leaks
 
 
 def _lag_mask(n: int) -> np.ndarray:
@@ -348,6 +367,8 @@ EXERCISES = (
                 "not every row that moves.", _every_changed_row),
     ), requirements=(
         Requirement("token `i + 1` in a copy of `X`", "the token itself instead of the next"),
+        Requirement("add 1.0 to every number of token `i + 1`", _every_later_token_changed,
+                    unseen="the worked example's masks show a token its target whenever they show it a later one"),
         Requirement("never change the caller's `X`", _leaked_targets_in_place),
         Requirement("Return, as a Python int", lambda X, mask: float(ref.leaked_targets(X, mask))),
         Requirement("how many positions `i` have an output row", "every changed row counted"),
