@@ -41,6 +41,18 @@ def _swap(first, second) -> None:
     first.parent = second.parent = parent
 
 
+class _Choices(Operator):
+    """An operator that can change a node in several ways, `_choices(node)`: one position per way."""
+
+    def mutation_positions(self, node):
+        for _ in self._choices(node):
+            yield node.start_pos, node.end_pos
+
+    @staticmethod
+    def _choices(node) -> list:
+        return []
+
+
 class DeleteStatement(Operator):
     """A statement of a function's body becomes ``pass`` (its docstring aside)."""
 
@@ -59,13 +71,12 @@ class DeleteStatement(Operator):
         return (Example("def f(x):\n    y = x + 1\n    return y\n", "def f(x):\n    pass\n    return y\n"),)
 
 
-class DropOperand(Operator):
+class DropOperand(_Choices):
     """One operand of an ``and``/``or`` chain is removed: a condition of a guard forgotten."""
 
-    def mutation_positions(self, node):
-        if node.type in ("or_test", "and_test"):
-            for _ in node.children[::2]:
-                yield node.start_pos, node.end_pos
+    @staticmethod
+    def _choices(node) -> list:
+        return node.children[::2] if node.type in ("or_test", "and_test") else []
 
     def mutate(self, node, index):
         operands = node.children[::2]
@@ -91,15 +102,11 @@ class DropOperand(Operator):
                 Example("if a and b: pass", "if a: pass", occurrence=1))
 
 
-class SwapArguments(Operator):
+class SwapArguments(_Choices):
     """Two neighbouring positional arguments of a call change places."""
 
-    def mutation_positions(self, node):
-        for _ in self._pairs(node):
-            yield node.start_pos, node.end_pos
-
     @staticmethod
-    def _pairs(node):
+    def _choices(node) -> list:
         if node.type != "arglist":
             return []
         positional = [c for c in node.children if c.type != "operator" and
@@ -108,7 +115,7 @@ class SwapArguments(Operator):
         return list(zip(positional, positional[1:]))
 
     def mutate(self, node, index):
-        _swap(*self._pairs(node)[index])
+        _swap(*self._choices(node)[index])
         return node
 
     @classmethod
@@ -119,21 +126,17 @@ class SwapArguments(Operator):
 NOT_COMMUTING = {"-", "/", "//", "%", "@", "**"}
 
 
-class SwapOperands(Operator):
+class SwapOperands(_Choices):
     """The two operands of a subtraction, division, matrix product or power change places."""
 
-    def mutation_positions(self, node):
-        for _ in self._operators(node):
-            yield node.start_pos, node.end_pos
-
     @staticmethod
-    def _operators(node):
+    def _choices(node) -> list:
         if node.type not in ("arith_expr", "term", "power"):
             return []
         return [i for i, c in enumerate(node.children) if c.type == "operator" and c.value in NOT_COMMUTING]
 
     def mutate(self, node, index):
-        i = self._operators(node)[index]
+        i = self._choices(node)[index]
         _swap(node.children[i - 1], node.children[i + 1])
         return node
 
@@ -146,16 +149,12 @@ DTYPES = {"float64": ("float32",), "float32": ("float64",), "int64": ("int32", "
 KIND_LETTERS = re.compile(r"^[\"'][biufc]{1,5}[\"']$")
 
 
-class ChangeDtype(Operator):
+class ChangeDtype(_Choices):
     """A dtype changes: ``np.float64`` ↔ ``np.float32``, ``np.int64`` → int32 or float64, an
     ``.astype(...)`` left out, or a dtype kind string ("fiu") loses a letter or gains "f"."""
 
-    def mutation_positions(self, node):
-        for _ in self._changes(node):
-            yield node.start_pos, node.end_pos
-
     @staticmethod
-    def _changes(node) -> list:
+    def _choices(node) -> list:
         if isinstance(node, Name) and node.value in DTYPES and node.parent.type == "trailer":
             return list(DTYPES[node.value])
         if node.type == "atom_expr":
@@ -168,7 +167,7 @@ class ChangeDtype(Operator):
         return []
 
     def mutate(self, node, index):
-        change = self._changes(node)[index]
+        change = self._choices(node)[index]
         if node.type == "atom_expr":  # .astype(...) left out
             del node.children[change:change + 2]
             return node.children[0] if len(node.children) == 1 else node
@@ -182,22 +181,18 @@ class ChangeDtype(Operator):
                 Example("ok = a.kind in 'iu'", 'ok = a.kind in "u"'))
 
 
-class DropKeyword(Operator):
+class DropKeyword(_Choices):
     """A keyword argument of a call is left out (``keepdims=True``, ``dtype=...``, ``out=...``)."""
 
-    def mutation_positions(self, node):
-        for _ in self._keywords(node):
-            yield node.start_pos, node.end_pos
-
     @staticmethod
-    def _keywords(node) -> list[int]:
+    def _choices(node) -> list[int]:
         if node.type not in ("arglist", "trailer"):
             return []
         return [i for i, c in enumerate(node.children)
                 if c.type == "argument" and len(c.children) == 3 and c.children[1] == "="]
 
     def mutate(self, node, index):
-        i = self._keywords(node)[index]
+        i = self._choices(node)[index]
         siblings = node.children
         if node.type == "trailer":  # f(x=1) → f()
             del siblings[i]
