@@ -97,6 +97,7 @@ def first_changed_output_hidden(rng):
         case("a position past the end", n(4, 6), W(), W(), W(), 4, raises="ValueError"),
         case("position −1", n(4, 6), W(), W(), W(), -1, raises="ValueError"),
         case("position True", n(4, 6), W(), W(), W(), True, raises="ValueError"),
+        case("a position two past the end", n(4, 6), W(), W(), W(), 6, raises="ValueError"),
     ]
 
 

@@ -417,6 +417,7 @@ def ablate_head_hidden(rng):
                  *weights1, HEADS, 2, mask=ref.causal_mask(len(X1))),
             case("head 3 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 3, raises="ValueError"),
             case("head −1 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, -1, raises="ValueError"),
+            case("head 5 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 5, raises="ValueError"),
             case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError")] + \
         count_edges((n(4, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 2, 0), {5: "n_heads"})
 
