@@ -213,9 +213,10 @@ def _jacobian_parts(s, *, stable=True):
     """(p, diag(p), p pᵀ) of the softmax of s along its last axis."""
     s = np.asarray(s)
     s = s if s.dtype.kind == "f" else s.astype(np.float64)
-    with np.errstate(all="ignore"):
-        e = np.exp(s - s.max(axis=-1, keepdims=True)) if stable else np.exp(s)
-        p = e / e.sum(axis=-1, keepdims=True)
+    with np.errstate(all="ignore"):  # a mistake of its own only: an all −inf row gives zero weights either way
+        e = np.exp(s)
+        total = e.sum(axis=-1, keepdims=True)
+        p = ref.softmax(s, axis=-1) if stable else np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     return p, p[..., :, None] * np.eye(s.shape[-1], dtype=p.dtype), p[..., :, None] * p[..., None, :]
 
 
