@@ -57,6 +57,8 @@ def project_qkv_visible():
     return [case("the worked example", w.X, w.W_q, w.W_k, w.W_v),
             case("the worked example and its tokens reversed, a batch (2, n, d) in float32, W_v cut to d_v = 2",
                  as32(np.stack([w.X, w.X[::-1]])), as32(w.W_q), as32(w.W_k), as32(w.W_v[:, :2])),
+            case("every size different: 3 tokens of width 4, d_k = 2, d_v = 6", w.X[:3], w.W_q[:, :2], w.W_k[:, :2],
+                 np.hstack([w.W_v, w.W_v])[:, :6]),
             case("a W_v of the wrong height", w.X, w.W_q, w.W_k, w.W_v[:3], raises="ValueError"),
             case("a W_v that is a stack of 2 matrices", w.X, w.W_q, w.W_k, np.stack([w.W_v, w.W_v]),
                  raises="ValueError")]
