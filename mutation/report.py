@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import os
 from importlib.metadata import version
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 from autograder.exercises import REGISTRY
 
 REPORT = Path(__file__).with_name("REPORT.md")
+BEFORE = Path(__file__).with_name("before.json")  # the first run, on the cases and judge of main before issue 37
 COLUMNS = ("mutants", "killed by visible", "killed by hidden", "equivalent", "survived")
 
 
@@ -32,16 +34,20 @@ def write(results: dict, graded: list[str], seconds: dict[str, float], wall: flo
         f"clock with {jobs} process(es) on {os.cpu_count()} cores; load average {load_before[0]:.2f} before and"
         f" {load_after[0]:.2f} after (the machine is shared).",
         "",
-        "| exercise | notebook | " + " | ".join(COLUMNS) + " | mistakes named | CPU s |",
-        "|---|---|" + "---:|" * (len(COLUMNS) + 2),
+        "| exercise | notebook | " + " | ".join(COLUMNS) + " | mistakes named | CPU s | survived before |",
+        "|---|---|" + "---:|" * (len(COLUMNS) + 3),
     ]
+    before = json.loads(BEFORE.read_text())
     for name, r in exercises.items():
         cpu = seconds.get(name, r.get("cpu seconds"))
         r["cpu seconds"] = round(cpu, 1) if cpu is not None else None
         lines.append(f"| `{name}` | {REGISTRY[name].notebook[:2]} | " + " | ".join(str(r[c]) for c in COLUMNS)
-                     + f" | {len(r['named'])} | {r['cpu seconds']} |")
+                     + f" | {len(r['named'])} | {r['cpu seconds']} | "
+                     + f"{before['exercises'].get(name, {}).get('survived', '')} |")
     lines.append("| **all** | | " + " | ".join(f"**{totals[c]}**" for c in COLUMNS)
-                 + f" | {sum(len(r['named']) for r in exercises.values())} | |")
+                 + f" | {sum(len(r['named']) for r in exercises.values())} | | "
+                 + f"{sum(r['survived'] for r in before['exercises'].values())} |")
+    lines += ["", f"Survived before: the first run, at {before['commit']}: {before['note']}."]
     errors = [(name, key, why) for name, r in exercises.items() for key, why in r["judge errors"].items()]
     if errors:
         lines += ["", "## Mutants the grader itself failed on", "",
