@@ -61,7 +61,8 @@ def project_qkv_visible():
                  np.hstack([w.W_v, w.W_v])[:, :6]),
             case("a W_v of the wrong height", w.X, w.W_q, w.W_k, w.W_v[:3], raises="ValueError"),
             case("a W_v that is a stack of 2 matrices", w.X, w.W_q, w.W_k, np.stack([w.W_v, w.W_v]),
-                 raises="ValueError")]
+                 raises="ValueError"),
+            case("a W_k of one column given as a 1-D vector", w.X, w.W_q, w.W_k[:, 0], w.W_v, raises="ValueError")]
 
 
 def project_qkv_hidden(rng):
@@ -81,13 +82,15 @@ def project_qkv_hidden(rng):
 
 def _projections_of_a_column(X, W_q, W_k, W_v):
     """project_qkv that checks the first dimension only: a 1-D matrix of d numbers gives (..., n)."""
-    X = np.asarray(X, dtype=float)
-    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
-        if np.shape(W)[0] != X.shape[-1]:
-            raise ValueError(f"{name} {np.shape(W)} does not fit X {X.shape}")
-    if np.ndim(W_q) == np.ndim(W_k) == 2 and np.shape(W_q) != np.shape(W_k):
+    arrays = [np.asarray(a) for a in (X, W_q, W_k, W_v)]
+    dtype = np.result_type(np.float64 if all(a.dtype.kind in "iu" for a in arrays) else np.float32, *arrays)
+    X, *W = (a.astype(dtype) for a in arrays)
+    for name, w in zip(("W_q", "W_k", "W_v"), W):
+        if w.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} {w.shape} does not fit X {X.shape}")
+    if W[0].ndim == W[1].ndim == 2 and W[0].shape != W[1].shape:
         raise ValueError("W_q and W_k differ in width")
-    return X @ W_q, X @ W_k, X @ W_v
+    return tuple(X @ w for w in W)
 
 
 def _projections_of_any_widths(X, W_q, W_k, W_v):
