@@ -149,7 +149,9 @@ def project_qkv(X, W_q, W_k, W_v):
     or W_q and W_k differ in width.
     """
     ### BEGIN SOLUTION
-    X = np.asarray(X)
+    # Integers are computed in float64 (the general rules above); float32 stays float32.
+    X, W_q, W_k, W_v = (a if a.dtype.kind == "f" else a.astype(np.float64)
+                        for a in map(np.asarray, (X, W_q, W_k, W_v)))
     for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
         if np.ndim(W) != 2 or np.shape(W)[0] != X.shape[-1]:
             raise ValueError(f"{name} must have shape ({X.shape[-1]}, _) to multiply X {X.shape}, "
