@@ -10,7 +10,11 @@ recorded as equivalent in one reviewed line with its reason (equivalent.txt).
 - operators.py   the operators, and where grading can see a change;
 - mutants.py     the mutants of one exercise, each an answer to grade;
 - grading.py     a mutant graded: killed by the visible check, the hidden cases, or neither;
-- reviewed.py    the reviewed equivalent mutants (equivalent.txt);
+- reviewed.py    the reviewed equivalent mutants (equivalent.txt) and the survivors still open (open.txt);
 - record.py      what one exercise's mutants gave, and the fingerprint of what they were made from;
+- report.py      REPORT.md from results.json, beside the first run's survivors (before.json);
 - __main__.py    `make mutants`: grade them and write REPORT.md and results.json.
+
+tests/test_mutants.py reads what `make mutants` wrote, and grades the mutants of the
+exercises a change touched since.
 """
