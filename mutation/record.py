@@ -13,6 +13,7 @@ operators' library): when it changes, every exercise is graded again.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import json
@@ -52,10 +53,20 @@ def _digest(value, h) -> None:
 
 
 def engine() -> str:
+    """The code that grades every exercise alike, as Python reads it: a comment or a docstring changes nothing."""
     h = hashlib.sha256(f"cosmic-ray {version('cosmic-ray')}".encode())
     for path in ENGINE:
-        h.update(path.read_bytes())
+        h.update(ast.dump(_without_docstrings(ast.parse(path.read_text()))).encode())
     return h.hexdigest()[:16]
+
+
+def _without_docstrings(tree: ast.Module) -> ast.Module:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
+                isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
 
 
 def fingerprint(exercise: str) -> str:
