@@ -61,13 +61,14 @@ def build(exercise: Exercise, spec: CaseSpec) -> dict:
     for mistake in exercise.mistakes:
         if mistake.variant is None:  # a mistake that shows in memory, not in values
             continue
-        a, k = fresh_inputs(case)
-        try:
-            with np.errstate(all="ignore"):
-                output = mistake.variant(*a, **k)
-        except Exception:
-            continue
-        variants.append((mistake.name, mistake.section, mistake.explanation, output))
+        for writing in (mistake.variant, *mistake.also):
+            a, k = fresh_inputs(case)
+            try:
+                with np.errstate(all="ignore"):
+                    output = writing(*a, **k)
+            except Exception:
+                continue
+            variants.append((mistake.name, mistake.section, mistake.explanation, output))
     case["variants"] = variants
     return case
 

@@ -116,7 +116,7 @@ def score_grid_bytes_visible():
 
 def score_grid_bytes_hidden(rng):
     return [case("1,000 tokens, 16 heads, 4 bytes", 1000, 16, 4),
-            case("300 tokens, 8 heads (2 bytes)", 300, 8)] + count_edges((300, 8, 4), {0: "n", 1: "n_heads", 2: "bytes_per_number"})
+            case("300 tokens, 8 heads (2 bytes)", 300, 8)] + count_edges((300, 6, 4), {0: "n", 1: "n_heads", 2: "bytes_per_number"})
 
 
 def attention_params_visible():

@@ -209,14 +209,14 @@ def softmax_jacobian_hidden(rng):
             case("a single score", np.float64(0.3), raises="ValueError", checks="bad shape")]
 
 
-def _jacobian_parts(s, *, stable=True):
-    """(p, diag(p), p pᵀ) of the softmax of s along its last axis."""
+def _jacobian_parts(s, *, stable=True, guarded=False):
+    """(p, diag(p), p pᵀ) of the softmax of s along its last axis (`guarded`: an all −inf row's p is 0, not NaN)."""
     s = np.asarray(s)
     s = s if s.dtype.kind == "f" else s.astype(np.float64)
-    with np.errstate(all="ignore"):  # a mistake of its own only: an all −inf row gives zero weights either way
-        e = np.exp(s)
+    with np.errstate(all="ignore"):
+        e = np.exp(s - s.max(axis=-1, keepdims=True)) if stable else np.exp(s)
         total = e.sum(axis=-1, keepdims=True)
-        p = ref.softmax(s, axis=-1) if stable else np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        p = np.divide(e, total, out=np.zeros_like(e), where=total > 0) if guarded else e / total
     return p, p[..., :, None] * np.eye(s.shape[-1], dtype=p.dtype), p[..., :, None] * p[..., None, :]
 
 
@@ -332,7 +332,9 @@ EXERCISES = (
                     np.asarray(s, dtype=float))),
         Mistake("softmax without subtracting the row maximum", 3,
                 "Subtract each row's largest score before np.exp, or scores near 1e4 overflow to NaN.",
-                lambda s: (lambda p, diagonal, outer: diagonal - outer)(*_jacobian_parts(s, stable=False))),
+                lambda s: (lambda p, diagonal, outer: diagonal - outer)(*_jacobian_parts(s, stable=False)),
+                also=(lambda s: (lambda p, diagonal, outer: diagonal - outer)(
+                    *_jacobian_parts(s, stable=False, guarded=True)),)),
     ), requirements=(
         Requirement("with any leading batch dimensions", _jacobian_of_one_row),
         Requirement("Float32 stays float32", _jacobian_in_float64),

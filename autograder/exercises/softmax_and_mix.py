@@ -10,7 +10,7 @@ from autograder.exercises.inputs import (attention_inputs, f32, f64, forbidding_
                                          worked)
 from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges,
                                        one_sequence_only)
-from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
+from autograder.exercises.variants import attention_with, softmax_no_max, softmax_no_max_guarded, softmax_unguarded
 from solutions import attention as ref
 
 NOTEBOOK = "03_softmax_and_mix"
@@ -386,7 +386,7 @@ EXERCISES = (
                 lambda S, axis=-1: ref.softmax(S, axis=-2 if np.ndim(S) > 1 and axis in (-1, np.ndim(S) - 1) else -1)),
         Mistake("softmax without subtracting the row maximum", 4,
                 "exp overflows to inf for large scores (inf/inf is NaN): subtract each row's maximum first.",
-                softmax_no_max),
+                softmax_no_max, also=(softmax_no_max_guarded,)),
         Mistake("an all-forbidden row not handled", 4,
                 "A row of −inf scores has no maximum to take out (−inf − −inf is NaN): give it all-zero weights.",
                 softmax_unguarded),
@@ -428,7 +428,8 @@ EXERCISES = (
         Mistake("softmax over the wrong axis", 4, "Each query's row of weights must add up to one (softmax along the keys).",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, axis=-2)),
         Mistake("softmax without subtracting the row maximum", 4, "Large scores overflow: subtract each row's maximum first.",
-                lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_no_max)),
+                lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_no_max),
+                also=(lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_no_max_guarded),)),
         Mistake("an all-forbidden row not handled", 4,
                 "A query whose every key is forbidden has no maximum to take out: give it all-zero weights, not NaN.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_unguarded)),

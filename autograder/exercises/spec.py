@@ -32,11 +32,13 @@ BEHAVIOURS = {
 class Mistake(NamedTuple):
     """A known mistake: its name, the chapter section that explains it, what to do
     instead, and the function a student who makes it would write (same arguments
-    as the exercise), or None when it shows in memory use, not in values."""
+    as the exercise), or None when it shows in memory use, not in values; `also`, other
+    ways students write the same mistake (each an output of that one name on every case)."""
     name: str
     section: int
     explanation: str
     variant: Callable | None
+    also: tuple[Callable, ...] = ()
 
 
 class Requirement(NamedTuple):

@@ -14,8 +14,15 @@ from solutions import attention as ref
 
 
 def softmax_no_max(S, axis=-1):
-    """softmax without subtracting the row maximum (overflows for large scores); that mistake only: a slice
-    whose every score is −inf still gives zeros (leaving it NaN is a mistake of its own)."""
+    """softmax without subtracting the row maximum (overflows for large scores), written as most write it:
+    a slice whose every score is −inf is NaN too."""
+    S = np.asarray(S)
+    e = np.exp(S)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_no_max_guarded(S, axis=-1):
+    """The same mistake by one who guards a slice whose every score is −inf (it gives zeros)."""
     S = np.asarray(S)
     e = np.exp(S)
     total = e.sum(axis=axis, keepdims=True)
