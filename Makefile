@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 ASSIGNMENT = $(shell $(PY) -m kit.course assignment)
 COURSE_ID = $(shell $(PY) -m kit.course course_id)
 
-.PHONY: demo report test release setup setup-test setup-bench browser axe bubblewrap postgres hub lab bench clean
+.PHONY: demo report test mutants release setup setup-test setup-bench browser axe bubblewrap postgres hub lab bench clean
 
 # The kit is imported from this folder, never installed as a package (pyproject.toml): a .pth names it.
 $(VENV)/.base: pyproject.toml requirements/students.txt requirements/instructor.txt
@@ -95,6 +95,11 @@ report: setup
 
 test: setup-test browser axe bubblewrap postgres hub
 	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 tests
+
+# Mutation testing of the graders: grade the mutants of every exercise a change touched (ARGS=--all: every
+# exercise) and write mutation/REPORT.md and mutation/results.json (tests/test_mutants.py reads them).
+mutants: setup-test
+	$(PY) -m mutation $(ARGS)
 
 # The student's view: JupyterLab 4 with nbgrader's Assignment List and Validate button, on your
 # own copy in student/attention (fetched once from the course exchange, never overwritten).

@@ -201,7 +201,9 @@ def induction_score(A, tokens):
 # scores in this order: self, previous, start, induction. If the largest is at
 # least 0.5, it returns that kind's name: `"self"`, `"previous"`, `"start"` or
 # `"induction"` (on a tie, the first in that order); otherwise `"spread"`: the
-# head spreads its attention over several tokens. Return a plain Python `str`.
+# head spreads its attention over several tokens. Two kinds can both reach 0.5
+# (the token before can be an induction target too): the largest wins, not the
+# first past 0.5. Return a plain Python `str`.
 # Use your four measures, `self_score(A)` … `induction_score(A, tokens)`: while
 # `classify_head` is graded, the reference's measures stand in for yours, so a
 # mistake in a measure costs that measure's points only. About 4 lines.
