@@ -107,15 +107,22 @@ def hidden_cases(func: str) -> tuple[dict, ...]:
 
 
 def hidden_specs(exercise: Exercise) -> list:
-    """The exercise's hidden case specs; where it meets "integers" and none checks them, its first case that
-    raises nothing and has a float array to round, once more on integers (spec.in_integers: notebook 01's
-    general rule)."""
+    """The exercise's hidden case specs; where it meets "integers", for each of signed and unsigned integers
+    that no case tagged "integers" tries, its first case that raises nothing and has a float array to round,
+    once more in those integers (spec.in_integers: notebook 01's general rule)."""
     specs = list(exercise.hidden(exercise.hidden_rng()))
-    if "integers" in exercise.meets and not any("integers" in spec.checks for spec in specs):
-        rounded = (in_integers(spec) for spec in specs if not spec.raises)
-        specs.append(next(spec for spec in rounded if any(isinstance(a, np.ndarray) and a.dtype.kind == "i"
-                                                          for a in (*spec.args, *spec.kwargs.values()))))
+    if "integers" in exercise.meets:
+        for dtype in (np.int64, np.uint8):
+            kind = np.dtype(dtype).kind
+            if not any("integers" in spec.checks and _holds_kind(spec, kind) for spec in specs):
+                rounded = (in_integers(spec, dtype) for spec in specs if not spec.raises and "integers" not in spec.checks)
+                specs.append(next(spec for spec in rounded if _holds_kind(spec, kind)))
     return specs
+
+
+def _holds_kind(spec, kind: str) -> bool:
+    """Does some array among the spec's inputs hold integers of `kind` ("i" signed, "u" unsigned)?"""
+    return any(isinstance(a, np.ndarray) and a.dtype.kind == kind for a in (*spec.args, *spec.kwargs.values()))
 
 
 def build_every_hidden_case() -> None:

@@ -123,15 +123,42 @@ def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, *
     return found
 
 
-def in_integers(spec: CaseSpec) -> CaseSpec:
+def dimension_edges(good: tuple, arrays: dict[int, str], *, more: tuple[int, ...] = (), **kwargs) -> list[CaseSpec]:
+    """Notebook 01's rule for an array's dimensions, at its edges: every array of `arrays` (its index in `good`
+    → its name) with one dimension fewer (its first row: one token `(d,)` where `(n, d)` is asked), one at a
+    time and, when there are several, all at once; and every array of `more` (its shape has no `...`) with one
+    dimension more (a batch of one). A ValueError each, tagged "bad shape"; the other arguments as in `good`."""
+    def changed(indices, change):
+        return tuple(change(a) if i in indices else a for i, a in enumerate(good))
+
+    def shape(args, i):
+        return "(" + ", ".join(map(str, np.shape(args[i]))) + ("," if np.ndim(args[i]) == 1 else "") + ")"
+    found = []
+    sets = [(i,) for i in arrays] + ([tuple(arrays)] if len(arrays) > 1 else [])
+    for indices in sets:
+        args = changed(indices, lambda a: a[0])
+        label = " and ".join(f"{arrays[i]} {shape(args, i)}" for i in indices)
+        found.append(case(f"{label}: one dimension fewer", *args, raises="ValueError", checks="bad shape", **kwargs))
+    for i in more:
+        args = changed((i,), lambda a: a[None])
+        found.append(case(f"{arrays.get(i, f'argument {i + 1}')} {shape(args, i)}: one dimension more", *args,
+                          raises="ValueError", checks="bad shape", **kwargs))
+    return found
+
+
+def in_integers(spec: CaseSpec, dtype=np.int64) -> CaseSpec:
     """`spec` on integers, for the general rule of notebook 01 that integer input is computed in float64: every
-    finite float array among its inputs becomes int64 (three times its numbers, rounded, for some spread); a mask
-    holding −inf stays as it is. Tagged "integers"."""
+    finite float array among its inputs becomes `dtype`: int64, three times its numbers rounded (some spread),
+    or uint8, 64 times their sizes rounded, at most 255 (so that a product or a difference computed in 8-bit
+    integers wraps round: 3 − 5 is 254 there). A mask holding −inf stays as it is. Tagged "integers"."""
+    unsigned = np.dtype(dtype).kind == "u"
+
     def rounded(x):
         if isinstance(x, np.ndarray) and x.dtype.kind == "f" and np.isfinite(x).all():
-            return np.rint(3 * x).astype(np.int64)
+            return (np.minimum(np.rint(64 * np.abs(x)), np.iinfo(dtype).max) if unsigned else np.rint(3 * x)).astype(dtype)
         return x
-    return CaseSpec(f"{spec.label}, in integers", tuple(rounded(a) for a in spec.args),
+    words = f"{np.iinfo(dtype).bits}-bit unsigned integers" if unsigned else "integers"
+    return CaseSpec(f"{spec.label}, in {words}", tuple(rounded(a) for a in spec.args),
                     {k: rounded(v) for k, v in spec.kwargs.items()}, spec.raises,
                     tuple(sorted(set(spec.checks) - {"float32", "1e4"} | {"integers"})), spec.memory_limit_bytes,
                     spec.grid_bytes, spec.seconds)

@@ -275,8 +275,8 @@ figures.convolution_vs_attention(attention)
 # the numbers of the output. Use your `attention(Q, K, V)`. The two gaps are
 # numbers computed in float64 whatever the inputs' dtype (convert the inputs
 # first), so that rounding is as small as it can be. Raise a `ValueError` when
-# `perm` is not a permutation of `0 … n − 1` (a position repeated or missing,
-# or the wrong length), or when `kernel` is not one-dimensional with an odd
+# `perm` is not a permutation of `0 … n − 1` (a position repeated, missing or
+# not an integer, or the wrong length), or when `kernel` is not one-dimensional with an odd
 # number of weights. About 12 lines.
 
 # %% solution id=permutation_gaps
