@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.exercises import BEHAVIOURS, REGISTRY, Exercise  # noqa: F401  (BEHAVIOURS: for the tests)
-from autograder.exercises.spec import CaseSpec, Seed as DrawnSeed, in_integers
+from autograder.exercises.spec import IN_INTEGERS, CaseSpec, Seed as DrawnSeed, in_integers
 from autograder.judge import Seed, fresh_inputs, load_cases
 
 EXERCISES = tuple(REGISTRY)
@@ -107,22 +107,18 @@ def hidden_cases(func: str) -> tuple[dict, ...]:
 
 
 def hidden_specs(exercise: Exercise) -> list:
-    """The exercise's hidden case specs; where it meets "integers", for each of signed and unsigned integers
-    that no case tagged "integers" tries, its first case that raises nothing and has a float array to round,
-    once more in those integers (spec.in_integers: notebook 01's general rule)."""
+    """The exercise's hidden case specs; where it meets "integers", for each of int64 and uint8 that no case
+    of its own tries through spec.in_integers, its first case that raises nothing and has a float array to
+    round, once more in those integers (notebook 01's general rule)."""
     specs = list(exercise.hidden(exercise.hidden_rng()))
     if "integers" in exercise.meets:
         for dtype in (np.int64, np.uint8):
-            kind = np.dtype(dtype).kind
-            if not any("integers" in spec.checks and _holds_kind(spec, kind) for spec in specs):
-                rounded = (in_integers(spec, dtype) for spec in specs if not spec.raises and "integers" not in spec.checks)
-                specs.append(next(spec for spec in rounded if _holds_kind(spec, kind)))
+            suffix = IN_INTEGERS[np.dtype(dtype).kind]
+            if not any(spec.label.endswith(suffix) for spec in specs):
+                rounded = (in_integers(spec, dtype) for spec in specs if not spec.raises)
+                specs.append(next(spec for spec in rounded if spec.label.endswith(suffix) and any(
+                    isinstance(a, np.ndarray) and a.dtype == dtype for a in (*spec.args, *spec.kwargs.values()))))
     return specs
-
-
-def _holds_kind(spec, kind: str) -> bool:
-    """Does some array among the spec's inputs hold integers of `kind` ("i" signed, "u" unsigned)?"""
-    return any(isinstance(a, np.ndarray) and a.dtype.kind == kind for a in (*spec.args, *spec.kwargs.values()))
 
 
 def build_every_hidden_case() -> None:

@@ -346,7 +346,7 @@ def source_shares(weights, source, n_sources: int | None = None) -> np.ndarray:
     one_hot = (source[:, None] == np.arange(n_sources)[None, :]).astype(weights.dtype)
     summed = weights @ one_hot
     total = weights.sum(axis=-1, keepdims=True)
-    return np.divide(summed, total, out=np.zeros_like(summed), where=total > 0)
+    return summed / np.where(total > 0, total, np.inf)  # a row without weight: 0 / ∞ = 0, never 0 / 0
 
 
 # ---------------------------------------------------------------- section 7

@@ -146,6 +146,10 @@ def dimension_edges(good: tuple, arrays: dict[int, str], *, more: tuple[int, ...
     return found
 
 
+# How in_integers labels a case, by the kind of integers it makes: signed (int64) or unsigned (uint8).
+IN_INTEGERS = {"i": ", in integers", "u": ", in 8-bit unsigned integers"}
+
+
 def in_integers(spec: CaseSpec, dtype=np.int64) -> CaseSpec:
     """`spec` on integers, for the general rule of notebook 01 that integer input is computed in float64: every
     finite float array among its inputs becomes `dtype`: int64, three times its numbers rounded (some spread),
@@ -157,11 +161,17 @@ def in_integers(spec: CaseSpec, dtype=np.int64) -> CaseSpec:
         if isinstance(x, np.ndarray) and x.dtype.kind == "f" and np.isfinite(x).all():
             return (np.minimum(np.rint(64 * np.abs(x)), np.iinfo(dtype).max) if unsigned else np.rint(3 * x)).astype(dtype)
         return x
-    words = f"{np.iinfo(dtype).bits}-bit unsigned integers" if unsigned else "integers"
-    return CaseSpec(f"{spec.label}, in {words}", tuple(rounded(a) for a in spec.args),
+    return CaseSpec(spec.label + IN_INTEGERS[np.dtype(dtype).kind], tuple(rounded(a) for a in spec.args),
                     {k: rounded(v) for k, v in spec.kwargs.items()}, spec.raises,
                     tuple(sorted(set(spec.checks) - {"float32", "1e4"} | {"integers"})), spec.memory_limit_bytes,
                     spec.grid_bytes, spec.seconds)
+
+
+def past_float32(x: np.ndarray) -> np.ndarray:
+    """`x` as int64 integers past 2²⁵ = 33,554,432 (2²⁵ plus three times its numbers, rounded), where float32
+    holds only every fourth whole number: an answer that computes them in float32, not float64 as notebook 01's
+    rule says, loses their last digits (and adding 1 to one changes nothing)."""
+    return (2**25 + np.rint(3 * x)).astype(np.int64)
 
 
 def counted(n: int, noun: str) -> str:
