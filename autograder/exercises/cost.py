@@ -61,6 +61,37 @@ def _widths(d, d_h, d_v, d_out):
     return f"d = {d}, d_h = {d_h}, d_v = {d_v}, d_out = {d_out}"
 
 
+def layer_edges(*after) -> list:
+    """The shapes of a layer's four matrices at the edges of notebook 01's rule for shapes, for the exercises
+    that read them (crossover_length, attention_params, the arguments `after` the matrices): W_k wider than
+    W_q, W_v a row short and over, W_o 2 rows short and over, W_q, W_k and W_v stacks of 2 (W_o fits them;
+    2 heads divide every width), a layer of width 1 throughout (1 for each argument after) and one past 256,
+    and integer matrices (only their shapes count). Zeros: only the shapes are read."""
+    z = np.zeros
+    return [
+        case("W_k wider than W_q", z((6, 4)), z((6, 6)), z((6, 4)), z((4, 6)), *after, raises="ValueError",
+             checks="bad shape"),
+        case("W_v of 5 rows for width 6", z((6, 4)), z((6, 4)), z((5, 4)), z((4, 6)), *after, raises="ValueError",
+             checks="bad shape"),
+        case("W_v of 7 rows for width 6", z((6, 4)), z((6, 4)), z((7, 4)), z((4, 6)), *after, raises="ValueError",
+             checks="bad shape"),
+        case("W_o of 2 rows for a W_v of 4 columns", z((6, 4)), z((6, 4)), z((6, 4)), z((2, 6)), *after,
+             raises="ValueError", checks="bad shape"),
+        case("W_o of 6 rows for a W_v of 4 columns", z((6, 4)), z((6, 4)), z((6, 4)), z((6, 6)), *after,
+             raises="ValueError", checks="bad shape"),
+        case("an empty W_v and W_o", z((6, 4)), z((6, 4)), z((6, 0)), z((0, 6)), *after, raises="ValueError",
+             checks="bad shape"),
+        case("W_q, W_k and W_v stacks of 2 matrices, W_o (6, 6)", z((2, 6, 4)), z((2, 6, 4)), z((2, 6, 6)),
+             z((6, 6)), *after, raises="ValueError", checks="bad shape"),
+        case("a layer of width 1: every matrix (1, 1)", z((1, 1)), z((1, 1)), z((1, 1)), z((1, 1)), *(1,) * len(after)),
+        case("sizes past 256: d = 260, d_h = 2, d_v = 258, d_out = 3", z((260, 2)), z((260, 2)), z((260, 258)),
+             z((258, 3)), *after),
+        case("integer matrices: only their shapes count", *(np.ones(s, dtype=np.int64) for s in
+                                                            ((6, 4), (6, 4), (6, 4), (4, 6))), *after),
+        case("matrices of 8-bit unsigned integers", *(np.ones(s, dtype=np.uint8) for s in
+                                                      ((6, 4), (6, 4), (6, 4), (4, 6))), *after)]
+
+
 def crossover_length_visible():
     w = worked()
     return [case("the worked example's matrices, W_o the identity (width 4: 2·d = 8)", w.W_q, w.W_k, w.W_v, np.eye(4)),
@@ -78,7 +109,7 @@ def crossover_length_hidden(rng):
         case("W_v of 5 rows for width 6", W_q, W_k, W_v[:5], W_o, raises="ValueError", checks="bad shape"),
         case("W_o of 3 rows for a W_v of 4 columns", W_q, W_k, W_v, W_o[:3], raises="ValueError", checks="bad shape"),
         case("an empty W_v and W_o", W_q, W_k, W_v[:, :0], W_o[:0], raises="ValueError", checks="bad shape"),
-        case("a 1-D W_q and W_k", W_q[0], W_k[0], W_v, W_o, raises="ValueError", checks="bad shape")]
+        case("a 1-D W_q and W_k", W_q[0], W_k[0], W_v, W_o, raises="ValueError", checks="bad shape")] + layer_edges()
 
 
 def _crossover_with(W_q, W_k, W_v, W_o, *, output=True, mixing="d_v", grid=True, round_up=True):
@@ -142,7 +173,7 @@ def attention_params_hidden(rng):
              checks="bad shape"),
         case("4 heads: d_v = 8 divides, d_h = 6 does not", n(8, 6), n(8, 6), n(8, 8), n(8, 8), 4, raises="ValueError",
              checks="bad shape")] + \
-        count_edges((n(6, 4), n(6, 4), n(6, 2), n(2, 6), 2), {4: "n_heads"})
+        count_edges((n(6, 4), n(6, 4), n(6, 2), n(2, 6), 2), {4: "n_heads"}) + layer_edges(2)
 
 
 def _params_with(W_q, W_k, W_v, W_o, n_heads, *, own_output=True, whole=False):
