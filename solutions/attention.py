@@ -793,8 +793,8 @@ def gradient_size(Q, K) -> tuple[float, float]:
     Raises ValueError when Q is not (t, d_k) or K not (t, n_k, d_k) with the same t and d_k.
     """
     Q, K = _as_float("Q", Q, 2), _as_float("K", K, 3)
-    if Q.ndim != 2 or K.ndim != 3 or K.shape[0] != Q.shape[0] or K.shape[2] != Q.shape[1] or 0 in K.shape:
-        raise ValueError(f"Q must be (t, d_k) and K (t, n_k, d_k) with the same t and d_k (all at least 1), "
+    if Q.ndim != 2 or K.ndim != 3 or K.shape[0] != Q.shape[0] or K.shape[2] != Q.shape[1]:
+        raise ValueError(f"Q must be (t, d_k) and K (t, n_k, d_k) with the same t and d_k, "
                          f"got Q {Q.shape} and K {K.shape}")
     raw = np.einsum("td,tkd->tk", Q.astype(np.float64), K.astype(np.float64))
     raw_size, scaled_size = (float(np.linalg.norm(softmax_jacobian(s), axis=(-2, -1)).mean())

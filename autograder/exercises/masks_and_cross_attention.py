@@ -103,8 +103,6 @@ def first_changed_output_hidden(rng):
              n(6, 6, scale=0.05), n(6, 6, scale=0.05), -1 - np.abs(n(6, 1)), 2, mask=ref.causal_mask(5)),
         case("integers past 2²⁵, where float32 holds every fourth only: token 2 of 4 changed", past_float32(n(4, 6)),
              n(6, 6, scale=1e-8), n(6, 6, scale=1e-8), W(), 2, mask=ref.causal_mask(4), checks="integers"),
-        case("X a batch (2, 4, 6), j = 1", n(2, 4, 6), W(), W(), W(), 1, raises="ValueError", checks="bad shape"),
-        case("X one token (6,)", n(6), W(), W(), W(), 0, raises="ValueError", checks="bad shape"),
     ]
 
 
@@ -303,7 +301,7 @@ def block_mask_hidden(rng):
             case("group sizes as a (2, 1) column", np.array([[2], [1]]), np.ones((2, 2), dtype=bool),
                  raises="ValueError", checks="bad shape"),
             case("no groups at all", np.array([], dtype=int), np.ones((0, 0), dtype=bool), raises="ValueError"),
-            case("one group of 4 that sees itself", np.array([4]), np.array([[True]])),
+            case("one group of 5 that sees itself", np.array([5]), np.array([[True]])),
             case("group sizes as 8-bit unsigned integers", np.array([1, 3], dtype=np.uint8),
                  np.array([[True, False], [True, True]])),
             case("group sizes given as the floats 2.0 and 1.0", np.array([2.0, 1.0]), np.ones((2, 2), dtype=bool),
@@ -386,7 +384,6 @@ def source_shares_hidden(rng):
         case("the weights of one query, 1-D", weights[0], three, raises="ValueError", checks="bad shape"),
         case("ids 1 and 2 only: source 0 has no key", weights, three + 1),
         case("ids as 8-bit unsigned integers", weights, three.astype(np.uint8)),
-        case("no keys at all, n_sources = 2: rows of zeros", np.zeros((4, 0)), np.zeros(0, dtype=int), n_sources=2),
         case("no keys at all, n_sources = 0", np.zeros((4, 0)), np.zeros(0, dtype=int), n_sources=0,
              raises="ValueError", checks="bad size"),
         case("n_sources = 2 with an id of 3", weights, np.array([0, 1, 3, 0, 1, 0, 1]), n_sources=2,
@@ -462,14 +459,14 @@ def _shares_checking(weights, source, n_sources=None, *, weights_checked=True, i
     """source_shares with a check left out, computed as an answer without that check would compute it:
     1-D weights taken as one query, float ids made integers, a negative id counted from the end
     (np.eye(n)[id]), too small an n_sources widened, and a short source read key by key (the keys
-    past its end left out)."""
+    past its end left out), a source of other than one axis read flattened."""
     weights, source = _float_weights(weights), np.asarray(source)
     if weights_checked and weights.ndim < 2:
         raise ValueError(f"weights must be (..., n_q, n_k), got shape {weights.shape}")
     weights = np.atleast_2d(weights)
     if integers_checked and source.dtype.kind not in "iu":
         raise ValueError(f"source must hold integers, got {source.dtype}")
-    source = source.astype(np.int64)
+    source = source.astype(np.int64) if length_checked else source.astype(np.int64).reshape(-1)
     if source.ndim != 1 or (length_checked and source.shape[0] != weights.shape[-1]):
         raise ValueError(f"source must be 1-D with one id per key, got shape {source.shape}")
     if negative_checked and (source < 0).any():

@@ -151,10 +151,8 @@ def attention_hidden(rng):
          for Q, K, V in property_examples(attention_inputs(), 6)] + _broadcast_masks(n) + [
         case("a causal mask on a batch (2, 4) of 4 tokens", n(2, 4, 4, 3), n(2, 4, 4, 3), n(2, 4, 4, 2),
              mask=ref.causal_mask(4), checks="batched"),
-        case("one query with a mask of 3 rows (3, 5)", n(1, 4), n(5, 4), n(5, 2), mask=np.zeros((3, 5)),
-             raises="ValueError", checks="bad shape"),
         case("sizes past 256: 2 queries against 260 keys, d_k = 300", n(2, 300), n(260, 300), n(260, 2),
-             checks="cross")] + dimension_edges((n(3, 4), n(5, 4), n(5, 2)), {0: "Q", 1: "K", 2: "V"})
+             checks="cross")] + dimension_edges((n(3, 4), n(5, 4), n(5, 2)), {1: "K", 2: "V"})
 
 
 def _broadcast_masks(n):
@@ -307,8 +305,6 @@ def permutation_gaps_hidden(rng):
              raises="ValueError", checks="bad shape"),
         case("a shuffle given as unsigned integers", *sentence(6), kernel(3), _shuffle(rng, 6).astype(np.uint8)),
         case("a shuffle given as floats", *sentence(5), kernel(3), _shuffle(rng, 5).astype(f64), raises="ValueError"),
-        case("X a batch of 5 sentences of 5 tokens, for a shuffle of 5", n(5, 5, 4), *sentence(5, d=4)[1:], kernel(3),
-             _shuffle(rng, 5), raises="ValueError", checks="bad shape"),
     ]
 
 

@@ -123,10 +123,11 @@ def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, *
     return found
 
 
-def dimension_edges(good: tuple, arrays: dict[int, str], *, more: tuple[int, ...] = (), **kwargs) -> list[CaseSpec]:
-    """Notebook 01's rule for an array's dimensions, at its edges: every array of `arrays` (its index in `good`
+def dimension_edges(good: tuple, arrays: dict[int, str], *, more: tuple[int, ...] = (), together: bool = True,
+                    **kwargs) -> list[CaseSpec]:
+    """An exercise's own rule for an array's dimensions (use it only where its text states one), at its edges: every array of `arrays` (its index in `good`
     → its name) with one dimension fewer (its first row: one token `(d,)` where `(n, d)` is asked), one at a
-    time and, when there are several, all at once; and every array of `more` (its shape has no `...`) with one
+    time and, when there are several and `together`, all at once; and every array of `more` (its shape has no `...`) with one
     dimension more (a batch of one). A ValueError each, tagged "bad shape"; the other arguments as in `good`."""
     def changed(indices, change):
         return tuple(change(a) if i in indices else a for i, a in enumerate(good))
@@ -134,7 +135,7 @@ def dimension_edges(good: tuple, arrays: dict[int, str], *, more: tuple[int, ...
     def shape(args, i):
         return "(" + ", ".join(map(str, np.shape(args[i]))) + ("," if np.ndim(args[i]) == 1 else "") + ")"
     found = []
-    sets = [(i,) for i in arrays] + ([tuple(arrays)] if len(arrays) > 1 else [])
+    sets = [(i,) for i in arrays] + ([tuple(arrays)] if together and len(arrays) > 1 else [])
     for indices in sets:
         args = changed(indices, lambda a: a[0])
         label = " and ".join(f"{arrays[i]} {shape(args, i)}" for i in indices)

@@ -294,7 +294,7 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
     n = len(X)
     if kernel.ndim != 1 or kernel.size % 2 == 0:
         raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
-    if perm.shape != (n,) or sorted(perm.tolist()) != list(range(n)):
+    if perm.shape != (n,) or perm.dtype.kind not in "iu" or sorted(perm.tolist()) != list(range(n)):
         raise ValueError(f"perm must hold each position 0 … {n - 1} once, got {perm.tolist()}")
     r = kernel.size // 2
     offset = np.arange(n)[None, :] - np.arange(n)[:, None]  # j − i
