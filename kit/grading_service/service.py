@@ -86,9 +86,9 @@ class GradingService:
         self.lock = self._only_one()
         for stop in (signal.SIGTERM, signal.SIGINT):
             signal.signal(stop, self._stop)
+        self.log.info("grading service started (pid %d) for %s", os.getpid(), self.root)
         self._end_unfinished_round()
         self._warm()
-        self.log.info("grading service started (pid %d) for %s", os.getpid(), self.root)
         while not self.stopping:
             self.step(time.time())
             self._sleep()
