@@ -14,7 +14,8 @@ the limit, her feedback says when the next graded one comes, and bo cannot read 
 each hand-in's outcome. The instructor, in their own server, collects through the formgrader's API,
 autogrades (the kit's confined grading, as an ordinary account), generates and releases feedback in a
 terminal: the grades the service gave. Ann reads her score; bo cannot read ann's feedback, even holding
-her submission. It saves docs/hub-assignment-list.png, ann's Assignment List.
+her submission. It saves docs/hub-assignment-list.png, ann's Assignment List, and docs/hub-over-the-limit.png, her
+page over the limit.
 
 Skips where it cannot run: not root; outside CI, without Chromium, Playwright, JupyterHub or
 configurable-http-proxy (`make test` installs them). In CI a missing piece fails it instead.
@@ -282,10 +283,20 @@ def _write_answer(page, grade_id: str, answer: str) -> None:
     assert typed == answer, f"the cell holds:\n{typed}"
 
 
+def _student_of(page) -> str:
+    return re.search(r"/user/([^/]+)/", page.url)[1]
+
+
 def _submit(page) -> None:
+    """Submit from the Assignment List, and wait until the hand-in is made (the student's cache holds one more)."""
+    before = len(_submissions(_student_of(page)))
     _open_assignment_list(page)
     page.locator("#fetched_assignments_list").get_by_role("button", name="Submit", exact=True).click()
     page.locator("#submitted_assignments_list").get_by_text(ASSIGNMENT, exact=True).first.wait_for()
+    deadline = time.monotonic() + jupyterhub.WAIT
+    while len(_submissions(_student_of(page))) <= before:
+        assert time.monotonic() < deadline, "the hand-in was not made"
+        time.sleep(0.5)
 
 
 def _the_instructor_collects_grades_and_releases_feedback(hub, course: Course, service_gave: dict[str, float]) -> None:
@@ -316,11 +327,11 @@ def _submissions(student: str) -> list[str]:
     return sorted(path.name.split("+")[2] for path in cache.glob(f"{student}+{ASSIGNMENT}+*"))
 
 
-def _fetch_feedback(page, hub, submitted_at: str, graded: bool = True) -> str:
+def _fetch_feedback(page, hub, submitted_at: str, graded: bool = True, screenshot: str | None = None) -> str:
     """Fetch Feedback in the student's Assignment List until the hand-in of `submitted_at` has its page, graded
     or (graded=False) any (the grading service may still be at work), then that page's text as the student's
-    browser shows it."""
-    student = re.search(r"/user/([^/]+)/", page.url)[1]
+    browser shows it (saved as docs/<screenshot> if named)."""
+    student = _student_of(page)
     home = Path(f"~{student}").expanduser()
     feedback = home / ASSIGNMENT / "feedback" / submitted_at / f"{NOTEBOOK}.html"
     deadline = time.monotonic() + jupyterhub.WAIT
@@ -335,6 +346,9 @@ def _fetch_feedback(page, hub, submitted_at: str, graded: bool = True) -> str:
     view = page.context.new_page()
     view.goto(f"{hub.url}/user/{student}/files/{feedback.relative_to(home)}")
     text = view.locator("body").inner_text()
+    if screenshot:
+        view.set_viewport_size({"width": 900, "height": 420})
+        view.screenshot(path=str(DOCS / screenshot))
     view.close()
     return text
 
@@ -377,7 +391,7 @@ def _the_hub_starts_the_grading_service_again(hub, course: Course, killed: int) 
 def _ann_hands_in_again_over_the_limit_and_is_told_when_the_next_graded_feedback_comes(page, hub, course) -> None:
     _submit(page)
     [first, again] = _submissions(ANN)
-    text = " ".join(_fetch_feedback(page, hub, again, graded=False).split())
+    text = " ".join(_fetch_feedback(page, hub, again, graded=False, screenshot="hub-over-the-limit.png").split())
     assert "collected" in text and "Next graded feedback at" in text, text[:3000]
     assert re.search(r"Next graded feedback at \d{4}-\d\d-\d\d \d\d:\d\d UTC", text), text
     notice = next(Path(f"~{ANN}").expanduser().glob(f"{ASSIGNMENT}/feedback/{again}/{NOTEBOOK}.html")).read_bytes()
@@ -429,10 +443,11 @@ def _bo_cannot_read_anns_feedback(course: Course) -> None:
         f"--Exchange.root={course.exchange}", python=course.students_python),
         cwd=bo_home)
     newest = ann_home / ASSIGNMENT / "feedback" / _submissions(ANN)[-1] / f"{NOTEBOOK}.html"
-    [anns] = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
-              if path.read_bytes() == newest.read_bytes()]
-    assert readers(anns) == {pwd.getpwnam(ANN).pw_uid} and anns.stat().st_mode & 0o007 == 0  # group bits: the mask
-    read = subprocess.run(["runuser", "-u", BO, "--", "cat", str(anns)], capture_output=True, text=True)
+    anns = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
+            if path.read_bytes() == newest.read_bytes()]  # her two hand-ins' pages: the same work, the same page
+    assert anns and all(readers(page) == {pwd.getpwnam(ANN).pw_uid} and page.stat().st_mode & 0o007 == 0
+                        for page in anns)  # group bits: the mask
+    read = subprocess.run(["runuser", "-u", BO, "--", "cat", str(anns[0])], capture_output=True, text=True)
     # Stock fetch_feedback also fetches bo's own feedback here (his own cache entry): only ann's counts.
     got = [page for submitted_at in _submissions(ANN)
            for page in (bo_home / ASSIGNMENT / "feedback" / submitted_at).glob("*.html")]
