@@ -27,6 +27,7 @@ report. The commands' own logs go to the round's log file.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -70,7 +71,8 @@ def run_round(root: Path, turns: list[Turn], log: Callable[[str], None]) -> list
     folders, assignment = RoundFolders(root, settings), settings.assignment
 
     def step(*args: str) -> None:
-        log(f"$ nbgrader {' '.join(args[:3])}{' ...' if len(args) > 3 else ''}")
+        log(f"{time.strftime('%H:%M:%S', time.gmtime())} UTC $ nbgrader {' '.join(args[:3])}"
+            f"{' ...' if len(args) > 3 else ''}")
         try:
             nbgrader_cli.run_here(*args, cwd=root, on_line=log)
         except nbgrader_cli.NbgraderFailed as failed:  # some students: each one's outcome says which
