@@ -128,7 +128,7 @@ def answer(line: bytes, memory_bytes: int, reply_bytes: int, deadline: float) ->
 
 
 def stop_all() -> None:
-    """End every idle server (tests; the grader's exit ends them anyway)."""
+    """End every idle server and wait for it (at the grader's exit, and in tests)."""
     with _lock:
         servers = [s for kept in _idle.values() for s in kept]
         _idle.clear()
