@@ -197,12 +197,12 @@ class Similarity:
 Statements = dict[int, int]  # a line's normalised statement → the statement before it (0: none), in canonical order
 
 
-def _statements(toks: list[tuple[str, int]]) -> Statements:
-    """The answer's lines as statements, in the canonical order `tokens` puts them in (a block's header
-    before its body), each keyed by a stable hash of its tokens."""
+def _statements(toks: list[tuple[str, int]], serials: list[int]) -> Statements:
+    """The answer's statements, in the canonical order `tokens` puts them in (a block's header before its
+    body), each keyed by a stable hash of its tokens."""
     by_line: dict[int, list[str]] = {}
-    for text, line in toks:
-        by_line.setdefault(line, []).append(text)
+    for (text, _), serial in zip(toks, serials):
+        by_line.setdefault(serial, []).append(text)
     statements: Statements = {}
     before = 0
     for texts in by_line.values():
@@ -220,9 +220,9 @@ class Answer(NamedTuple):
 
 
 def _read(source: str) -> Answer:
-    numbered, parsed = read(source, arguments=True)
+    numbered, serials, parsed = read(source, arguments=True)
     toks = unnumbered(numbered)
-    return Answer(tuple(text for text, _ in toks), fingerprints(toks), _statements(numbered), parsed)
+    return Answer(tuple(text for text, _ in toks), fingerprints(toks), _statements(numbered, serials), parsed)
 
 
 def _read_all(sources: set[str], workers: int) -> dict[str, Answer]:
