@@ -40,9 +40,9 @@ from pathlib import Path
 
 from benchmarks import machine
 from kit.notebooks import ROOT
-from kit.report.answers import exercises, handed_in
+from kit.report.answers import MODULE_FORM, NOTEBOOK_FORM, exercises, handed_in
 from kit.report.similarity import similar_answers
-from tests.disguised_class import EXERCISES, KINDS, REFERENCE, disguised_class, module_form
+from tests.disguised_class import EXERCISES, KINDS, REFERENCE, disguised_class
 
 REPORT = Path(__file__).resolve().parent / "REPORT.md"
 HEADING = "## Copies found however disguised (issue 40)"
@@ -62,12 +62,10 @@ def second_class(seed: int):
 
 def with_references(given: dict, answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     """The answers and, as two more students, the reference's module form and its notebook cell."""
-    module = (ROOT / "solutions" / "attention.py").read_text()
-    released = stubs()
     forms = {REFERENCE: {}, NOTEBOOK_REFERENCE: {}}
     for name in answers[next(iter(answers))]:
-        forms[NOTEBOOK_REFERENCE][name] = given[name].reference
-        forms[REFERENCE][name] = module_form(module, name, released[name])
+        forms[NOTEBOOK_REFERENCE][name] = given[name].forms[NOTEBOOK_FORM]
+        forms[REFERENCE][name] = given[name].forms[MODULE_FORM]
     return answers | forms
 
 
@@ -79,9 +77,11 @@ def _pair(a: str, b: str) -> tuple[str, str]:
 # ---- engines: each gives {(exercise, pair)} listed, or {exercise: {pair: similarity}} to be thresholded
 
 def kit(given, answers) -> set:
+    """The report's listing: its pairs, its pairs across exercises, its students alike the reference (which
+    it compares in both forms itself)."""
     similarity = similar_answers(given, answers)
     listed = {(e.name, p.students) for e in similarity.exercises for p in e.flagged}
-    listed |= {(e.name, _pair(s, REFERENCE)) for e in similarity.exercises for s in e.reference}
+    listed |= {(e.name, (p.students[0], REFERENCE)) for e in similarity.exercises for p in e.reference}
     listed |= {("", r.students) for r in similarity.repeated}
     return {(name, _pair(*pair)) for name, pair in listed if pair[0] != pair[1]}
 
@@ -144,17 +144,25 @@ def judged(made, listed: set) -> tuple[Counter, set]:
     return found, pairs - copies
 
 
-def compare(seeds=SEEDS) -> dict:
-    given = {name: e for name, e in exercises(ROOT / "source" / "attention").items() if name in EXERCISES}
+def given_exercises() -> dict:
+    """The generator's exercises as the report reads them: the release's stubs and hints, the reference
+    module."""
+    found = exercises(ROOT / "source" / "attention", ROOT / "assignments" / "attention",
+                      ROOT / "solutions" / "attention.py")
+    return {name: e for name, e in found.items() if name in EXERCISES}
+
+
+def compare(seeds=SEEDS, tools: bool = True) -> dict:
+    given = given_exercises()
     engines = {"kit": kit}
-    scored_engines = {"copydetect": copydetect}
-    if dolos_installed():
+    scored_engines = {"copydetect": copydetect} if tools else {}
+    if tools and dolos_installed():
         scored_engines["Dolos"] = dolos
     kit_found, kit_honest, scored = Counter(), [], {name: [] for name in scored_engines}
     for seed in seeds:
         made = second_class(seed)
         answers = with_references(given, made.answers)
-        found, honest = judged(made, engines["kit"](given, answers))
+        found, honest = judged(made, engines["kit"](given, made.answers))
         kit_found.update(found)
         kit_honest.append(len(honest))
         for name, engine in scored_engines.items():
@@ -249,9 +257,10 @@ def main(argv=None) -> int:
     parser.add_argument("--classes", type=int, default=len(SEEDS))
     parser.add_argument("--students", type=int, default=1500)
     parser.add_argument("--no-scale", action="store_true", help="skip the 1,500-student timing")
+    parser.add_argument("--kit-only", action="store_true", help="the kit alone, not Dolos or copydetect")
     parser.add_argument("--write", action="store_true", help=f"put the section in {REPORT.name}")
     args = parser.parse_args(argv)
-    compared = compare(range(args.classes))
+    compared = compare(range(args.classes), tools=not args.kit_only)
     times = None if args.no_scale else timed_scale(args.students)
     text = section(compared, times, " ".join(["python -m benchmarks.similarity_tools", *(argv or [])]))
     print(text)

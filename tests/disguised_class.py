@@ -15,8 +15,9 @@ Copiers, one of each kind per class, each copying an honest student's answer (or
 disguising it: renamed; comments rewritten; independent statements reordered; an expression rewritten to an
 equivalent form; the body moved into a helper; a loop made a comprehension (or the reverse); four short
 answers copied across exercises; the reference as solutions/attention.py has it, with the helpers it needs
-pasted in; and a chain, a copy of a copy. Every copier also renames, as nearly every copier does. The
-disguises work on the text and on `ast`, never through the kit's normaliser.
+pasted in (kit/report/answers.module_form, as a student pasting it needs them); and a chain, a copy of a
+copy. Every copier also renames, as nearly every copier does. The disguises work on the text and on `ast`,
+never through the kit's normaliser.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import ast
 import random
 import re
 from dataclasses import dataclass, field
+
+from kit.report.answers import header, module_form
 
 EXERCISES = ("softmax", "scaled_scores", "attention", "split_heads", "merge_heads", "multi_head_attention",
              "causal_mask", "padding_mask", "block_mask")
@@ -48,7 +51,8 @@ _WORDS = {
     "width": ["dh", "w", "d_head", "sub", "each", "hd", "k"],
 }
 _CHECK_WORDS = [("{x} must be", "got {v}"), ("bad {x}:", "{v}"), ("expected {x} to be", "not {v}"),
-                ("invalid {x}", "({v})"), ("{x} should be", "but is {v}")]
+                ("invalid {x}", "({v})"), ("{x} should be", "but is {v}"), ("need {x}", "- {v}"),
+                ("Error: {x}", "{v}"), ("{x}?", "have {v}"), ("wrong input, {x}", "{v}"), ("{x} required", "[{v}]")]
 _COMMENTS = ["# numerically stable", "# divide by sqrt(d_k)", "# hide the future", "# rows sum to one",
              "# like in the lecture", "# broadcasting does the rest", "# shapes: (..., n, n)", "# fixme?",
              "# per head", "# -inf where not allowed", "# transpose the keys", "# see the chapter, section 4",
@@ -66,6 +70,7 @@ class Voice:
     keeps_marker: bool   # keeps the release's "# YOUR CODE HERE"
     methods: bool        # x.sum(...) rather than np.sum(x, ...)
     root: str            # how they write a square root: "np.sqrt({})", "math.sqrt({})", "{} ** 0.5"
+    habits: tuple = ()   # small ways of their own of writing a line (_HABITS), each taken now and then
 
     def n(self, thing: str) -> str:
         return self.names[thing]
@@ -94,12 +99,78 @@ class Voice:
         return "  " + self.rng.choice(_COMMENTS) if self.chance(self.comments) else ""
 
 
+# Small ways a student writes a line, each equivalent on the exercise's arrays: (pattern, replacement).
+_HABITS = [
+    (r"axis=(-?\w+)(?=[,)])", r"\1"),                        # axis passed by position
+    (r"(?<![\w.])0\.0\b", "0"),                              # 0 for 0.0
+    (r"(?<![\w.])0\.0\b", "0."),
+    (r"swapaxes\((\w+, )?-1, -2\)", r"swapaxes(\1-2, -1)"),    # the axes the other way round
+    (r"(\w+) @ (W_\w)", r"np.dot(\1, \2)"),                   # np.dot for a matrix product with a weight
+    (r"(\w+)\.shape\[-1\]", r"\1.shape[\1.ndim - 1]"),         # the last axis counted
+    (r"(\w+)\.shape\[-1\]", r"np.size(\1, -1)"),
+    (r"range\((\w+)\)", r"range(0, \1)"),
+    (r"np\.zeros\((\([^()]*\))\)", r"np.zeros(\1, dtype=float)"),
+    (r"np\.full\((\([^()]*\)), ", r"np.full(shape=\1, fill_value="),
+    (r"-np\.inf", "float('-inf')"),
+    (r"-np\.inf", "-math.inf"),
+    (r"(\w+) \* (\w+)\b(?!\()", r"\2 * \1"),                # a product the other way round
+    (r"^return (.+), (\w+)$", r"return (\1, \2)"),
+    (r"^return ([^,]+)$", r"return np.asarray(\1)"),
+    (r"np\.asarray\((\w+)\)", r"np.array(\1, copy=False)"),
+    (r"is not None", "!= None"),
+    (r"np\.where\(([^,]+), (-?[\w.()']+), (-?[\w.()']+)\)$", r"np.where(\1, \2, \3).astype(float)"),
+    (r"keepdims=True", "keepdims=1"),
+    (r"np\.exp\(", "np.e ** ("),
+    (r"\.shape\[-2\]", ".shape[-2:][0]"),                     # the second last axis, another way
+    (r"(\w+)\.shape\[-2\]", r"len(\1[..., 0])"),
+    (r"(\w+)\.shape\[-3\]", r"\1.shape[\1.ndim - 3]"),
+    (r"reshape\((\*\w+), ", r"reshape(tuple(\1) + ("),        # the new shape as one tuple
+    (r"np\.concatenate\((\w+), axis=(-?\d)\)", r"np.concatenate(tuple(\1), axis=\2)"),
+    (r"np\.expand_dims\((\w+), -3\)", r"\1[..., None, :, :]"),
+    (r"^(\w+) = (\w+) @ (\w+)$", r"\1 = np.einsum('...ij,jk->...ik', \2, \3)"),
+    (r"^(\w+), _ = attention\(", r"\1 = attention("),        # the pair kept, its first taken later
+    (r"^(\w+) = (.+) / (.+)$", r"\1 = np.divide(\2, \3)"),
+    (r"np\.where\(", "np.where(np.asarray("),
+    (r"(?<=[(, ])-1\)$", "-1,)"),
+    (r"keepdims=True\)", "keepdims=True, dtype=float)"),
+    (r"^if (.+):$", r"if bool(\1):"),
+    (r"np\.arange\((\w+)\)", r"np.arange(0, \1)"),
+    (r"\[None, :\]", "[np.newaxis]"),
+    (r"\[:, None\]", "[..., None]"),
+    (r"dtype=float\b", "dtype=np.float64"),
+    (r"np\.zeros_like\((\w+)\)", r"np.zeros(\1.shape)"),
+    (r"\.sum\(\)", ".sum(axis=None)"),
+]
+
+
 def voice(rng: random.Random) -> Voice:
     names = {}
     for thing, words in _WORDS.items():
         names[thing] = rng.choice([w for w in words if w not in names.values()])
     return Voice(rng, names, rng.choice([0.1, 0.4, 0.8]), rng.choice(_CHECK_WORDS), rng.choice([0.0, 0.15, 0.4]),
-                 rng.random() < 0.3, rng.random() < 0.5, rng.choice(["np.sqrt({})", "math.sqrt({})", "{} ** 0.5"]))
+                 rng.random() < 0.3, rng.random() < 0.5, rng.choice(["np.sqrt({})", "math.sqrt({})", "{} ** 0.5"]),
+                 tuple(rng.sample(_HABITS, rng.randint(6, 16))))
+
+
+def _in_own_words(line: str, v: Voice) -> str:
+    """A line as this student writes it: each of their habits taken on about half the lines it fits, and
+    now and then a way they do not usually write."""
+    indent = line[:len(line) - len(line.lstrip())]
+    text = line.strip()
+    for pattern, replacement in (*v.habits, v.rng.choice(_HABITS)):
+        if v.chance(0.5):
+            changed = re.sub(pattern, replacement, text, count=1)
+            if changed != text and _parses(changed):
+                text = changed
+    return indent + text
+
+
+def _parses(line: str) -> bool:
+    try:
+        ast.parse(line if not line.endswith(":") else line + " pass")
+    except SyntaxError:
+        return line.startswith(("else", "elif", "except", "finally"))
+    return True
 
 
 # ---- six styles per exercise; each returns the body's lines (4-space indents inside blocks)
@@ -340,16 +411,21 @@ STYLES = {"softmax": _softmax, "scaled_scores": _scaled_scores, "attention": _at
           "padding_mask": _padding_mask, "block_mask": _block_mask}
 
 
-def _header(stub: str) -> str:
-    """The released cell without its stub: the signature and docstring the student writes under."""
-    return stub.split("    # YOUR CODE HERE")[0].rstrip("\n")
+# Lines a student adds of their own before the answer proper: {a} is the first parameter.
+_OWN = ["assert {a} is not None", "{a} = np.asarray({a})", "{a} = np.array({a}, dtype=float)",
+        "assert np.ndim({a}) >= 1, 'empty input'", "if np.size({a}) == 0:\n    return np.zeros(np.shape({a}))",
+        "print(np.shape({a}))", "{a} = {a} + 0.0", "assert np.all(np.isfinite({a}) | np.isinf({a}))",
+        "ndim = np.ndim({a})", "shape = np.shape({a})"]
 
 
 def honest_answer(exercise: str, v: Voice, stub: str) -> str:
     body = STYLES[exercise](v, v.rng.randrange(6))
-    lines = [_header(stub)] + (["    # YOUR CODE HERE"] if v.keeps_marker else [])
+    first = re.search(r"\((\w+)", stub)[1]
+    if v.chance(0.4):
+        body = [v.pick(*_OWN).format(a=first), *body]
+    lines = [header(stub)] + (["    # YOUR CODE HERE"] if v.keeps_marker else [])
     for line in body:
-        lines.append("    " + line)
+        lines.append("    " + "\n    ".join(_in_own_words(part, v) for part in line.split("\n")))
         if v.chance(0.08):
             lines.append("")
     return "\n".join(lines) + "\n"
@@ -373,8 +449,8 @@ def _bound(code: str) -> set[str]:
 def renamed(code: str, rng: random.Random) -> str:
     """Every name the answer binds replaced by one of the copier's (words, not the source's style)."""
     names = sorted(_bound(code))
-    fresh = rng.sample(_NEW_NAMES, len(names)) if len(names) <= len(_NEW_NAMES) else \
-        [f"v{i}" for i in range(len(names))]
+    free = [name for name in _NEW_NAMES if not re.search(rf"\b{name}\b", code)]
+    fresh = rng.sample(free, len(names)) if len(names) <= len(free) else [f"v{i}_" for i in range(len(names))]
     for old, new in zip(names, fresh):
         code = re.sub(rf"(?<![.\w]){re.escape(old)}\b", new, code)
     return code
@@ -541,35 +617,6 @@ def has_loop_or_comprehension(code: str) -> bool:
     return comprehended(code, random.Random(0)) != code
 
 
-def module_form(module: str, exercise: str, stub: str) -> str:
-    """The reference of `exercise` as solutions/attention.py has it, under the released signature and
-    docstring, with the module's private helpers and constants it uses pasted in above it."""
-    tree = ast.parse(module)
-    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    constants = {t.id: node for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
-                 if isinstance(t, ast.Name)}
-    lines = module.split("\n")
-
-    def source(node: ast.AST) -> str:
-        first = node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno
-        return "\n".join(lines[first - 1:node.end_lineno])
-
-    needed, waiting = [], [defined[exercise]]
-    while waiting:
-        node = waiting.pop()
-        for name in sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)}):
-            helper = defined.get(name) if name.startswith("_") else None
-            helper = helper or constants.get(name)
-            if helper is not None and helper not in needed:
-                needed.append(helper)
-                waiting.append(helper)
-    function = defined[exercise]
-    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    own = "\n".join(lines[body[0].lineno - 1:function.end_lineno])
-    pasted = "\n\n\n".join(source(node) for node in reversed(needed))
-    return (pasted + "\n\n\n" if pasted else "") + _header(stub) + "\n" + own + "\n"
-
-
 # ---- the class
 
 @dataclass
@@ -636,7 +683,7 @@ def disguised_class(seed: int, stubs: dict[str, str], module: str, students: int
         plant("short answers", exercise, source, target, renamed, recommented)
     copier = take()
     exercise = rng.choice(("attention", "multi_head_attention", "padding_mask", "block_mask", "softmax", "split_heads"))
-    answers[copier][exercise] = recommented(module_form(module, exercise, stubs[exercise]), rng)
+    answers[copier][exercise] = recommented(renamed(module_form(module, exercise, stubs[exercise]), rng), rng)
     untouched.discard((copier, exercise))
     made.planted["reference module"].add((exercise, (copier, REFERENCE)))
     made.reference[copier] = exercise
