@@ -29,6 +29,7 @@ import builtins
 import heapq
 import io
 import keyword
+import re
 import tokenize
 import zlib
 from typing import NamedTuple
@@ -71,8 +72,11 @@ def read(source: str, arguments: bool = False, main: str | None = None) -> Readi
     named = {name: "V" for name in emitter.bound}
     if arguments:
         named |= {name: f"V:{i}" for name, i in emitter.parameters.items()}
-    return Reading([(named.get(text[1:], text[1:]) if text[:1] == _NAME else text, line) for text, line, _ in emitted],
-                   [serial for *_, serial in emitted], True)
+    def token(text: str) -> str:
+        if text[:1] == _NAME:
+            return named.get(text[1:], text[1:])
+        return _string(text[1:], emitter.bound) if text[:1] == _TEXT else text
+    return Reading([(token(text), line) for text, line, _ in emitted], [serial for *_, serial in emitted], True)
 
 
 def _parameters(tree: ast.Module, main: str | None) -> dict[str, int]:
@@ -133,6 +137,7 @@ _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 _NAME = "\x00"  # marks a name until the whole cell is read and it is known whether the cell binds it
+_TEXT = "\x01"  # marks a string's text, for the same reason
 
 
 class _Emitter:
@@ -206,7 +211,9 @@ class _Emitter:
             return [(_NAME + node.id, line, self.serial)]
         if kind is ast.Constant:
             value = node.value
-            return [(_string(value) if isinstance(value, (str, bytes)) else repr(value), line, self.serial)]
+            if isinstance(value, str):
+                return [(_TEXT + value, line, self.serial)]
+            return [("S" if isinstance(value, bytes) else repr(value), line, self.serial)]
         if kind in _LEAVES:
             effects.leaves = True
         out = [("Assign" if kind is ast.AnnAssign else kind.__name__, line, self.serial)]  # `x: float = ...` is `x = ...`
@@ -249,9 +256,10 @@ class _Emitter:
         return out
 
 
-def _string(value: str | bytes) -> str:
-    """A string's token: its words, case and spacing aside (a message copied word for word is evidence)."""
-    words = " ".join(value.lower().split()) if isinstance(value, str) else ""
+def _string(value: str, bound: set[str]) -> str:
+    """A string's token: its words, case and spacing aside, a name the cell binds as "V" (a message copied word
+    for word is evidence; renaming throughout, strings too, is no disguise)."""
+    words = " ".join("V" if word in bound else word.lower() for word in re.findall(r"\w+|[^\w\s]", value))
     return f"S{zlib.crc32(words.encode()):08x}" if words else "S"
 
 
