@@ -63,7 +63,9 @@ def read(source: str, arguments: bool = False, main: str | None = None) -> Readi
     """`tokens(source, arguments, main)`, the statement of each, and whether they were read with `ast`."""
     source = source[:MAX_CHARACTERS]
     try:
-        tree = canonical(ast.parse(source), main)
+        tree = ast.parse(source)
+        written = _bound(tree)  # before canonical.py inlines a name away: a string may still say it
+        tree = canonical(tree, main)
         emitter = _Emitter(_parameters(tree, main))
         emitted = emitter.block(tree.body)
     except _UNREADABLE:
@@ -75,8 +77,21 @@ def read(source: str, arguments: bool = False, main: str | None = None) -> Readi
     def token(text: str) -> str:
         if text[:1] == _NAME:
             return named.get(text[1:], text[1:])
-        return _string(text[1:], emitter.bound) if text[:1] == _TEXT else text
+        return _string(text[1:], written | emitter.bound) if text[:1] == _TEXT else text
     return Reading([(token(text), line) for text, line, _ in emitted], [serial for *_, serial in emitted], True)
+
+
+def _bound(tree: ast.Module) -> set[str]:
+    """Every name the cell binds: assigned, a parameter, a function or class of its own."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+    return found
 
 
 def _parameters(tree: ast.Module, main: str | None) -> dict[str, int]:
