@@ -6,8 +6,9 @@
 Three disguises of a copy, and the ordinary variety of honest answers, are undone here:
 - a helper of the cell's own called from the exercise's function (`x = _impl(Q, K)`, `return _impl(...)`)
   is inlined: its statements put in place of the call, its parameters replaced by the arguments, so a body
-  moved into a helper reads as the body. A helper with a return anywhere but at its end, or called from
-  anywhere but a statement of its own, stays as it is;
+  moved into a helper reads as the body. A helper returning anywhere but at its end is inlined only where
+  its call is returned (`return _impl(...)`: its returns are then the function's); one called from anywhere
+  but a statement of its own stays as it is;
 - a list built by a loop (`x = []`, then `for ...: x.append(e)`, with at most one assignment before the
   append) is the list comprehension `x = [e for ...]`;
 - NumPy's equivalent spellings are one: `np.matmul(a, b)` is `a @ b`; `np.sqrt(x)`, `math.sqrt(x)` and
@@ -36,7 +37,7 @@ def canonical(tree: ast.Module, main: str | None = None) -> ast.Module:
     functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
     root = next((f for f in functions if f.name == main), functions[0] if functions else None)
     if root is not None:
-        helpers = {f.name: f for f in functions if f is not root and _inlinable(f)}
+        helpers = {f.name: f for f in functions if f is not root and _plain(f)}
         used = _inline(root, helpers, depth=0)
         tree.body = [node for node in tree.body if not (isinstance(node, ast.FunctionDef) and node.name in used
                                                          and not _still_called(tree, node.name, root))]
@@ -70,15 +71,18 @@ def _own_nodes(statements: list[ast.stmt]):
             waiting.extend(ast.iter_child_nodes(node))
 
 
-def _inlinable(function: ast.FunctionDef) -> bool:
-    """A helper that returns only at its end and takes plain parameters."""
+def _plain(function: ast.FunctionDef) -> bool:
+    """A helper that takes plain parameters, ends in a return and neither yields nor reaches out of itself."""
     body = _body(function)
     args = function.args
     if not body or not isinstance(body[-1], ast.Return) or args.vararg or args.kwarg or args.kwonlyargs:
         return False
-    inner = list(_own_nodes(body))
-    return sum(isinstance(n, ast.Return) for n in inner) == 1 and not any(
-        isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)) for n in inner)
+    return not any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)) for n in _own_nodes(body))
+
+
+def _returns_once(function: ast.FunctionDef) -> bool:
+    """It returns only at its end."""
+    return sum(isinstance(n, ast.Return) for n in _own_nodes(_body(function))) == 1
 
 
 def _still_called(tree: ast.Module, name: str, root: ast.FunctionDef) -> bool:
@@ -117,7 +121,7 @@ def _inline(function: ast.FunctionDef, helpers: dict, depth: int) -> set[str]:
             out = []
             for statement in block:
                 call = _call_of(statement, helpers)
-                if call is None:
+                if call is None or not (isinstance(statement, ast.Return) or _returns_once(helpers[call.func.id])):
                     out.append(statement)
                     continue
                 helper = copy.deepcopy(helpers[call.func.id])

@@ -223,7 +223,7 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
         flagged = {p.students for p in result.flagged}
         result.flagged += [replace(tails[result.name][r.students], across=True) for r in repeated
                            if result.name in r.exercises and r.students not in flagged]
-        common = commons[result.name]
+        common = commons[result.name] | set(cache[exercises[result.name].given, result.name].statements)
         result.flagged = sorted((_with_sides(p, shown[result.name], common) for p in result.flagged),
                                 key=lambda p: (p.expected, p.students))
         result.reference = [_with_sides(p, shown[result.name], common) for p in result.reference]
@@ -322,7 +322,8 @@ def _distribution(statements: dict[str, Statements], students: list[str]) -> tup
 
 
 def _with_sides(pair: Pair, shown: dict, common: set[int]) -> Pair:
-    """The pair with both answers' lines, the statements they share (but what most of the class wrote) marked,
+    """The pair with both answers' lines, the statements they share (but the given code's and what most of the
+    class wrote, `common`) marked,
     each run of them numbered in the first side's order, the same number on the other side."""
     a, b = pair.students
     (code_a, answer_a), (code_b, answer_b) = shown[a], shown[b]
