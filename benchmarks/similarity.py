@@ -8,7 +8,7 @@ exercises tests/similar_class.py writes honest answers for get those; every
 other exercise gets the reference's statements, each kept, dropped, or
 swapped for a statement of another exercise's reference, with conversions of
 the student's own in front (so answers differ as a class's do, and the
-index has fingerprints held by one student and by hundreds). One answer in
+index has statements held by one student and by hundreds). One answer in
 fifty is a disguised copy of another student's. Timed: `similar_answers`
 over the whole class, with its default workers (one per core), nothing cached before.
 
@@ -191,11 +191,11 @@ def section(scale: dict, swept: dict, command: str) -> str:
         f"{machine.details()['cores']} cores; load average (1, 5, 15 min) {scale['load']} before, "
         f"{scale['load_after']} after.", "",
         f"**{scale['students']:,} students × {scale['exercises']} exercises ({scale['answers']:,} answers): "
-        f"{scale['seconds']:.1f} s** of wall time: normalising and winnowing every answer in one worker process "
+        f"{scale['seconds']:.1f} s** of wall time: reading every answer as statements in one worker process "
         f"per core ({scale['workers']:.1f} CPU seconds in all), then the index and scoring in this one "
         f"({scale['cpu']:.1f} CPU seconds), so about {scale['workers'] / len(os.sched_getaffinity(0)) + scale['cpu']:.0f} s "
         f"on these cores when nothing else runs (an estimate from the CPU seconds): {scale['candidates']:,} candidate "
-        f"pairs scored (pairs that share an uncommon fingerprint) against "
+        f"pairs scored (pairs that share an uncommon statement) against "
         f"{scale['exercises'] * scale['students'] * (scale['students'] - 1) // 2:,} had every pair been compared. "
         f"{scale['compared']} exercises were long and varied enough to compare. {scale['flagged']} pairs flagged: "
         f"{scale['found']} of the {scale['planted_compared']} planted copies in those exercises "

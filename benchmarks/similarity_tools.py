@@ -20,8 +20,9 @@ Found, per kind: the planted pair listed in its exercise (a chain: both links; s
 any exercise or across exercises; the reference's module form: the copier listed with the reference in that
 exercise). Honest: pairs of students listed that were not planted (a chain's two ends count as planted).
 
-Scale: 1,500 students × every exercise of the kit (benchmarks/similarity.py's class), timed for each engine
-that can run it whole; copydetect, which scores every pair, is timed on two exercises and scaled up.
+Scale: 1,500 students × every exercise of the kit (benchmarks/similarity.py's class): the kit timed whole;
+Dolos (every pair of an exercise built) on two exercises and scaled up; copydetect (every pair compared in
+Python) on two exercises of 300 students and scaled up by the exercises and the pairs.
 Not a test: nothing here asserts a time.
 """
 
@@ -40,51 +41,27 @@ from pathlib import Path
 
 from benchmarks import machine
 from kit.notebooks import ROOT
-from kit.report.answers import MODULE_FORM, NOTEBOOK_FORM, exercises, handed_in
+from kit.report.answers import MODULE_FORM, NOTEBOOK_FORM
 from kit.report.similarity import similar_answers
-from tests.disguised_class import EXERCISES, KINDS, REFERENCE, disguised_class
+from tests.disguised_class import (EXERCISES, KINDS, REFERENCE, given_exercises, judged, listed_by_kit, pair_of,
+                                   second_class)
 
 REPORT = Path(__file__).resolve().parent / "REPORT.md"
 HEADING = "## Copies found however disguised (issue 40)"
 DOLOS_LIB = ROOT / ".run" / "dolos" / "node_modules" / "@dodona" / "dolos-lib" / "dist" / "index.js"
-NOTEBOOK_REFERENCE = "reference (notebook)"
 SEEDS = range(16)
-
-
-def stubs() -> dict[str, str]:
-    """Exercise → its cell as the release hands it out."""
-    return handed_in(ROOT / "assignments" / "attention", set(EXERCISES))
-
-
-def second_class(seed: int):
-    return disguised_class(seed, stubs(), (ROOT / "solutions" / "attention.py").read_text())
 
 
 def with_references(given: dict, answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     """The answers and, as two more students, the reference's module form and its notebook cell."""
-    forms = {REFERENCE: {}, NOTEBOOK_REFERENCE: {}}
+    forms = {REFERENCE: {}, NOTEBOOK_FORM: {}}
     for name in answers[next(iter(answers))]:
-        forms[NOTEBOOK_REFERENCE][name] = given[name].forms[NOTEBOOK_FORM]
+        forms[NOTEBOOK_FORM][name] = given[name].forms[NOTEBOOK_FORM]
         forms[REFERENCE][name] = given[name].forms[MODULE_FORM]
     return answers | forms
 
 
-def _pair(a: str, b: str) -> tuple[str, str]:
-    a, b = (REFERENCE if s == NOTEBOOK_REFERENCE else s for s in (a, b))
-    return tuple(sorted((a, b)))
-
-
-# ---- engines: each gives {(exercise, pair)} listed, or {exercise: {pair: similarity}} to be thresholded
-
-def kit(given, answers) -> set:
-    """The report's listing: its pairs, its pairs across exercises, its students alike the reference (which
-    it compares in both forms itself)."""
-    similarity = similar_answers(given, answers)
-    listed = {(e.name, p.students) for e in similarity.exercises for p in e.flagged}
-    listed |= {(e.name, (p.students[0], REFERENCE)) for e in similarity.exercises for p in e.reference}
-    listed |= {("", r.students) for r in similarity.repeated}
-    return {(name, _pair(*pair)) for name, pair in listed if pair[0] != pair[1]}
-
+# ---- the libraries: each gives {exercise: {pair: similarity}}, to be thresholded
 
 def dolos_installed() -> bool:
     return DOLOS_LIB.exists() and shutil.which("node") is not None
@@ -95,7 +72,7 @@ def dolos(given, answers) -> dict[str, dict[tuple[str, str], float]]:
                for name, e in given.items()}
     done = subprocess.run(["node", str(Path(__file__).with_name("dolos_pairs.mjs")), str(DOLOS_LIB)],
                           input=json.dumps(request), capture_output=True, text=True, check=True)
-    return {name: {_pair(a, b): similarity for a, b, similarity, *_ in pairs}
+    return {name: {pair_of(a, b): similarity for a, b, similarity, *_ in pairs}
             for name, pairs in json.loads(done.stdout).items()}
 
 
@@ -114,7 +91,7 @@ def copydetect(given, answers) -> dict[str, dict[tuple[str, str], float]]:
             for b in ids[i + 1:]:
                 _, (one, other), _ = compare_files(prints[a], prints[b])
                 if max(one, other) > 0:
-                    scores[_pair(a, b)] = max(one, other)
+                    scores[pair_of(a, b)] = max(one, other)
         found[name] = scores
     return found
 
@@ -124,37 +101,9 @@ def thresholded(scored: dict, threshold: float) -> set:
             if value >= threshold and pair[0] != pair[1]}
 
 
-# ---- what was found
-
-def judged(made, listed: set) -> tuple[Counter, set]:
-    """Planted copies found by kind, and the honest pairs of students listed."""
-    pairs = {pair for _, pair in listed}
-    found = Counter()
-    for kind in KINDS:
-        planted = made.planted[kind]
-        if kind == "short answers":
-            found[kind] += bool(planted) and next(iter(planted))[1] in pairs
-        elif kind == "chain":
-            found[kind] += planted <= listed
-        else:
-            found[kind] += bool(planted & listed)
-    copies = {pair for found_ in made.planted.values() for _, pair in found_}
-    chain = {s for _, pair in made.planted["chain"] for s in pair}
-    copies |= {tuple(sorted((a, b))) for a in chain for b in chain if a < b}
-    return found, pairs - copies
-
-
-def given_exercises() -> dict:
-    """The generator's exercises as the report reads them: the release's stubs and hints, the reference
-    module."""
-    found = exercises(ROOT / "source" / "attention", ROOT / "assignments" / "attention",
-                      ROOT / "solutions" / "attention.py")
-    return {name: e for name, e in found.items() if name in EXERCISES}
-
-
 def compare(seeds=SEEDS, tools: bool = True) -> dict:
     given = given_exercises()
-    engines = {"kit": kit}
+    engines = {"kit": listed_by_kit}
     scored_engines = {"copydetect": copydetect} if tools else {}
     if tools and dolos_installed():
         scored_engines["Dolos"] = dolos
@@ -213,21 +162,25 @@ def _best_thresholds(classes: list) -> dict:
 # ---- time at scale
 
 def timed_scale(students: int) -> dict:
+    """Seconds for `students` × every exercise: the kit whole; Dolos, which builds every pair of an exercise,
+    on two exercises, times the exercises; copydetect, which compares every pair in Python, on two exercises of
+    a fifth of the students, times the exercises and (five times as many students) 25 times the pairs."""
     from benchmarks.similarity import scale_class
 
     given, answers, _ = scale_class(students, 25)
+    two = dict(list(given.items())[:2])
     times = {"load": machine.load_average()}
     started = time.perf_counter()
     similar_answers(given, answers)
     times["kit"] = time.perf_counter() - started
     if dolos_installed():
         started = time.perf_counter()
-        dolos(given, answers)
-        times["Dolos"] = time.perf_counter() - started
-    two = dict(list(given.items())[:2])
+        dolos(two, answers)
+        times["Dolos"] = (time.perf_counter() - started) * len(given) / len(two)
+    fifth = dict(list(answers.items())[:students // 5])
     started = time.perf_counter()
-    copydetect(two, answers)
-    times["copydetect"] = (time.perf_counter() - started) * len(given) / len(two)
+    copydetect(two, fifth)
+    times["copydetect"] = (time.perf_counter() - started) * len(given) / len(two) * 25
     times["load_after"] = machine.load_average()
     return times
 
@@ -238,8 +191,10 @@ def section(compared: dict, times: dict | None, command: str) -> str:
     rows = [header, "|" + "---|" * (len(KINDS) + 3)]
     for name, result in compared["results"].items():
         honest = result["honest"]
-        seconds = f"{times[name]:.0f} s" + (" (scaled up from 2 exercises)" if name == "copydetect" else "") \
-            if times and name in times else "not timed"
+        engine = name.split(",")[0]
+        scaled = {"Dolos": " (2 exercises timed, scaled up)",
+                  "copydetect": " (2 exercises of 300 students timed, scaled up)"}.get(engine, "")
+        seconds = f"{times[engine]:,.0f} s{scaled}" if times and engine in times else "not timed"
         label = name if result["threshold"] is None or "thresholds" in result else \
             f"{name} (listed at ≥ {result['threshold']:.3f})" if result["threshold"] < float("inf") else \
             f"{name} (no threshold lists few enough)"

@@ -25,9 +25,12 @@ from __future__ import annotations
 import ast
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
-from kit.report.answers import header, module_form
+from kit.notebooks import ROOT
+from kit.report.answers import exercises, handed_in, header, module_form
+from kit.report.similarity import similar_answers
 
 EXERCISES = ("softmax", "scaled_scores", "attention", "split_heads", "merge_heads", "multi_head_attention",
              "causal_mask", "padding_mask", "block_mask")
@@ -692,3 +695,54 @@ def disguised_class(seed: int, stubs: dict[str, str], module: str, students: int
     plant("chain", exercise, first, second, renamed, recommented)
     plant("chain", exercise, second, third, renamed, reordered)
     return made
+
+
+# ---- a class of this generator as the report reads it, and what the report lists of it
+
+def given_exercises() -> dict:
+    """The generator's exercises as the report reads them: the release's stubs and hints, the reference
+    module."""
+    found = exercises(ROOT / "source" / "attention", ROOT / "assignments" / "attention",
+                      ROOT / "solutions" / "attention.py")
+    return {name: e for name, e in found.items() if name in EXERCISES}
+
+
+def second_class(seed: int) -> Class:
+    """The class of `seed`, written under the release's stubs, copying from the kit's reference module."""
+    released = handed_in(ROOT / "assignments" / "attention", set(EXERCISES))
+    return disguised_class(seed, released, (ROOT / "solutions" / "attention.py").read_text())
+
+
+def pair_of(a: str, b: str) -> tuple[str, str]:
+    """Two students (or a student and a form of the reference, any form named REFERENCE), in order."""
+    a, b = (s if s.startswith("p") else REFERENCE for s in (a, b))
+    return tuple(sorted((a, b)))
+
+
+def listed_by_kit(given, answers) -> set:
+    """The report's listing: its pairs, its pairs across exercises (exercise ""), its students alike the
+    reference (which it compares in both forms itself)."""
+    similarity = similar_answers(given, answers)
+    listed = {(e.name, p.students) for e in similarity.exercises for p in e.flagged}
+    listed |= {(e.name, (p.students[0], REFERENCE)) for e in similarity.exercises for p in e.reference}
+    listed |= {("", r.students) for r in similarity.repeated}
+    return {(name, pair_of(*pair)) for name, pair in listed if pair[0] != pair[1]}
+
+
+def judged(made: Class, listed: set) -> tuple[Counter, set]:
+    """Planted copies found by kind (a chain: both links; short answers: the pair anywhere), and the honest
+    pairs of students listed (a chain's two ends are no honest pair)."""
+    pairs = {pair for _, pair in listed}
+    found = Counter()
+    for kind in KINDS:
+        planted = made.planted[kind]
+        if kind == "short answers":
+            found[kind] += bool(planted) and next(iter(planted))[1] in pairs
+        elif kind == "chain":
+            found[kind] += planted <= listed
+        else:
+            found[kind] += bool(planted & listed)
+    copies = {pair for each in made.planted.values() for _, pair in each}
+    chain = {s for _, pair in made.planted["chain"] for s in pair}
+    copies |= {tuple(sorted((a, b))) for a in chain for b in chain if a < b}
+    return found, pairs - copies

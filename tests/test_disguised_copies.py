@@ -16,13 +16,12 @@ from functools import cache
 
 import pytest
 
-from benchmarks.similarity_tools import given_exercises, judged, kit, second_class
 from kit.report.answers import MODULE_FORM, NOTEBOOK_FORM
 from kit.report.collect import ClassResults, Student
 from kit.report.normalise import read, tokens
 from kit.report.page import render
 from kit.report.similarity import similar_answers
-from tests.disguised_class import KINDS, REFERENCE
+from tests.disguised_class import KINDS, REFERENCE, given_exercises, judged, listed_by_kit, second_class
 
 SEEDS = range(4)
 # Measured when this was written (benchmarks/REPORT.md has the 16 classes): copies found of 4, per kind.
@@ -88,7 +87,7 @@ def test_copies_of_every_kind_are_found_in_four_classes_as_measured():
     found, honest = Counter(), []
     for seed in SEEDS:
         made = second_class(seed)
-        counted, listed_honest = judged(made, kit(given(), made.answers))
+        counted, listed_honest = judged(made, listed_by_kit(given(), made.answers))
         found.update(counted)
         honest.append(len(listed_honest))
     assert set(FOUND) == set(KINDS)

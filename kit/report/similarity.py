@@ -16,18 +16,23 @@ How unusual a pair is comes from the class itself (chance.py): the chance that a
 writes all the statements the two share, by a chain rule over them with the class's own frequencies, each
 paid for once, times the ways of choosing that many of an answer's statements. Times the pairs of the
 exercise, that is the number of pairs as alike expected by chance. The "others" leave out at most 3
-students nearly the same as the pair's two (a ring of copies, so the copy of a copy is found). A pair is
-listed when it shares at least 3 statements, at least half of the two answers' statements are in common
-(`in_common`, their Jaccard index: a copy with lines added or written another way keeps most of them),
-and at most 0.01 pairs as alike are expected by chance. So code many students wrote explains itself: a
-short exercise where every answer looks alike gives every pair a small surprise and lists nobody alone.
+students nearly the same as the pair's two (a ring of copies, so the copy of a copy is found). Each
+statement one of the two wrote and the other did not costs log(1 / edit_rate) = 2.3 nats of the surprise
+(a copier changes a statement about one time in ten; honest students of one style differ in a few). A pair
+is listed when it shares at least 3 statements and either at least 95% of the two answers' statements are
+in common (`in_common`, their Jaccard index) and at most 0.3 pairs as alike are expected, or at least 75%
+are (a copy with lines added or written another way) and at most 0.01 are. So code many students wrote
+explains itself: a short exercise where every answer looks alike gives every pair a small surprise and
+lists nobody alone.
 
-Across exercises: a pair alike (half their statements in common) in 2 or more exercises is listed when the
-product of its chances there, times the ways of choosing those exercises among those both answered, leaves
-at most 0.01 pairs of the class as alike; an exercise's chance counts for no less than that of a pair
-expected once by chance in it, so a pair listed in one exercise is not, for that alone, alike across
-exercises. This is what finds short answers copied: four answers each written by one student in ten are,
-together, as rare as one long answer. The pair is then shown in each of those exercises.
+Across exercises: a pair alike (75% of their statements in common) in 2 or more exercises is listed when
+the product of its chances there, times the ways of choosing those exercises among those compared, leaves
+at most 0.01 pairs of the class as alike. A pair's chance in an exercise is its rank there (the share of
+the exercise's pairs at least as surprising: the statistic orders pairs, and its error is not multiplied
+across exercises), and no smaller than that of a pair expected once by chance in it, so a pair listed in
+one exercise is not, for that alone, alike across exercises. This is what finds short answers copied: four
+answers each among the few most unusual pairs of their exercise are, together, as rare as one long answer.
+The pair is then shown in each of those exercises.
 
 The reference in each of its forms (the notebook's cell, the module's function with its helpers) is
 compared with every student as one more answer, by the same rule (its expected count over the class's
@@ -80,6 +85,8 @@ class Settings:
     smoothing: float = 0.5         # students added to a statement's writers when its share is counted
     shrink: float = 3.0            # students' worth a share among a few others is shrunk towards the share alone
     ring_most: int = 3             # near-copies of a pair's two, at most this many, are left out of "the others"
+    edit_rate: float = 0.1         # the chance a copier changes a statement: each statement one of the two wrote
+                                   # and the other did not costs log(1 / edit_rate) of the surprise
     tail_expected: float = 1.0     # an exercise's chance counts as no smaller than a pair's this often expected
     repeated_least: int = 2        # exercises alike together
     repeated_chance: float = 0.01  # pairs of the class as alike across them expected by chance, at most
@@ -272,10 +279,10 @@ def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Stat
     for (a, b), (shared, in_common) in alike.items():
         ring = (near[a] | near[b]) & ~bit[a] & ~bit[b]  # a copy of a copy: the rest of a small ring is no chance
         others = everyone & ~bit[a] & ~bit[b] & ~(ring if ring.bit_count() <= settings.ring_most else 0)
+        edits = len(statements[a].keys() ^ statements[b].keys()) * math.log(1 / settings.edit_rate)
         nats = surprise(statements[a], statements[b], holding, others, settings) - \
-            ways(statements[a], statements[b], shared)
-        found = Pair(name, (a, b), in_common, shared, nats, pairs * math.exp(-nats))
-        tail[a, b] = found
+            ways(statements[a], statements[b], shared) - edits
+        tail[a, b] = found = Pair(name, (a, b), in_common, shared, nats, pairs * math.exp(-nats))
         if _unusual(found, settings):
             result.flagged.append(found)
     for form, code in forms.items():
