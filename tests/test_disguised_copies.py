@@ -25,9 +25,9 @@ from tests.disguised_class import KINDS, REFERENCE, given_exercises, judged, lis
 
 SEEDS = range(4)
 # Measured when this was written (benchmarks/REPORT.md has the 16 classes): copies found of 4, per kind.
-FOUND = {"renamed": 3, "comments": 2, "reordered": 2, "rewritten": 2, "helper": 2, "comprehension": 2,
-         "short answers": 3, "reference module": 4, "chain": 3}
-HONEST = 5  # honest pairs listed in the four classes, at most
+FOUND = {"renamed": 2, "comments": 3, "reordered": 2, "rewritten": 4, "helper": 3, "comprehension": 2,
+         "short answers": 4, "reference module": 4, "chain": 2}
+HONEST = 3  # honest pairs listed in the four classes, at most
 
 
 @cache
