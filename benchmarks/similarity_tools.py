@@ -73,8 +73,13 @@ def dolos(given, answers) -> dict[str, dict[tuple[str, str], float]]:
                for name, e in given.items()}
     done = subprocess.run(["node", str(Path(__file__).with_name("dolos_pairs.mjs")), str(DOLOS_LIB)],
                           input=json.dumps(request), capture_output=True, text=True, check=True)
-    return {name: {pair_of(a, b): similarity for a, b, similarity, *_ in pairs}
-            for name, pairs in json.loads(done.stdout).items()}
+    found = {}
+    for name, pairs in json.loads(done.stdout).items():
+        found[name] = {}
+        for a, b, similarity, *_ in pairs:  # the reference's two forms are one: the nearer counts
+            key = pair_of(a, b)
+            found[name][key] = max(similarity, found[name].get(key, 0.0))
+    return found
 
 
 def copydetect(given, answers) -> dict[str, dict[tuple[str, str], float]]:
@@ -91,8 +96,8 @@ def copydetect(given, answers) -> dict[str, dict[tuple[str, str], float]]:
         for i, a in enumerate(ids):
             for b in ids[i + 1:]:
                 _, (one, other), _ = compare_files(prints[a], prints[b])
-                if max(one, other) > 0:
-                    scores[pair_of(a, b)] = max(one, other)
+                if max(one, other) > 0:  # the reference's two forms are one: the nearer counts
+                    scores[pair_of(a, b)] = max(one, other, scores.get(pair_of(a, b), 0.0))
         found[name] = scores
     return found
 
