@@ -31,16 +31,15 @@ import resource
 import time
 from collections import Counter
 from itertools import combinations
-from pathlib import Path
 
 from benchmarks import machine
+from benchmarks.report_section import REPORT, replace_section
 from kit.notebooks import ROOT
 from kit.report.answers import exercises
 from kit.report.normalise import tokens
 from kit.report.similarity import similar_answers
 from tests.similar_class import EDITED, WRITERS, honest_class, plant_copies, plant_edited_copies, recommented, renamed
 
-REPORT = Path(__file__).resolve().parent / "REPORT.md"
 HEADING = "## Similarity at scale (issue 25)"
 
 
@@ -230,9 +229,7 @@ def main(argv=None) -> int:
     text = section(scale, sweep(), " ".join(["python -m benchmarks.similarity", *(argv or [])]))
     print(text)
     if args.write:
-        report = REPORT.read_text()
-        kept = re.sub(rf"\n{re.escape(HEADING)}\n.*?(?=\n## |\Z)", "", report, flags=re.S)
-        REPORT.write_text(kept.rstrip("\n") + "\n\n" + text)
+        replace_section(HEADING, text)
     return 0
 
 

@@ -31,8 +31,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
-import re
 import shutil
 import subprocess
 import sys
@@ -41,13 +39,13 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks import machine
+from benchmarks.report_section import REPORT, replace_section
 from kit.notebooks import ROOT
 from kit.report.answers import MODULE_FORM, NOTEBOOK_FORM
 from kit.report.similarity import similar_answers
 from tests.disguised_class import (EXERCISES, KINDS, REFERENCE, given_exercises, judged, listed_by_kit, pair_of,
                                    second_class)
 
-REPORT = Path(__file__).resolve().parent / "REPORT.md"
 HEADING = "## Copies found however disguised (issue 40)"
 DOLOS_LIB = ROOT / ".run" / "dolos" / "node_modules" / "@dodona" / "dolos-lib" / "dist" / "index.js"
 SEEDS = range(16)
@@ -248,9 +246,7 @@ def main(argv=None) -> int:
     text = section(compared, times, " ".join(["python -m benchmarks.similarity_tools", *(argv or sys.argv[1:])]))
     print(text)
     if args.write:
-        report = REPORT.read_text()
-        kept = re.sub(rf"\n{re.escape(HEADING)}\n.*?(?=\n## |\Z)", "", report, flags=re.S)
-        REPORT.write_text(kept.rstrip("\n") + "\n\n" + text)
+        replace_section(HEADING, text)
     return 0
 
 
