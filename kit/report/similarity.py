@@ -17,8 +17,8 @@ writes all the statements the two share, by a chain rule over them with the clas
 paid for once, times the ways of choosing that many of an answer's statements. Times the pairs of the
 exercise, that is the number of pairs as alike expected by chance. The "others" leave out at most 3
 students nearly the same as the pair's two (a ring of copies, so the copy of a copy is found). Each
-statement one of the two wrote and the other did not costs log(1 / edit_rate) = 2.3 nats of the surprise
-(a copier changes a statement about one time in ten; honest students of one style differ in a few). A pair
+statement one of the two wrote and the other did not costs log(1 / edit_rate) = 1.6 nats of the surprise
+(a copier changes a statement about one time in five; honest students of one style differ in a few). A pair
 is listed when it shares at least 3 statements and either at least 95% of the two answers' statements are
 in common (`in_common`, their Jaccard index) and at most 0.3 pairs as alike are expected, or at least 75%
 are (a copy with lines added or written another way) and at most 0.01 are. So code many students wrote
@@ -85,7 +85,7 @@ class Settings:
     smoothing: float = 0.5         # students added to a statement's writers when its share is counted
     shrink: float = 3.0            # students' worth a share among a few others is shrunk towards the share alone
     ring_most: int = 3             # near-copies of a pair's two, at most this many, are left out of "the others"
-    edit_rate: float = 0.1         # the chance a copier changes a statement: each statement one of the two wrote
+    edit_rate: float = 0.2         # the chance a copier changes a statement: each statement one of the two wrote
                                    # and the other did not costs log(1 / edit_rate) of the surprise
     tail_expected: float = 1.0     # an exercise's chance counts as no smaller than a pair's this often expected
     repeated_least: int = 2        # exercises alike together
