@@ -36,19 +36,42 @@ _FLIPPED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE}
 def canonical(tree: ast.Module, main: str | None = None) -> ast.Module:
     functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
     root = next((f for f in functions if f.name == main), functions[0] if functions else None)
-    if root is not None:
-        helpers = {f.name: f for f in functions if f is not root and _plain(f)}
+    helpers = {f.name: f for f in functions if f is not root and _plain(f)}
+    if root is not None and helpers:
         used = _inline(root, helpers, depth=0)
         tree.body = [node for node in tree.body if not (isinstance(node, ast.FunctionDef) and node.name in used
                                                          and not _still_called(tree, node.name, root))]
-    _Spellings().visit(tree)
-    for rewrite in (_comprehensions, _temporaries):
-        for node in ast.walk(tree):
-            for name in ("body", "orelse", "finalbody"):
-                block = getattr(node, name, None)
-                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                    setattr(node, name, rewrite(block, tree))
-    return ast.fix_missing_locations(tree)
+    blocks, stores, loads = _read_once(tree)
+    _Spellings().visit(tree)  # rewrites within blocks, in place: a block's list stays the one found
+    for node, name in blocks:
+        setattr(node, name, _comprehensions(getattr(node, name), loads))
+    for node, name in blocks:
+        setattr(node, name, _temporaries(getattr(node, name), stores, loads))
+    return tree
+
+
+def _read_once(tree: ast.Module) -> tuple[list[tuple[ast.AST, str]], dict[str, int], dict[str, int]]:
+    """The cell's blocks of statements (the node and field holding each), how often it binds each name (a
+    parameter counts twice: it is bound by the caller too) and how often it reads it."""
+    blocks: list[tuple[ast.AST, str]] = []
+    stores: dict[str, int] = {}
+    loads: dict[str, int] = {}
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            counted = loads if type(node.ctx) is ast.Load else stores
+            counted[node.id] = counted.get(node.id, 0) + 1
+        elif kind is ast.arg:
+            stores[node.arg] = stores.get(node.arg, 0) + 2
+        elif kind in _BLOCKS:
+            blocks += [(node, name) for name in _BLOCKS[kind] if getattr(node, name, None)]
+    return blocks, stores, loads
+
+
+_BLOCKS = {ast.Module: ("body",), ast.FunctionDef: ("body",), ast.AsyncFunctionDef: ("body",),
+           ast.ClassDef: ("body",), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
+           ast.While: ("body", "orelse"), ast.If: ("body", "orelse"), ast.With: ("body",),
+           ast.AsyncWith: ("body",), ast.Try: ("body", "orelse", "finalbody"), ast.ExceptHandler: ("body",)}
 
 
 # ---- helpers inlined
@@ -143,7 +166,8 @@ def _inline(function: ast.FunctionDef, helpers: dict, depth: int) -> set[str]:
 
 # ---- a loop that appends, as a comprehension
 
-def _comprehensions(block: list[ast.stmt], tree: ast.Module) -> list[ast.stmt]:
+def _comprehensions(block: list[ast.stmt], loads: dict[str, int]) -> list[ast.stmt]:
+    """The block with each list built by a loop as a comprehension (`loads` loses the appends' reads)."""
     out: list[ast.stmt] = []
     i = 0
     while i < len(block):
@@ -151,6 +175,8 @@ def _comprehensions(block: list[ast.stmt], tree: ast.Module) -> list[ast.stmt]:
         made = _as_comprehension(start, loop)
         if made is not None:
             out.append(made)
+            name = made.targets[0].id
+            loads[name] = loads.get(name, 0) - 1
             i += 2
         else:
             out.append(start)
@@ -181,17 +207,10 @@ def _as_comprehension(start: ast.stmt, loop: ast.stmt | None) -> ast.Assign | No
 
 # ---- a name used once, as the expression it names
 
-def _temporaries(block: list[ast.stmt], tree: ast.Module) -> list[ast.stmt]:
+def _temporaries(block: list[ast.stmt], stores: dict[str, int], loads: dict[str, int]) -> list[ast.stmt]:
     """`x = e`, and a later statement of the block that reads x, where the cell binds x there alone and reads
     it there alone, and nothing between binds what e reads: that statement with e in place of x (`parts =
     [...]; return np.stack(parts)` is `return np.stack([...])`, in whatever order the lines were written)."""
-    stores, loads = {}, {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            counted = loads if isinstance(node.ctx, ast.Load) else stores
-            counted[node.id] = counted.get(node.id, 0) + 1
-        elif isinstance(node, ast.arg):
-            stores[node.arg] = stores.get(node.arg, 0) + 2
     out = list(block)
     i = 0
     while i < len(out):

@@ -317,8 +317,9 @@ def _distribution(statements: dict[str, Statements], students: list[str]) -> tup
         rng = random.Random(len(students))
         drawn = set()
         while len(drawn) < DISTRIBUTION_PAIRS:
-            a, b = sorted(rng.sample(range(len(students)), 2))
-            drawn.add((students[a], students[b]))
+            a, b = rng.randrange(len(students)), rng.randrange(len(students) - 1)
+            b += b >= a  # another student than a, every one as likely
+            drawn.add((students[min(a, b)], students[max(a, b)]))
     else:
         drawn = combinations(students, 2)
     counts = [0] * DISTRIBUTION_BINS
