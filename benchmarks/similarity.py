@@ -33,7 +33,7 @@ from collections import Counter
 from itertools import combinations
 
 from benchmarks import machine
-from benchmarks.report_section import REPORT, replace_section
+from benchmarks.report_section import REPORT, publish
 from kit.notebooks import ROOT
 from kit.report.answers import exercises
 from kit.report.normalise import tokens
@@ -227,10 +227,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     scale = measure_scale(args.students)
     text = section(scale, sweep(), " ".join(["python -m benchmarks.similarity", *(argv or [])]))
-    print(text)
-    if args.write:
-        replace_section(HEADING, text)
-    return 0
+    return publish(HEADING, text, args.write)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks import machine
-from benchmarks.report_section import REPORT, replace_section
+from benchmarks.report_section import REPORT, publish
 from kit.notebooks import ROOT
 from kit.report.answers import MODULE_FORM, NOTEBOOK_FORM
 from kit.report.similarity import similar_answers
@@ -265,10 +265,7 @@ def main(argv=None) -> int:
     compared = compare(range(args.classes), tools=not args.kit_only)
     times = None if args.no_scale else timed_scale(args.students)
     text = section(compared, times, " ".join(["python -m benchmarks.similarity_tools", *(argv or sys.argv[1:])]))
-    print(text)
-    if args.write:
-        replace_section(HEADING, text)
-    return 0
+    return publish(HEADING, text, args.write)
 
 
 if __name__ == "__main__":
