@@ -68,9 +68,15 @@ def _varied(signature: str, body: list[str], pool: list[str], rng: random.Random
     return "\n".join([signature, *(lines or [indent + "pass"])]).lstrip("\n") + "\n"
 
 
+def course_exercises() -> dict:
+    """The kit's exercises as the report reads them: the source, the release, the reference module."""
+    return exercises(ROOT / "source" / "attention", ROOT / "assignments" / "attention",
+                     ROOT / "solutions" / "attention.py")
+
+
 def scale_class(students: int, seed: int) -> tuple[dict, dict[str, dict[str, str]], set]:
     """The exercises, student → exercise → answer, and the planted (exercise, pair)s."""
-    given = exercises(ROOT / "source" / "attention")
+    given = course_exercises()
     rng = random.Random(seed)
     parsed = {}
     for name, exercise in given.items():
@@ -149,7 +155,7 @@ SWEEP = ((48, range(20)), (54, range(20)), (60, range(20)), (50, range(100, 200)
 def sweep(groups=SWEEP) -> dict:
     """Over classes of tests/similar_class.py, (size, seeds) by group: planted pairs found, honest pairs flagged,
     and the classes where the report was not exactly right (a pair missed or an honest one flagged)."""
-    given = {n: e for n, e in exercises(ROOT / "source" / "attention").items() if n in WRITERS}
+    given = {n: e for n, e in course_exercises().items() if n in WRITERS}
     total = Counter()
     wrong = []
     for students, seeds in groups:
@@ -160,7 +166,7 @@ def sweep(groups=SWEEP) -> dict:
             similarity = similar_answers(given, answers)
             flagged = {(e.name, p.students) for e in similarity.exercises for p in e.flagged}
             repeated = {r.students for r in similarity.repeated}
-            reference = {(e.name, s) for e in similarity.exercises for s in e.reference}
+            reference = {(e.name, p.students[0]) for e in similarity.exercises for p in e.reference}
             honest = flagged - planted.pairs - set(edited)
             total.update(classes=1, planted=len(planted.pairs), found=len(planted.pairs & flagged),
                          false=len(honest), repeated=len(planted.repeated),
