@@ -49,6 +49,8 @@ def configure(c, course: Course) -> None:
     _feedback(c, course)
     if grading_path() == OUT_OF_PROCESS:
         _out_of_process(c, course)
+    else:
+        _in_kernel(c)
     install_converters(autograde_in_workers=grading_path() == OUT_OF_PROCESS)
     _late_policy_and_exports(c, course)
 
@@ -72,11 +74,18 @@ def _feedback(c, course: Course) -> None:
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import ClearMarkScheme, GetGrades
 
-    from kit.nbgrader_glue.feedback_page import FeedbackExporter, HideHiddenTests
+    from kit.nbgrader_glue.feedback_page import TEMPLATES, FeedbackExporter, HideHiddenTests
+    from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
 
-    c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearMarkScheme, HideHiddenTests]
-    # ... on a page in English whose links, colours and messages pass WCAG 2.1 AA (tests/test_accessibility.py).
+    # Written answers as text first, while the questions still read as in the source (ClearMarkScheme cuts them).
+    c.GenerateFeedback.preprocessors = [GetGrades, WrittenAnswersAsText, CSSHTMLHeaderPreprocessor, ClearMarkScheme,
+                                        HideHiddenTests]
+    # ... on the kit's page, which passes WCAG 2.1 AA at any width (tests/test_accessibility.py), with no "¶" link
+    # in every heading. FeedbackExporter's own settings: the formgrader's HTMLExporter keeps nbgrader's template.
     c.GenerateFeedback.exporter_class = FeedbackExporter
+    c.FeedbackExporter.template_name = "kit_feedback"
+    c.FeedbackExporter.extra_template_basedirs = [str(TEMPLATES)]
+    c.FeedbackExporter.exclude_anchor_links = True
     c.ParallelGenerateFeedback.workers = course.workers
 
 
@@ -90,9 +99,10 @@ def _out_of_process(c, course: Course) -> None:
     from kit.nbgrader_glue.overwrite_cells import OverwriteCellsAtOnce
     from kit.nbgrader_glue.preprocessors import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource
     from kit.nbgrader_glue.save_scores import SaveScoresFromReport
+    from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
 
     c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
-                                          OverwriteCellsAtOnce, CheckCellMetadataOnce]
+                                          OverwriteCellsAtOnce, CheckCellMetadataOnce, WrittenAnswersAsText]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveScoresFromReport, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
     c.ParallelAutograde.workers = course.workers
@@ -101,6 +111,16 @@ def _out_of_process(c, course: Course) -> None:
     c.GradingRun.unconfined = course.unconfined
     c.GradingRun.grader_cpu_seconds = course.grader_budget.cpu_seconds
     c.GradingRun.grader_wall_seconds = course.grader_budget.wall_seconds
+
+
+def _in_kernel(c) -> None:
+    """nbgrader's stock path, with what the student wrote in markdown shown as text (written_as_text.py)."""
+    from nbgrader.converters import Autograde
+
+    from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
+
+    c.Autograde.sanitize_preprocessors = [*Autograde.class_traits()["sanitize_preprocessors"].default(),
+                                          WrittenAnswersAsText]
 
 
 def install_converters(autograde_in_workers: bool = True) -> None:
