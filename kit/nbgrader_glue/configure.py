@@ -47,6 +47,7 @@ def configure(c, course: Course) -> None:
     use_write_ahead_log()
     _environment(Path(c.CourseDirectory.root))
     _feedback(c, course)
+    _formgrader(c)
     if grading_path() == OUT_OF_PROCESS:
         _out_of_process(c, course)
     else:
@@ -87,6 +88,20 @@ def _feedback(c, course: Course) -> None:
     c.FeedbackExporter.extra_template_basedirs = [str(TEMPLATES)]
     c.FeedbackExporter.exclude_anchor_links = True
     c.ParallelGenerateFeedback.workers = course.workers
+
+
+def _formgrader(c) -> None:
+    """The formgrader's view of a submission (its HTMLExporter, configured from this file) in the kit's template
+    over nbgrader's: in English, its code and messages wrapped at any width (templates/kit_formgrade/)."""
+    import nbgrader
+
+    from kit.nbgrader_glue.feedback_page import TEMPLATES
+
+    nbgrader_templates = str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates")
+    c.HTMLExporter.template_name = "kit_formgrade"
+    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), nbgrader_templates]
+    c.HTMLExporter.extra_template_paths = [nbgrader_templates]  # for its {% extends 'formgrade/index.html.j2' %}
+    c.HTMLExporter.exclude_anchor_links = True
 
 
 def _out_of_process(c, course: Course) -> None:
