@@ -178,6 +178,38 @@ def graded_class(tmp_path_factory) -> GradedClass:
                        (folder / "first_db.txt").read_text())
 
 
+def _hostile_class(released: Path) -> Callable[[Path], None]:
+    def make(folder: Path) -> None:
+        from kit.classroom import grade_written_answers
+        from kit.course import ASSIGNMENT
+        from kit.nbgrader_cli import run as nbgrader
+        from kit.report.build import course_directory, write_report
+        from tests.hostile_student import STUDENT, write_submission
+
+        course = folder / "course"
+        shutil.copytree(released, course, symlinks=True)
+        shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / "ada" / ASSIGNMENT)
+        handed_in = write_submission(course / "submitted" / STUDENT / ASSIGNMENT)
+        (handed_in / "timestamp.txt").write_text((EXAMPLE / "ada" / ASSIGNMENT / "timestamp.txt").read_text())
+        for command in [("db", "student", "add", "ada"), ("db", "student", "add", STUDENT),
+                        ("autograde", ASSIGNMENT, "--force")]:
+            nbgrader(*command, "--log-level=ERROR", cwd=course, check=True, capture_output=True)
+        grade_written_answers(["ada", STUDENT], course)  # the stand-in teaching assistant's points and comments
+        nbgrader("generate_feedback", ASSIGNMENT, "--force", "--log-level=ERROR", cwd=course, check=True,
+                 capture_output=True)
+        for anonymous in (False, True):
+            write_report(course_directory(course), ASSIGNMENT, anonymous)
+    return make
+
+
+@pytest.fixture(scope="session")
+def hostile_class(tmp_path_factory, released_course) -> Path:
+    """A course of two students, autograded, graded by hand (the stand-in assistant), with feedback and the class
+    report: ada of the example class and tests/hostile_student.py's, whose every answer is written to act in a
+    page. Once per test run; read it, never grade in it."""
+    return made_once(tmp_path_factory, "hostile_class", _hostile_class(released_course)) / "course"
+
+
 @pytest.fixture(scope="session")
 def empty_gradebook(tmp_path_factory) -> Path:
     """An empty SQLite gradebook file to copy (nbgrader's first open runs `alembic`, this Python's tools on PATH:
