@@ -54,18 +54,22 @@ SPLIT = [
     (r"^tests/test_main_command\.py::(test_postgresql_gives.*|.*\[postgresql\])$", "main command on PostgreSQL"),
     (r"^tests/test_nbgrader\.py::.*\[in-kernel", "nbgrader's stock path"),
     (r"^tests/test_two_graders\.py::.*\[postgresql\]$", "two graders on PostgreSQL"),
+    (r"^tests/test_accessibility\.py::(test_does_every_feedback_page|test_can_every_scrolling_code_box|"
+     r"test_a_feedback_page_at_320|test_does_every_check_message)", "accessibility audit of the feedback"),
 ]
-# Units from the slowest, as measured by `--durations` (fresh clones, 30 Nov and 1 Dec 2026); the rest follow in file
+# Units from the slowest, as measured by `--durations` (fresh clones, 30 Nov and 1 Dec 2026; the accessibility audit at
+# three sizes, 4 Dec 2026, on a loaded machine); the rest follow in file
 # order. Only the order changes with this list: a unit missing from it still runs. The main command's SQLite loop
 # comes first: its PostgreSQL twin, later, compares with it. A unit of one test takes the next unit along to its
 # worker (xdist queues ahead).
-SLOWEST_FIRST = ["tests/test_main_command.py", "tests/test_report.py", "tests/test_cluster.py",
+SLOWEST_FIRST = ["tests/test_main_command.py", "accessibility audit of the feedback", "tests/test_report.py",
+                 "tests/test_accessibility.py", "tests/test_cluster.py",
                  "main command on PostgreSQL", "nbgrader's stock path", "tests/test_adversarial.py",
                  "adversarial as an account", "tests/test_readme.py", "tests/test_hub.py", "tests/test_self_learner.py",
                  "tests/test_parallel.py", "tests/test_nothing_lost.py", "tests/test_export.py",
                  "tests/test_nbgrader.py", "tests/test_two_graders.py", "tests/test_gradebook_check.py",
                  "tests/test_refusal.py", "tests/test_hand_in.py", "two graders on PostgreSQL", "tests/test_release.py",
-                 "tests/test_model_heads.py", "tests/test_browser.py", "tests/test_accessibility.py"]
+                 "tests/test_model_heads.py", "tests/test_browser.py"]
 
 
 def unit_of(nodeid: str) -> str:
