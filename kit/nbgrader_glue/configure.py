@@ -15,8 +15,12 @@ It puts in place:
 - the kit's converters in place of nbgrader's: nbgrader's apps name their
   converter classes in code, not in configuration, so `install_converters`
   replaces them in the apps' modules (autograde.py, feedback.py);
-- feedback that hides hidden checks' code and written answers' rubrics
-  (feedback_page.py), the late policy (late.py) and the exports
+- what a student wrote in markdown shown as text in the autograded notebook
+  and the feedback, on either grading path (written_as_text.py);
+- feedback that hides hidden checks' code and written answers' rubrics, on
+  the kit's page (feedback_page.py, templates/kit_feedback/), and the
+  formgrader's view of a submission in the kit's template over nbgrader's
+  (templates/kit_formgrade/); the late policy (late.py) and the exports
   (export.py).
 """
 
