@@ -57,7 +57,7 @@ WRITTEN = MARKUP + "\n\n" + ODD + "\n\nAnd an answer in words, at the end: atten
 
 
 def write_submission(folder: Path) -> Path:
-    """The student's nine notebooks (and the release's other files' places) in `folder`, as handed in."""
+    """The student's nine notebooks in `folder`, as handed in; `folder`."""
     release = ROOT / "assignments" / "attention"
     folder.mkdir(parents=True, exist_ok=True)
     turn = 0
