@@ -489,7 +489,8 @@ def test_a_feedback_page_at_320_px_as_readme_shows_it(sized, feedback_pages):
 
 
 def test_does_every_figure_in_the_report_carry_its_numbers_in_words(page, report_pages):
-    for version, path in report_pages.items():
+    for version in ("named", "anonymous"):  # the example class's: every chart drawn
+        path = report_pages[version]
         page.goto(path.as_uri())
         alts = _figure_alts(page, "img")
         assert len(alts) == 3 and all(re.search(r"\d", alt) and len(alt) > 60 for alt in alts), (version, alts)
