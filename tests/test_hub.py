@@ -305,7 +305,7 @@ def _ann_reads_her_score_and_her_checks_message(page, hub) -> None:
     text = view.locator("body").inner_text()
     view.close()
     points = _points(NOTEBOOK)
-    assert re.search(rf"Score: {points}(\.0)? / {points}(\.0)?", text), text[:3000]
+    assert re.search(rf"{NOTEBOOK}: {points}(\.0)? of {points}(\.0)? points", text), text[:3000]
     text = " ".join(text.split())
     # Each check's verdict and message; the hidden checks' code never (kit/nbgrader_glue/feedback_page.py).
     assert f"✓ passed: check_{EXERCISE}" in text and f"✓ passed: hidden_{EXERCISE}" in text, text[:3000]
