@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.exercises import BEHAVIOURS, REGISTRY, Exercise  # noqa: F401  (BEHAVIOURS: for the tests)
-from autograder.exercises.spec import CaseSpec, Seed as DrawnSeed
+from autograder.exercises.spec import CaseSpec, Seed as DrawnSeed, in_integers
 from autograder.judge import Seed, fresh_inputs, load_cases
 
 EXERCISES = tuple(REGISTRY)
@@ -61,13 +61,14 @@ def build(exercise: Exercise, spec: CaseSpec) -> dict:
     for mistake in exercise.mistakes:
         if mistake.variant is None:  # a mistake that shows in memory, not in values
             continue
-        a, k = fresh_inputs(case)
-        try:
-            with np.errstate(all="ignore"):
-                output = mistake.variant(*a, **k)
-        except Exception:
-            continue
-        variants.append((mistake.name, mistake.section, mistake.explanation, output))
+        for writing in (mistake.variant, *mistake.also):
+            a, k = fresh_inputs(case)
+            try:
+                with np.errstate(all="ignore"):
+                    output = writing(*a, **k)
+            except Exception:
+                continue
+            variants.append((mistake.name, mistake.section, mistake.explanation, output))
     case["variants"] = variants
     return case
 
@@ -102,7 +103,19 @@ def hidden_cases(func: str) -> tuple[dict, ...]:
     if func not in REGISTRY:
         raise KeyError(f"no exercise called {func!r}")
     exercise = REGISTRY[func]
-    return tuple(build(exercise, spec) for spec in exercise.hidden(exercise.hidden_rng()))
+    return tuple(build(exercise, spec) for spec in hidden_specs(exercise))
+
+
+def hidden_specs(exercise: Exercise) -> list:
+    """The exercise's hidden case specs; where it meets "integers" and none checks them, its first case that
+    raises nothing and has a float array to round, once more on integers (spec.in_integers: notebook 01's
+    general rule)."""
+    specs = list(exercise.hidden(exercise.hidden_rng()))
+    if "integers" in exercise.meets and not any("integers" in spec.checks for spec in specs):
+        rounded = (in_integers(spec) for spec in specs if not spec.raises)
+        specs.append(next(spec for spec in rounded if any(isinstance(a, np.ndarray) and a.dtype.kind == "i"
+                                                          for a in (*spec.args, *spec.kwargs.values()))))
+    return specs
 
 
 def build_every_hidden_case() -> None:

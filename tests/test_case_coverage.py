@@ -46,7 +46,7 @@ def behaviour_map() -> dict[str, dict[str, list[str]]]:
 
 def _arrays(case: dict) -> list[np.ndarray]:
     args, kwargs = fresh_inputs(case)
-    return [a for a in [*args, *kwargs.values()] if isinstance(a, np.ndarray)]
+    return [np.asarray(a) for a in [*args, *kwargs.values()] if isinstance(a, (np.ndarray, np.generic))]
 
 
 def _holds(tag: str, case: dict) -> bool:
@@ -63,6 +63,10 @@ def _holds(tag: str, case: dict) -> bool:
     if tag == "1e4":
         outputs = case["expected"] if isinstance(case["expected"], tuple) else (case["expected"],)
         return all(np.isfinite(o).all() for o in outputs) and _largest_score(case) >= 5e3
+    if tag == "integers":
+        outputs = case["expected"] if isinstance(case["expected"], tuple) else (case["expected"],)
+        return any(a.dtype.kind in "iu" for a in _arrays(case)) and \
+            all(np.asarray(o).dtype == np.float64 for o in outputs if np.asarray(o).dtype.kind == "f")
     if tag == "batched":
         return max(a.ndim for a in _arrays(case)) >= 3
     if tag == "cross":
@@ -171,3 +175,42 @@ def test_the_visible_check_fails_the_answer_that_breaks_each_requirement_it_can_
     visible = [c for c in visible_cases() if c["func"] == exercise]
     unchecked = [r.says for r in e.requirements if not r.unseen and not failing_cases(e, r, visible)]
     assert not unchecked, f"{exercise}: the visible check passes an answer that breaks {unchecked}"
+
+
+# The other direction: every hidden case's rule is stated, in its exercise's text (a Requirement whose wrong
+# answer the case fails) or in notebook 01's general rules. A case that checks the main computation on other
+# shapes ("cross", "batched") needs neither; one that must raise, or checks an edge, does.
+GENERAL_RULES = {"bad size": "A **count or size you are given**", "float32": "float32 in gives float32 out",
+                 "integers": "**Integers** given where numbers are computed"}
+# Hidden cases whose rule no requirement claims yet (issue 37): each needs its sentence and its Requirement.
+# This list may only shrink.
+UNCLAIMED = {
+    "token_movement": {"shapes that differ"}, "project_qkv": {"a W_q that does not fit X"},
+    "raw_scores": {"mismatched d_k"}, "self_preference": {"a grid that is not square", "an empty grid"},
+    "scaled_scores": {"mismatched d_k"}, "attention": {"scores near ±1e4", "K and V of different lengths"},
+    "permutation_gaps": {"a shuffle of 4 positions for 5 tokens"}, "reach": {"one row of 6 weights"},
+    "multi_head_attention": {"scores near ±1e4, 2 heads", "width 10 in 4 heads"},
+    "head_patterns": {"W_q and W_k of different widths", "W_q that does not fit X"},
+    "head_score_ranks": {"W_q and W_k of different widths"}, "block_mask": {"group sizes as a (2, 1) column"},
+    "source_shares": {"source as a (1, 7) row"}, "blockwise_attention": {"K and V of different lengths"},
+    "crossover_length": {"a 1-D W_q and W_k"}, "leaked_targets": {"a mask of 6 × 6 for 5 tokens"},
+    "gradient_size": {"Q of head size 4 against keys of head size 3"}, "prefix_gaps": {"values of 4 tokens for 5"},
+}
+
+
+def test_the_general_rules_hidden_cases_rely_on_are_stated_in_notebook_01():
+    assert all(flat(words) in notebook_text(POLICY_NOTEBOOK) or words.lower() in notebook_text(POLICY_NOTEBOOK).lower()
+               for words in GENERAL_RULES.values())
+
+
+def unclaimed(exercise: str) -> set[str]:
+    """The labels of `exercise`'s hidden cases that must raise or check an edge, and whose rule is stated nowhere."""
+    e, cases = REGISTRY[exercise], hidden_cases(exercise)
+    claimed = {label for r in e.requirements for label in failing_cases(e, r, cases)}
+    return {c["label"] for c in cases if (c.get("raises") or set(c.get("checks", ())) - {"cross", "batched"})
+            and c["label"] not in claimed and not set(c.get("checks", ())) & set(GENERAL_RULES)}
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_every_hidden_case_checks_a_rule_its_text_or_notebook_01_states(exercise):
+    assert unclaimed(exercise) == UNCLAIMED.get(exercise, set())

@@ -355,7 +355,7 @@ def _fetch_feedback(page, hub, submitted_at: str, graded: bool = True, screensho
 
 def _score_and_checks_shown(text: str) -> None:
     points = _points(NOTEBOOK)
-    assert re.search(rf"Score: {points}(\.0)? / {points}(\.0)?", text), text[:3000]
+    assert re.search(rf"{NOTEBOOK}: {points}(\.0)? of {points}(\.0)? points", text), text[:3000]
     text = " ".join(text.split())
     # Each check's verdict and message; the hidden checks' code never (kit/nbgrader_glue/feedback_page.py).
     assert f"✓ passed: check_{EXERCISE}" in text and f"✓ passed: hidden_{EXERCISE}" in text, text[:3000]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from autograder.cases import hidden_cases
 from autograder.exercises import REGISTRY
 from autograder.judge import KINDS, NotStarted, Outcome, call, check_verdicts, diagnose, plain, tolerance, verdict
-from autograder.judge.policy import value_verdict
+from autograder.judge.policy import SECOND_SLIP, value_verdict
 
 
 def judge(label, got, expected, variants=(), reveal=True):
@@ -150,19 +150,35 @@ def test_a_mistake_is_named_from_the_case_that_tells_it_apart_when_the_first_fai
     assert _names([(degenerate, np.ones(3)), (telling, ROW + 1)]) == ["plus_one"]
 
 
-def test_an_answer_wrong_where_the_mistake_is_right_is_not_that_mistake():
+def test_a_mistake_the_telling_cases_show_is_named_beside_a_second_slip_elsewhere():
+    # Wrong where the mistake is right (a case that does not tell it apart): a second slip, said as such.
     right_here = _case(ROW, doubled=ROW.copy())
     telling = _case(ROW + 1, doubled=2 * (ROW + 1))
-    assert _names([(telling, 2 * (ROW + 1)), (right_here, ROW * 3)]) == [None]
+    assert _names([(telling, 2 * (ROW + 1)), (right_here, ROW * 3)]) == ["doubled"]
+    (both,) = check_verdicts([([telling, right_here], ["c", "c"], True)],
+                             lambda case: Outcome.returned(2 * (ROW + 1) if case is telling else ROW * 3))
+    assert both.message.endswith(f"{SECOND_SLIP} (chapter section 4)")
     assert _names([(telling, 2 * (ROW + 1)), (right_here, ROW.copy())]) == ["doubled"]
+    (alone,) = check_verdicts([([telling, right_here], ["c", "c"], True)],
+                              lambda case: Outcome.returned(2 * (ROW + 1) if case is telling else ROW.copy()))
+    assert SECOND_SLIP not in alone.message
 
 
-def test_an_answer_right_where_the_mistakes_own_writing_fails_may_still_be_named():
-    # The catalogued writing also gives NaN on a fully masked row; an answer that guards it is still that mistake.
+def test_an_answer_wrong_otherwise_on_a_case_that_tells_the_mistake_apart_is_not_that_mistake():
+    telling = _case(ROW + 1, doubled=2 * (ROW + 1))
+    also_telling = _case(ROW, doubled=2 * ROW)
+    assert _names([(telling, 2 * (ROW + 1)), (also_telling, ROW * 3)]) == [None]
+
+
+def test_an_answer_right_where_a_mistakes_own_output_is_wrong_is_never_given_its_name():
+    # Right on the fully masked row where the catalogued writing gives NaN: whatever it does, not that writing
+    # (a hard-coded division by 2 is right at d_k = 4, where dividing by d_k is not).
     masked = _case(np.array([0.0, 0.0, 1.0]), unshifted=np.array([np.nan, np.nan, 1.0]))
     telling = _case(ROW, unshifted=np.array([np.nan, 2.0, 3.0]))
     assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([0.0, 0.0, np.nan]))]) == [None]
-    assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([0.0, 0.0, 1.0]))]) == ["unshifted"]
+    assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([0.0, 0.0, 1.0]))]) == [None]
+    assert _names([(telling, np.array([np.nan, 2.0, 3.0])), (masked, np.array([np.nan, np.nan, 1.0]))]) == \
+        ["unshifted"]
 
 
 def test_an_error_where_the_mistake_gives_a_value_rules_it_out():

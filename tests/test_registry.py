@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 
 import numpy as np
 import pytest
 
 from autograder import judge
-from autograder.cases import hidden_cases
+from autograder.cases import hidden_cases, visible_cases
 from autograder.exercises import REGISTRY, blockwise, built_on, notebook_of, points
 from autograder.mistakes import MISTAKES
 from kit.notebooks import ROOT, course_points
@@ -90,3 +91,9 @@ def test_does_an_exercise_whose_answer_is_a_tuple_name_each_of_its_parts(name):
     tuples = {len(a) for a in answers if isinstance(a, tuple)}
     assert tuples <= {len(REGISTRY[name].parts)}, f"{name} returns a tuple of {tuples}, names parts {REGISTRY[name].parts}"
     assert not REGISTRY[name].parts or tuples, f"{name} names parts {REGISTRY[name].parts} but returns no tuple"
+
+
+def test_a_case_label_counts_in_agreeing_words():
+    """"1 head", never "1 heads" (spec.counted makes the words of a drawn count)."""
+    labels = [c["label"] for name in REGISTRY for c in hidden_cases(name)] + [c["label"] for c in visible_cases()]
+    assert not [label for label in labels if re.search(r"(?<![\d.,])1 (head|token|key|quer|sample|trial)[a-z]*s\b", label)]

@@ -61,7 +61,8 @@ def test_the_hidden_check_names_each_mistake_given_as_the_answer(exercise):
     labels = [case["label"] for case in cases]
     wrong = {}
     for mistake in (m for m in REGISTRY[exercise].mistakes if m.variant):
-        found = check_verdict(cases, labels, lambda case: outcome_of(mistake.variant, case), reveal=False)
-        if found is None or found.mistake != mistake.name:
-            wrong[mistake.name] = found and (found.mistake, found.message)
+        for writing in (mistake.variant, *mistake.also):  # every way it is written is named
+            found = check_verdict(cases, labels, lambda case: outcome_of(writing, case), reveal=False)
+            if found is None or found.mistake != mistake.name:
+                wrong[mistake.name] = found and (found.mistake, found.message)
     assert not wrong, f"{exercise}: the hidden check does not name {wrong}"

@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import attention_inputs, f32, normal_draws, property_examples, worked
-from autograder.exercises.spec import ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges,
+                                       one_sequence_only)
 from solutions import attention as ref
 
 NOTEBOOK = "06_blockwise"
@@ -26,6 +27,8 @@ def blockwise_attention_visible():
     long = np.random.default_rng(6).standard_normal((3, VISIBLE_TOKENS, 8))
     return [case("the worked example, blocks of 3", w.Q, w.K, w.V, 3),
             case("the worked example, blocks of 2, causal", w.Q, w.K, w.V, 2, causal=True),
+            case("every size different: 3 queries, 5 keys in blocks of 2, d_k = 2, d_v = 6", w.Q[:3, :2],
+                 np.vstack([w.K, w.K[:1] + 1])[:, :2], np.hstack([np.vstack([w.V, w.V[:1] - 1])] * 2)[:, :6], 2),
             case("the worked example and its keys reversed, a batch (2, n, d) in float32, blocks of 3",
                  *(f32(np.stack([a, a[::-1] if a is not w.Q else a])) for a in (w.Q, w.K, w.V)), 3),
             case(f"{VISIBLE_TOKENS:,} random tokens in blocks of 64, with its memory measured", *long, 64,
@@ -36,7 +39,7 @@ def blockwise_attention_visible():
 
 def blockwise_attention_hidden(rng):
     n = normal_draws(rng)
-    tokens = 4096
+    tokens, causal_tokens = 4096, 2048
     return [
         case("blocks of 4 over 10 keys (4 does not divide 10)", n(7, 5), n(10, 5), n(10, 3), 4, checks="cross"),
         case("a batch (2,) in float32, blocks of 3, causal", n(2, 8, 4, dtype=f32), n(2, 8, 4, dtype=f32),
@@ -50,8 +53,12 @@ def blockwise_attention_hidden(rng):
         case("a block size of True", n(3, 4), n(3, 4), n(3, 4), True, raises="ValueError", checks="bad size"),
         case(f"{tokens:,} tokens in blocks of 64, with its memory measured", n(tokens, 8), n(tokens, 8), n(tokens, 8),
              64, memory_limit_bytes=tokens * tokens * 8 // 2, grid_bytes=tokens * tokens * 8, seconds=60),
+        case(f"{causal_tokens:,} tokens in blocks of 64, causal, with its memory measured", n(causal_tokens, 8),
+             n(causal_tokens, 8), n(causal_tokens, 8), 64, causal=True, memory_limit_bytes=causal_tokens ** 2 * 8 // 2,
+             grid_bytes=causal_tokens ** 2 * 8, seconds=60),
     ] + [case(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", Q, K, V, 3)
-         for Q, K, V in property_examples(attention_inputs(), 6)]
+         for Q, K, V in property_examples(attention_inputs(), 6)] + \
+        count_edges((n(5, 4), n(7, 4), n(7, 3), 3), {3: "block_size"})
 
 
 NOT_RESCALED, NOT_DIVIDED = "accumulator not rescaled", "no final division by the running sum"
@@ -89,6 +96,14 @@ def _blockwise_unchecked(Q, K, V, block_size=128, causal=False):
 
 def _blockwise_in_float64(Q, K, V, block_size=128, causal=False):
     return ref.blockwise_attention(*(np.asarray(a, dtype=np.float64) for a in (Q, K, V)), block_size, causal)
+
+
+def _blockwise_with_the_causal_mask_built(Q, K, V, block_size=128, causal=False):
+    """Right values, blocks and all, but with the whole n_q × n_k causal mask built first."""
+    if causal:
+        mask = np.triu(np.full((np.shape(Q)[-2], np.shape(K)[-2]), -np.inf), k=1)
+        mask.sum()  # used, so it is made
+    return ref.blockwise_attention(Q, K, V, block_size, causal)
 
 
 def _blockwise_by_full_grid(Q, K, V, block_size=128, causal=False):
@@ -134,6 +149,8 @@ EXERCISES = (
         Requirement("gives exactly what your `attention` from notebook 03 gives", NOT_RESCALED),
         Requirement("Never build an array with `n_q × n_k` cells", _blockwise_by_full_grid),
         Requirement("The memory must grow with `n_q · block_size`", _blockwise_by_full_grid),
+        Requirement("not the causal mask", _blockwise_with_the_causal_mask_built,
+                    unseen="the visible memory case is not causal: one large case is enough for a notebook"),
         Requirement("float32 in gives float32 out", _blockwise_in_float64),
         Requirement("Raise a `ValueError` when `Q` and `K` differ in their last dimension", _blockwise_unchecked),
     ), shows=('The blocks must add up to plain attention: "cube" becomes +0.58, -1.08, +0.54, +0.12.\n'

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal, normal_draws, worked
-from autograder.exercises.spec import COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges, one_sequence_only
 from solutions import attention as ref
 from solutions.check_yourself import ANSWERS
 
@@ -117,7 +117,8 @@ def head_columns_hidden(rng):
             case("width 5, 5 heads of one column", 5, 5),
             case("width 10 in 4 heads", 10, 4, raises="ValueError", checks="bad shape"),
             case("a width of −4", -4, 2, raises="ValueError", checks="bad size"),
-            case("a width of 8.0, a float", 8.0, 2, raises="ValueError", checks="bad size")]
+            case("a width of 8.0, a float", 8.0, 2, raises="ValueError", checks="bad size")] + \
+        count_edges((6, 1), {0: "d"}) + count_edges((6, 2), {1: "n_heads"})
 
 
 def _head_columns_width_unchecked(d, n_heads):
@@ -159,9 +160,28 @@ def leaked_targets_hidden(rng):
             case("5 tokens, causal, the next token seen at −25", n(5, 4), _next_at(5, -25.0)),
             case("6 float32 tokens, causal mask", n(6, 4).astype(f32), ref.causal_mask(6)),
             case("one token: no position has a target", n(1, 4), np.zeros((1, 1))),
+            case("7 tokens, each seeing itself and the token two ahead, never the next", n(7, 4), _two_ahead_mask(7)),
             case("X of shape (2, 5, 4)", n(2, 5, 4), ref.causal_mask(5), raises="ValueError"),
             case("a mask of shape (1, 5)", n(5, 4), np.zeros((1, 5)), raises="ValueError"),
             case("a mask of 6 × 6 for 5 tokens", n(5, 4), ref.causal_mask(6), raises="ValueError")]
+
+
+def _two_ahead_mask(n: int) -> np.ndarray:
+    """(n, n) additive: token i may see itself and token i + 2, never its target i + 1."""
+    allowed = np.eye(n, dtype=bool) | np.eye(n, k=2, dtype=bool)
+    return np.where(allowed, 0.0, -np.inf)
+
+
+def _every_later_token_changed(X, mask):
+    """leaked_targets that changes every token after i, not token i + 1 alone."""
+    X = np.asarray(X, dtype=float)
+    before, _ = ref.attention(X, X, X, mask)
+    leaks = 0
+    for i in range(len(X) - 1):
+        changed = X.copy()
+        changed[i + 1:] += 1.0
+        leaks += bool((ref.attention(changed, changed, changed, mask)[0][i] != before[i]).any())
+    return leaks
 
 
 def _lag_mask(n: int) -> np.ndarray:
@@ -310,7 +330,8 @@ def _question(name: str, *requirements: Requirement) -> Exercise:
 
 
 EXERCISES = (
-    Exercise("hull_excess", ref.hull_excess, hull_excess_hidden, hull_excess_visible, stream=29, mistakes=(
+    Exercise("hull_excess", ref.hull_excess, hull_excess_hidden, hull_excess_visible, stream=29,
+             meets=frozenset({"integers"}), mistakes=(
         Mistake("every value row counted, masked ones too", 4,
                 "Only the value rows a query may see (allowed[i]) bound its output.",
                 lambda O, V, allowed=None: _hull_excess_with(O, V, allowed, every_row=True)),
@@ -327,12 +348,13 @@ EXERCISES = (
     ), shows=("Attention's outputs never stick out (with and without a mask); multiplied by W_o, they do (float64 and float32).\n"
               "Then inputs that must raise a ValueError.")),
     Exercise("equal_scores", ANSWERS["equal_scores"], equal_scores_hidden, equal_scores_visible, stream=99,
-             meets=frozenset({"float32", "batched"}),
+             meets=frozenset({"float32", "batched", "integers"}),
              points=QUESTION, requirements=(
         Requirement("`V` of shape `(..., n_k, d_v)`", one_sequence_only(ANSWERS["equal_scores"])),
         Requirement("Keep the dtype of float input (float32 in, float32 out)", _equal_scores_in_float64),
     )),
     Exercise("leaked_targets", ref.leaked_targets, leaked_targets_hidden, leaked_targets_visible, stream=30,
+             meets=frozenset({"integers"}),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the token itself instead of the next", 6,
                 "Position i is trained to predict token i + 1: change token i + 1 and watch output row i.",
@@ -345,6 +367,8 @@ EXERCISES = (
                 "not every row that moves.", _every_changed_row),
     ), requirements=(
         Requirement("token `i + 1` in a copy of `X`", "the token itself instead of the next"),
+        Requirement("add 1.0 to every number of token `i + 1`", _every_later_token_changed,
+                    unseen="the worked example's masks show a token its target whenever they show it a later one"),
         Requirement("never change the caller's `X`", _leaked_targets_in_place),
         Requirement("Return, as a Python int", lambda X, mask: float(ref.leaked_targets(X, mask))),
         Requirement("how many positions `i` have an output row", "every changed row counted"),
@@ -373,6 +397,7 @@ EXERCISES = (
               Requirement("and so is a rounded figure", 67_100_000)),
     _question("skip_formula"),
     Exercise("gradient_size", ref.gradient_size, gradient_size_hidden, gradient_size_visible, stream=31,
+             meets=frozenset({"integers"}),
              built_on=("softmax", "softmax_jacobian"),
              parts=("the raw gradient size", "the scaled gradient size"), mistakes=(
         Mistake("scaled by d_k instead of √d_k", 3, "Divide the scores by √d_k, not by d_k, before the softmax.",

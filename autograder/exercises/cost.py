@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import COUNTS, Exercise, Mistake, Requirement, case
+from autograder.exercises.spec import COUNTS, Exercise, Mistake, Requirement, case, count_edges, counted
 from solutions import attention as ref
 
 NOTEBOOK = "07_cost"
@@ -14,17 +14,6 @@ NOTEBOOK = "07_cost"
 POSITIVE = "an argument that is not a positive integer"
 NOT_WHOLE = "`True` and `768.0` do not count"
 COUNTS_ARE_INTS = "Counts are returned as integers"
-
-
-def refused(names, good, *, visible=False):
-    """ValueError cases for arguments that are no positive integer: 0, True and a whole float, each in
-    one place of `good` (the visible check: 0 in every place, True and the float in the first)."""
-    found = []
-    for i, name in enumerate(names):
-        for bad, what in ((0, f"0 as {name}"), (True, f"True as {name}"), (float(good[i]), f"{float(good[i])} as {name}")):
-            if not visible or bad == 0 or i == 0:
-                found.append(case(what, *good[:i], bad, *good[i + 1:], raises="ValueError", checks="bad size"))
-    return found
 
 
 def _below_one_refused(formula):
@@ -49,17 +38,17 @@ def rules(reference, formula, *, count=True):
 
 
 def chapter_layer_visible():
-    return [case("512 tokens of width 768", 512, 768)] + refused(("n", "d"), (512, 768), visible=True)
+    return [case("512 tokens of width 768", 512, 768)] + count_edges((512, 768), {0: "n", 1: "d"}, visible=True)
 
 
 def sizes_hidden(rng):
     """projection_flops, score_flops and attention_share."""
     return [case(f"{tokens} tokens of width {width}", tokens, width)
-            for tokens, width in ((100, 64), (4096, 768), (7, 3))] + refused(("n", "d"), (100, 64))
+            for tokens, width in ((100, 64), (4096, 768), (7, 3))] + count_edges((100, 64), {0: "n", 1: "d"})
 
 
 def attention_share_visible():
-    return [case("512 tokens of width 768 (the chapter: 25.0%)", 512, 768)] + refused(("n", "d"), (512, 768), visible=True)
+    return [case("512 tokens of width 768 (the chapter: 25.0%)", 512, 768)] + count_edges((512, 768), {0: "n", 1: "d"}, visible=True)
 
 
 def _layer(rng, d, d_h, d_v, d_out):
@@ -106,28 +95,28 @@ def _crossover_with(W_q, W_k, W_v, W_o, *, output=True, mixing="d_v", grid=True,
 
 def mlp_flops_hidden(rng):
     return [case(f"{tokens} tokens of width {width}", tokens, width)
-            for tokens, width in ((100, 64), (4096, 768), (7, 3))] + refused(("n", "d"), (100, 64))
+            for tokens, width in ((100, 64), (4096, 768), (7, 3))] + count_edges((100, 64), {0: "n", 1: "d"})
 
 
 def grid_over_mlp_visible():
     return [case("512 tokens of width 768 (short: the MLP dominates)", 512, 768),
             case("32,768 tokens of width 768 (long: the grid dominates)", 32768, 768)] + \
-        refused(("n", "d"), (512, 768), visible=True)
+        count_edges((512, 768), {0: "n", 1: "d"}, visible=True)
 
 
 def grid_over_mlp_hidden(rng):
     return [case(f"{tokens} tokens of width {width}", tokens, width)
-            for tokens, width in ((3072, 768), (100_000, 4096), (8, 512))] + refused(("n", "d"), (8, 512))
+            for tokens, width in ((3072, 768), (100_000, 4096), (8, 512))] + count_edges((8, 512), {0: "n", 1: "d"})
 
 
 def score_grid_bytes_visible():
     return [case("512 tokens, 12 heads, 2 bytes (the chapter: 6 MiB)", 512, 12)] + \
-        refused(("n", "n_heads", "bytes_per_number"), (512, 12, 2), visible=True)
+        count_edges((512, 12, 2), {0: "n", 1: "n_heads", 2: "bytes_per_number"}, visible=True)
 
 
 def score_grid_bytes_hidden(rng):
     return [case("1,000 tokens, 16 heads, 4 bytes", 1000, 16, 4),
-            case("300 tokens, 8 heads (2 bytes)", 300, 8)] + refused(("n", "n_heads", "bytes_per_number"), (300, 8, 4))
+            case("300 tokens, 8 heads (2 bytes)", 300, 8)] + count_edges((300, 6, 4), {0: "n", 1: "n_heads", 2: "bytes_per_number"})
 
 
 def attention_params_visible():
@@ -143,12 +132,17 @@ def attention_params_visible():
 def attention_params_hidden(rng):
     n = normal_draws(rng)
     square = [n(12, 12) for _ in range(4)]
-    return [case(f"width 12, {h} heads", *square, h) for h in (1, 3, 6)] + [
+    return [case(f"width 12, {counted(h, 'head')}", *square, h) for h in (1, 3, 6)] + [
         case("d = 10, d_h = 8, d_v = 6, d_out = 5, 2 heads", n(10, 8), n(10, 8), n(10, 6), n(6, 5), 2),
         case("d = 6, d_h = d_v = 9, d_out = 4, 3 heads", n(6, 9), n(6, 9), n(6, 9), n(9, 4), 3),
         case("width 12 in 5 heads", *square, 5, raises="ValueError", checks="bad shape"),
         case("W_k narrower than W_q", square[0], n(12, 6), *square[2:], 2, raises="ValueError", checks="bad shape"),
-        case("0 heads", *square, 0, raises="ValueError", checks="bad size")]
+        case("0 heads", *square, 0, raises="ValueError", checks="bad size"),
+        case("4 heads: d_h = 8 divides, d_v = 6 does not", n(8, 8), n(8, 8), n(8, 6), n(6, 8), 4, raises="ValueError",
+             checks="bad shape"),
+        case("4 heads: d_v = 8 divides, d_h = 6 does not", n(8, 6), n(8, 6), n(8, 8), n(8, 8), 4, raises="ValueError",
+             checks="bad shape")] + \
+        count_edges((n(6, 4), n(6, 4), n(6, 2), n(2, 6), 2), {4: "n_heads"})
 
 
 def _params_with(W_q, W_k, W_v, W_o, n_heads, *, own_output=True, whole=False):

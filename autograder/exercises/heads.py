@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
-from autograder.exercises.spec import ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges, counted,
+                                       one_sequence_only)
 from autograder.exercises.variants import attention_with
 from solutions import attention as ref
 
@@ -63,7 +64,8 @@ def split_heads_hidden(rng):
             case("integers, width 6 in 3 heads", rng.integers(-5, 6, (4, 6)), 3),
             case("width 10 in 4 heads", n(3, 10), 4, raises="ValueError", checks="bad shape"),
             case("width 9 in 2 heads", n(2, 4, 9), 2, raises="ValueError", checks="bad shape"),
-            case("a 1-D vector of width 8", n(8), 2, raises="ValueError", checks="bad shape")]
+            case("a 1-D vector of width 8", n(8), 2, raises="ValueError", checks="bad shape")] + \
+        count_edges((n(3, 6), 3), {1: "n_heads"})
 
 
 def _split_unchecked(M, n_heads):
@@ -104,12 +106,20 @@ def _merge_unchecked(H):
     return np.moveaxis(H, -3, -2).reshape(*H.shape[:-3], H.shape[-2], -1)
 
 
+def _every_size_different():
+    """W_q, W_k, W_v (4, 14) and W_o (14, 6), drawn once (seed 37), for a visible case whose sizes all differ."""
+    rng = np.random.default_rng(37)
+    return (*(np.round(rng.normal(0, 0.5, (4, 14)), 1) for _ in range(3)), np.round(rng.normal(0, 0.3, (14, 6)), 1))
+
+
 def multi_head_attention_visible():
     w = worked()
     return [case("the worked example, 2 heads", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2),
             case("the worked example, 2 heads, causal", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, mask=ref.causal_mask(4)),
             case("the first 2 tokens read all 4 (cross-attention), 2 heads", w.X[:2], w.W_q, w.W_k, w.W_v, w.W_o, 2,
                  context=w.X),
+            case("every size different: 3 tokens read 5 of width 4, d_h = 14 in 2 heads of 7, d_out = 6",
+                 w.X[:3], *_every_size_different(), 2, context=np.vstack([w.X, w.X[:1] + 1])),
             case("the worked example twice, as a float32 batch of 2, 2 heads", _float32_batch(w.X),
                  *(W.astype(f32) for W in (w.W_q, w.W_k, w.W_v, w.W_o)), 2),
             case("a batch of 2, 2 heads, a (2, 4, 4) mask: causal, the second sequence 3 tokens long",
@@ -140,7 +150,7 @@ def multi_head_attention_hidden(rng):
              W(8, 8), 2, mask=ref.causal_mask(6) + ref.padding_mask(np.array([6, 4, 2]), 6), checks="batched"),
         case("width 10 in 4 heads", n(3, 10), W(10, 10), W(10, 10), W(10, 10), W(10, 10), 4, raises="ValueError",
              checks="bad shape"),
-    ]
+    ] + count_edges((n(3, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 2), {5: "n_heads"})
 
 
 def head_patterns_visible():
@@ -155,13 +165,14 @@ def head_patterns_visible():
 def head_patterns_hidden(rng):
     n = normal_draws(rng)
     X, W_q, W_k = n(7, 12), n(12, 12), n(12, 12)
-    return [case(f"7 tokens of width 12, {h} heads", X, W_q, W_k, h) for h in (2, 3, 6)] + [
+    return [case(f"7 tokens of width 12, {counted(h, 'head')}", X, W_q, W_k, h) for h in (2, 3, 6)] + [
         case("a batch (2, 5, 8) in float32, 2 heads", n(2, 5, 8, dtype=f32), n(8, 8, dtype=f32), n(8, 8, dtype=f32), 2,
              checks="batched, float32"),
         case("9 tokens of width 6 into d_h = 8, 4 heads", n(9, 6), n(6, 8), n(6, 8), 4),
         case("width 12 in 5 heads", X, W_q, W_k, 5, raises="ValueError", checks="bad shape"),
         case("W_q and W_k of different widths", X, n(12, 8), n(12, 6), 2, raises="ValueError", checks="bad shape"),
-        case("W_q that does not fit X", X, n(10, 12), n(10, 12), 2, raises="ValueError", checks="bad shape")]
+        case("W_q that does not fit X", X, n(10, 12), n(10, 12), 2, raises="ValueError", checks="bad shape")] + \
+        count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"})
 
 
 def _patterns_with(X, W_q, W_k, n_heads, *, split=ref.split_heads, scale=None, axis=-1):
@@ -203,7 +214,10 @@ def head_score_ranks_visible():
             case("the worked example, 2 heads", w.X, w.W_q, w.W_k, 2),
             case("the worked example, 4 heads of size 1", w.X, w.W_q, w.W_k, 4),
             case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", w.X, mute_q, mute_k, 4),
-            case("width 4 in 3 heads", w.X, w.W_q, w.W_k, 3, raises="ValueError")]
+            case("the worked example's tokens a million times smaller, 2 heads", w.X * 1e-6, w.W_q, w.W_k, 2),
+            case("width 4 in 3 heads", w.X, w.W_q, w.W_k, 3, raises="ValueError"),
+            case("the worked example twice, as a batch (2, 4, 4)", np.stack([w.X, w.X]), w.W_q, w.W_k, 2,
+                 raises="ValueError")]
 
 
 def head_score_ranks_hidden(rng):
@@ -211,13 +225,25 @@ def head_score_ranks_hidden(rng):
     X, W_q, W_k = n(10, 12), n(12, 12), n(12, 12)
     flat = n(8, 3) @ n(3, 12)  # 8 tokens that span only 3 directions
     mute_q, mute_k = _muted(n(16, 16), n(16, 16), 4)
-    return [case(f"10 tokens of width 12, {h} heads", X, W_q, W_k, h) for h in (1, 3, 6)] + [
+    return [case(f"10 tokens of width 12, {counted(h, 'head')}", X, W_q, W_k, h) for h in (1, 3, 6)] + [
         case("3 tokens, 2 heads of size 8", n(3, 16), n(16, 16), n(16, 16), 2),
         case("8 tokens spanning 3 directions, 3 heads of size 4", flat, n(12, 12), n(12, 12), 3),
         case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", n(9, 16), mute_q, mute_k, 4),
         case("width 12 in 5 heads", X, W_q, W_k, 5, raises="ValueError", checks="bad shape"),
         case("W_q and W_k of different widths", X, n(12, 8), n(12, 6), 2, raises="ValueError", checks="bad shape"),
-        case("a 1-D X", n(12), W_q, W_k, 2, raises="ValueError", checks="bad shape")]
+        case("a 1-D X", n(12), W_q, W_k, 2, raises="ValueError", checks="bad shape"),
+        case("a batch of 2 sequences, X (2, 5, 12)", n(2, 5, 12), W_q, W_k, 3, raises="ValueError", checks="bad shape"),
+        case("10 tokens of width 12 a million times smaller, 3 heads", X * 1e-6, W_q, W_k, 3),
+        case("10 tokens of width 12 in float32, 3 heads", X.astype(f32), W_q.astype(f32), W_k.astype(f32), 3)] + \
+        count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"})
+
+
+def _ranks_of_any_batch(X, W_q, W_k, n_heads, tol=None):
+    """head_score_ranks with no check of X's dimensions (a batch of sequences gives a grid of ranks), ranked
+    with an absolute tolerance when `tol` is given."""
+    X = np.asarray(X, dtype=float)
+    scores = ref.raw_scores(ref.split_heads(X @ W_q, n_heads), ref.split_heads(X @ W_k, n_heads))
+    return np.linalg.matrix_rank(scores, tol=tol).astype(np.int64)
 
 
 def _ranks_unchecked(X, W_q, W_k, n_heads):
@@ -269,7 +295,7 @@ EXERCISES = (
                     lambda *a, **k: _mha_with(*a, **k, head_axis=False)),
     ), shows="The chapter cuts the worked example into two heads of size 2, each dividing its scores by √2."),
     Exercise("head_patterns", ref.head_patterns, head_patterns_hidden, head_patterns_visible, stream=24,
-             meets=frozenset({"float32", "batched", "bad shape"}),
+             meets=frozenset({"float32", "batched", "bad shape", "integers"}),
              built_on=("split_heads", "raw_scores", "scaled_scores", "softmax"), mistakes=(
         Mistake("scaled by the full width", 5, "Each head divides by the square root of its own size d_k = d_h / n_heads.",
                 lambda X, W_q, W_k, h: _patterns_with(X, W_q, W_k, h, scale=lambda d_k: math.sqrt(d_k * h))),
@@ -289,7 +315,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _patterns_sliced),
     ), shows="On the worked example in 1, 2 and 4 heads, as a float32 batch too, and a width the heads do not divide."),
     Exercise("head_score_ranks", ref.head_score_ranks, head_score_ranks_hidden, head_score_ranks_visible, stream=41,
-             meets=frozenset({"bad shape"}),
+             meets=frozenset({"bad shape", "integers"}),
              built_on=("split_heads", "raw_scores"), mistakes=(
         Mistake("the bound instead of the measurement", 5,
                 "Measure each grid with np.linalg.matrix_rank; d_k is only the most it can be.",
@@ -304,5 +330,9 @@ EXERCISES = (
         Requirement("an integer array of shape `(n_heads,)`",
                     lambda X, W_q, W_k, h: ref.head_score_ranks(X, W_q, W_k, h).astype(float)),
         Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _ranks_unchecked),
-    ), shows="On the worked example: one head of size 4, two of size 2, four of size 1, and heads given zero queries or keys."),
+        Requirement("when `X` is not 2-D", _ranks_of_any_batch),
+        Requirement("`np.linalg.matrix_rank` with its default tolerance",
+                    lambda X, W_q, W_k, h: _ranks_of_any_batch(X, W_q, W_k, h, tol=1e-8)),
+    ), shows="On the worked example: one head of size 4, two of size 2, four of size 1, heads given zero queries or "
+             "keys, and its tokens made a million times smaller."),
 )

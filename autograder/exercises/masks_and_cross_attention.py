@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal_draws, worked
-from autograder.exercises.spec import ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges,
+                                       one_sequence_only)
 from solutions import attention as ref
 
 NOTEBOOK = "05_masks_and_cross_attention"
@@ -27,7 +28,8 @@ def causal_mask_visible():
 def causal_mask_hidden(rng):
     return [case("1 token", 1), case("9 tokens", 9), case("0 tokens", 0, raises="ValueError", checks="bad size"),
             case("-2 tokens", -2, raises="ValueError", checks="bad size"),
-            case("True tokens", True, raises="ValueError"), case("4.0 tokens", 4.0, raises="ValueError")]
+            case("True tokens", True, raises="ValueError"), case("4.0 tokens", 4.0, raises="ValueError")] + \
+        count_edges((5,), {0: "n"})
 
 
 def _causal_mask_unchecked(n):
@@ -95,6 +97,7 @@ def first_changed_output_hidden(rng):
         case("a position past the end", n(4, 6), W(), W(), W(), 4, raises="ValueError"),
         case("position −1", n(4, 6), W(), W(), W(), -1, raises="ValueError"),
         case("position True", n(4, 6), W(), W(), W(), True, raises="ValueError"),
+        case("a position two past the end", n(4, 6), W(), W(), W(), 6, raises="ValueError"),
     ]
 
 
@@ -166,7 +169,8 @@ def padding_mask_hidden(rng):
             case("n = 0", np.array([1]), 0, raises="ValueError", checks="bad size"),
             case("lengths given as floats", np.array([3.0, 1.0]), 5, raises="ValueError"),
             case("no lengths at all", np.array([], dtype=int), 5, raises="ValueError"),
-            case("a length of 8 in a grid of 7", np.array([3, 8]), 7, raises="ValueError")]
+            case("a length of 8 in a grid of 7", np.array([3, 8]), 7, raises="ValueError")] + \
+        count_edges((np.array([1, 1]), 3), {1: "n"})
 
 
 def _padding_mask_checking(lengths, n, *, n_checked=True, form_checked=True, range_checked=True):
@@ -474,7 +478,7 @@ EXERCISES = (
         Requirement("(a Python or NumPy int; `True` does not count)", _causal_mask_refusing_below_one_only),
     ), shows="causal_mask(4) is 0 on and below the diagonal and -inf above it; n = 0 and n = True raise a ValueError."),
     Exercise("first_changed_output", ref.first_changed_output, first_changed_output_hidden,
-             first_changed_output_visible, stream=25, points=Points(1, 2),
+             first_changed_output_visible, stream=25, points=Points(1, 2), meets=frozenset({"integers"}),
              built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the last unchanged position", 6, "Return the first position that changed, not the one before it.",
                 lambda *a, **k: int(np.argmax(_changed_rows(*a, **k))) - 1 if _changed_rows(*a, **k).any()
@@ -516,6 +520,7 @@ EXERCISES = (
     ), shows=("Lengths 4 and 2 in a grid of 4 give shape (2, 1, 4); only the second sequence loses keys.\n"
               "n = 4.0, lengths as floats and a length of 0 or 5 raise a ValueError.")),
     Exercise("padding_leak", ref.padding_leak, padding_leak_hidden, padding_leak_visible, stream=26,
+             meets=frozenset({"integers"}),
              points=Points(1, 2), mistakes=(
         Mistake("padding queries counted too", 6, "Only real queries (i < length) matter: padding rows are thrown away.",
                 lambda weights, lengths: _padding_leak_with(weights, lengths, every_query=True)),

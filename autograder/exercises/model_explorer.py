@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, count_edges
 from model import grammar, heads
 from model.reference import REFERENCE, run, trained, untrained
 from model.transformer import HEADS, LAYERS, forward
@@ -169,7 +169,25 @@ def classify_head_hidden(rng):
                     case("every token on itself", np.eye(6), np.arange(6)),
                     case("previous and start tied at 2/3 (previous comes first)", previous_start,
                          np.array([0, 4, 9, 1])),
-                    case("self at exactly 0.5, previous and start at 0.3125", self_at_half, np.array([0, 4, 9, 1, 6]))]
+                    case("self at exactly 0.5, previous and start at 0.3125", self_at_half, np.array([0, 4, 9, 1, 6])),
+                    case("previous at 0.76 and induction at 1.0: both past 0.5, the largest wins", _both_past_half(),
+                         np.full(6, 7))]
+
+
+def _both_past_half() -> np.ndarray:
+    """(6, 6) weights on one token written 6 times: each row from 3 on puts 0.6 on the token before it and 0.4
+    on token 1, both induction targets; previous scores 0.76, induction 1.0, start 0.2."""
+    A = np.zeros((6, 6))
+    A[0, 0] = A[1, 0] = A[2, 1] = 1.0
+    for i in range(3, 6):
+        A[i, i - 1], A[i, 1] = 0.6, 0.4
+    return A
+
+
+def _first_past_half(A, tokens):
+    """classify_head that takes the first kind, in order, whose score reaches 0.5."""
+    scores = (heads.self_score(A), heads.previous_score(A), heads.start_score(A), heads.induction_score(A, tokens))
+    return next((kind for kind, score in zip(heads.KINDS, scores) if score >= heads.THRESHOLD), heads.SPREAD)
 
 
 def _classify_with(A, tokens, order=heads.KINDS, *, last_of_ties=False, above=False):
@@ -399,7 +417,9 @@ def ablate_head_hidden(rng):
                  *weights1, HEADS, 2, mask=ref.causal_mask(len(X1))),
             case("head 3 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 3, raises="ValueError"),
             case("head −1 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, -1, raises="ValueError"),
-            case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError")]
+            case("head 5 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 5, raises="ValueError"),
+            case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError")] + \
+        count_edges((n(4, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 2, 0), {5: "n_heads"})
 
 
 def _ablate_with(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None, *, zeroed="output", checked=True):
@@ -471,6 +491,7 @@ EXERCISES = (
         Requirement("computes the scores in this order: self, previous, start, induction",
                     lambda A, tokens: _classify_with(A, tokens, order=sorted(heads.KINDS))),
         Requirement("If the largest is at least 0.5", lambda A, tokens: _classify_with(A, tokens, above=True)),
+        Requirement("the largest wins, not the first past 0.5", _first_past_half, unseen="the visible grids have one kind past 0.5"),
         Requirement("(on a tie, the first in that order)",
                     lambda A, tokens: _classify_with(A, tokens, last_of_ties=True)),
         Requirement("Return a plain Python `str`", lambda A, tokens: np.str_(heads.classify_head(A, tokens))),
@@ -495,7 +516,7 @@ EXERCISES = (
     ), shows=("The trained model on the prompt written twice, the random weights, and logits given by hand\n"
               "(a row with two targets, a prompt where no token repeats).")),
     Exercise("prefix_gaps", ref.prefix_gaps, prefix_gaps_hidden, prefix_gaps_visible, stream=42,
-             meets=frozenset({"float32", "bad shape"}), points=Points(1, 2),
+             meets=frozenset({"float32", "bad shape", "integers"}), points=Points(1, 2),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the prefix one token short", TEACHER_FORCING,
                 "Position i belongs to its own prefix: run on the first i + 1 tokens, Q[:i + 1] and so on.",
@@ -522,7 +543,7 @@ EXERCISES = (
     ), shows=("The worked example with a causal mask, with a mask of zeros and with 'cube' hidden from every token;\n"
               "then one head of the trained model (float32), and shapes that do not fit (a ValueError).")),
     Exercise("ablate_head", ref.ablate_head, ablate_head_hidden, ablate_head_visible, stream=43,
-             meets=frozenset({"float32"}), points=Points(1, 2),
+             meets=frozenset({"float32", "integers"}), points=Points(1, 2),
              built_on=("raw_scores", "scaled_scores", "softmax", "attention", "split_heads", "merge_heads"), mistakes=(
         Mistake("the head's columns zeroed after W_o", SECTION,
                 "W_o mixes every head into every output column: zero the head's output before multiplying by W_o.",

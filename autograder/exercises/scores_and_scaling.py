@@ -8,6 +8,7 @@ import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, COUNTS, HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed,
+                                       count_edges,
                                        case, one_sequence_only)
 from solutions import attention as ref
 
@@ -23,6 +24,8 @@ def scores_visible():
     return [case("the worked example", w.Q, w.K),
             case("the worked example twice, as a float32 batch of 2", *batch),
             case("3 integer queries against 2 integer keys", *SMALL_INTEGERS),
+            case("every size different: 3 queries against 5 keys, d_k = 2", w.Q[:3, :2],
+                 np.vstack([w.K, w.K[:1] + 1])[:, :2]),
             case("one query given as a 1-D vector", w.Q[0], w.K, raises="ValueError")]
 
 
@@ -129,7 +132,8 @@ def score_spread_visible():
 def score_spread_hidden(rng):
     return [case(f"head size {d_k}, 3,000 samples", d_k, 3000, Seed(HIDDEN_SEED + d_k)) for d_k in (9, 256)] + [
         case("head size 0", 0, 100, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size"),
-        case("no samples", 16, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")]
+        case("no samples", 16, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")] + \
+        count_edges((16, 100, Seed(HIDDEN_SEED)), {0: "d_k", 1: "n_samples"})
 
 
 def _spread_with(d_k, n_samples, rng, *, ddof=0, transposed=False):
@@ -162,7 +166,8 @@ def largest_weight_hidden(rng):
                  Seed(HIDDEN_SEED + d_k)) for d_k, scaled in ((16, False), (256, True), (1024, False))] + [
         case("no keys", 16, 0, True, 10, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size"),
         case("head size 0", 0, 32, False, 10, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size"),
-        case("no trials", 16, 32, True, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")]
+        case("no trials", 16, 32, True, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")] + \
+        count_edges((16, 32, True, 20, Seed(HIDDEN_SEED)), {0: "d_k", 1: "n_keys", 3: "n_trials"})
 
 
 def _largest_weights(d_k, n_keys, scaled, n_trials, rng, *, keys_first=False):
@@ -200,17 +205,29 @@ def softmax_jacobian_hidden(rng):
             case("a row whose every key is forbidden, beside a row with one", np.array(
                 [[-np.inf, -np.inf, -np.inf], [0.5, -np.inf, 1.0]]), checks="masked row"),
             case("one key", n(4, 1)),
+            case("one query's scores, a 1-D row of 5", n(5)),
             case("a single score", np.float64(0.3), raises="ValueError", checks="bad shape")]
 
 
-def _jacobian_parts(s, *, stable=True):
-    """(p, diag(p), p pᵀ) of the softmax of s along its last axis."""
+def _jacobian_parts(s, *, stable=True, guarded=False):
+    """(p, diag(p), p pᵀ) of the softmax of s along its last axis (`guarded`: an all −inf row's p is 0, not NaN)."""
     s = np.asarray(s)
     s = s if s.dtype.kind == "f" else s.astype(np.float64)
     with np.errstate(all="ignore"):
         e = np.exp(s - s.max(axis=-1, keepdims=True)) if stable else np.exp(s)
-        p = e / e.sum(axis=-1, keepdims=True)
+        total = e.sum(axis=-1, keepdims=True)
+        p = np.divide(e, total, out=np.zeros_like(e), where=total > 0) if guarded else e / total
     return p, p[..., :, None] * np.eye(s.shape[-1], dtype=p.dtype), p[..., :, None] * p[..., None, :]
+
+
+def _jacobian_unguarded(s):
+    """diag(p) − p pᵀ of a softmax that subtracts the row maximum but leaves an all −inf row NaN."""
+    s = np.asarray(s)
+    s = s if s.dtype.kind == "f" else s.astype(np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        p = e / e.sum(axis=-1, keepdims=True)
+    return p[..., :, None] * np.eye(s.shape[-1], dtype=p.dtype) - p[..., :, None] * p[..., None, :]
 
 
 def _jacobian_of_one_row(s):
@@ -250,6 +267,7 @@ EXERCISES = (
                     _scores_unchecked),
     ), shows='The chapter\'s raw scores run from -5.68 to +5.92, with -0.28 for "cube" against "pick".'),
     Exercise("self_preference", ref.self_preference, self_preference_hidden, self_preference_visible, stream=21,
+             meets=frozenset({"integers"}),
              parts=("the asymmetry", "the share of tokens preferring themselves"), mistakes=(
         Mistake("columns instead of rows", 2, "Row i holds token i's scores: compare S[i, i] with the largest of row i.",
                 lambda S: _self_preference_with(S, by_column=True)),
@@ -301,7 +319,7 @@ EXERCISES = (
         Requirement("Raise a `ValueError` when `d_k`, `n_keys` or `n_trials` is below 1", _largest_weight_unchecked),
     ), shows="With 64 keys the chapter's winning share climbs from 0.293 to 0.941 unscaled, and stays near 0.11 scaled."),
     Exercise("softmax_jacobian", ref.softmax_jacobian, softmax_jacobian_hidden, softmax_jacobian_visible, stream=40,
-             meets=frozenset({"float32", "batched", "masked row", "1e4", "bad shape"}),
+             meets=frozenset({"float32", "batched", "masked row", "1e4", "bad shape", "integers"}),
              built_on=("softmax",), mistakes=(
         Mistake("the diagonal forgotten", 3, "∂p_i/∂s_i is p_i − p_i²: add diag(p) to −p pᵀ.",
                 lambda s: -_jacobian_parts(s)[2]),
@@ -314,11 +332,15 @@ EXERCISES = (
                     np.asarray(s, dtype=float))),
         Mistake("softmax without subtracting the row maximum", 3,
                 "Subtract each row's largest score before np.exp, or scores near 1e4 overflow to NaN.",
-                lambda s: (lambda p, diagonal, outer: diagonal - outer)(*_jacobian_parts(s, stable=False))),
+                lambda s: (lambda p, diagonal, outer: diagonal - outer)(*_jacobian_parts(s, stable=False)),
+                also=(lambda s: (lambda p, diagonal, outer: diagonal - outer)(
+                    *_jacobian_parts(s, stable=False, guarded=True)),)),
     ), requirements=(
         Requirement("with any leading batch dimensions", _jacobian_of_one_row),
         Requirement("Float32 stays float32", _jacobian_in_float64),
         Requirement("integers are computed in float64", _jacobian_of_integers_in_float32),
         Requirement("Raise a `ValueError` when `s` is a single number", _jacobian_of_a_number),
+        Requirement("has weights of 0 and so a grid of zeros, never NaN", _jacobian_unguarded,
+                    unseen="the worked example's scores forbid no key"),
     ), shows="Every row of the grid adds up to 0: moving all scores together moves no weight."),
 )

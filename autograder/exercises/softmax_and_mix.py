@@ -8,8 +8,9 @@ import numpy as np
 
 from autograder.exercises.inputs import (attention_inputs, f32, f64, forbidding_row, normal_draws, property_examples,
                                          worked)
-from autograder.exercises.spec import ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, one_sequence_only
-from autograder.exercises.variants import attention_with, softmax_no_max, softmax_unguarded
+from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges,
+                                       one_sequence_only)
+from autograder.exercises.variants import attention_with, softmax_no_max, softmax_no_max_guarded, softmax_unguarded
 from solutions import attention as ref
 
 NOTEBOOK = "03_softmax_and_mix"
@@ -78,6 +79,7 @@ def lead_share_hidden(rng):
             case("a grid of leads in float32", n(3, 4, dtype=f32, scale=3)),
             case("leads of ±1e4 and ±40", np.array([1e4, -1e4, 40.0, -40.0])),
             case("a single lead of 2.5", np.float64(2.5)),
+            case("a single float32 lead of 0.75, an array of shape ()", np.array(0.75, dtype=f32), checks="float32"),
             case("a plain number, −1.5", -1.5),
             case("a plain integer, 3", 3),
             case("integer leads", rng.integers(-5, 6, (2, 5)))]
@@ -110,6 +112,8 @@ def attention_visible():
     return [case("the worked example", Q, K, V),
             case("the worked example with the last key forbidden", Q, K, V, mask=w.last_key_forbidden),
             case("cross-attention from 2 queries to the 4 tokens", Q[:2], K, V),
+            case("every size different: 3 queries, 5 keys, d_k = 2, d_v = 6", Q[:3, :2],
+                 np.vstack([K, K[:1] + 1])[:, :2], np.hstack([np.vstack([V, V[:1] - 1])] * 2)[:, :6]),
             case("the worked example with queries and keys 100 times larger", 100 * Q, 100 * K, V),
             case("the worked example twice, as a float32 batch of 2", *_twice_in_float32(Q, K, V)),
             case("that batch with a padding mask: the second sequence 3 tokens long", *_twice_in_float32(Q, K, V),
@@ -144,7 +148,17 @@ def attention_hidden(rng):
         case("float32 with a float64 causal mask", n(5, 4, dtype=f32), n(5, 4, dtype=f32), n(5, 3, dtype=f32),
              mask=ref.causal_mask(5), checks="float32"),
     ] + [case(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", Q, K, V)
-         for Q, K, V in property_examples(attention_inputs(), 6)]
+         for Q, K, V in property_examples(attention_inputs(), 6)] + _broadcast_masks(n)
+
+
+def _broadcast_masks(n):
+    """Masks that broadcast to (n_q, n_k) = (3, 5) without being (3, 5): one per key (5,), one per query (3, 1),
+    one row for every query (1, 5)."""
+    Q, K, V = n(3, 4), n(5, 4), n(5, 2)
+    keys = np.where(np.arange(5) >= 3, -np.inf, 0.0)
+    return [case("a 1-D mask of one number per key (5,)", Q, K, V, mask=keys),
+            case("a mask of one number per query (3, 1)", Q, K, V, mask=np.array([[0.0], [-1.0], [2.0]])),
+            case("a mask of one row for every query (1, 5)", Q, K, V, mask=keys[None, :])]
 
 
 def _attention_mask_as_is(Q, K, V, mask=None):
@@ -352,7 +366,8 @@ def layer_counts_hidden(rng):
             case("7 tokens of width 6, 3 heads", 7, 6, 3),
             case("width 10 in 4 heads", 5, 10, 4, raises="ValueError", checks="bad shape"),
             case("−2 heads", 5, 6, -2, raises="ValueError", checks="bad size"),
-            case("a length of 7.0, a float", 7.0, 6, 3, raises="ValueError", checks="bad size")]
+            case("a length of 7.0, a float", 7.0, 6, 3, raises="ValueError", checks="bad size")] + \
+        count_edges((7, 6, 1), {0: "n", 1: "d"}) + count_edges((7, 6, 2), {2: "n_heads"})
 
 
 def _counts_checked_for(n, d, n_heads, *, sizes=True, division=True):
@@ -366,12 +381,12 @@ def _counts_checked_for(n, d, n_heads, *, sizes=True, division=True):
 
 EXERCISES = (
     Exercise("softmax", ref.softmax, softmax_hidden, softmax_visible, stream=6,
-             meets=frozenset({"float32", "batched", "masked row", "1e4"}), points=Points(1, 3), mistakes=(
+             meets=frozenset({"float32", "batched", "masked row", "1e4", "integers"}), points=Points(1, 3), mistakes=(
         Mistake("softmax over the wrong axis", 4, "Each row of scores (one query) must add up to one: normalise along `axis`.",
                 lambda S, axis=-1: ref.softmax(S, axis=-2 if np.ndim(S) > 1 and axis in (-1, np.ndim(S) - 1) else -1)),
         Mistake("softmax without subtracting the row maximum", 4,
                 "exp overflows to inf for large scores (inf/inf is NaN): subtract each row's maximum first.",
-                softmax_no_max),
+                softmax_no_max, also=(softmax_no_max_guarded,)),
         Mistake("an all-forbidden row not handled", 4,
                 "A row of −inf scores has no maximum to take out (−inf − −inf is NaN): give it all-zero weights.",
                 softmax_unguarded),
@@ -385,6 +400,7 @@ EXERCISES = (
         Requirement("Such a row must come out all zeros", "an all-forbidden row not handled"),
     ), shows='The chapter\'s weights for "cube" are 0.683, 0.103, 0.168 and 0.046: they add up to 1.000.'),
     Exercise("lead_share", ref.lead_share, lead_share_hidden, lead_share_visible, stream=22, built_on=("softmax",),
+             meets=frozenset({"integers"}),
              mistakes=(
         Mistake("the trailing key's share", 4, "Return the weight of the key that is ahead: e^lead / (e^lead + 1).",
                 lambda lead: 1 - ref.lead_share(lead)),
@@ -412,7 +428,8 @@ EXERCISES = (
         Mistake("softmax over the wrong axis", 4, "Each query's row of weights must add up to one (softmax along the keys).",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, axis=-2)),
         Mistake("softmax without subtracting the row maximum", 4, "Large scores overflow: subtract each row's maximum first.",
-                lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_no_max)),
+                lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_no_max),
+                also=(lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_no_max_guarded),)),
         Mistake("an all-forbidden row not handled", 4,
                 "A query whose every key is forbidden has no maximum to take out: give it all-zero weights, not NaN.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=softmax_unguarded)),
@@ -438,7 +455,7 @@ EXERCISES = (
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_keys=False)),
     ), shows='The chapter\'s new vector for "cube" is +0.58, -1.08, +0.54, +0.12.'),
     Exercise("permutation_gaps", ref.permutation_gaps, permutation_gaps_hidden, permutation_gaps_visible, stream=44,
-             meets=frozenset({"bad shape"}),
+             meets=frozenset({"bad shape", "integers"}),
              parts=("attention's gap", "the fixed mix's gap"),
              built_on=("project_qkv", "raw_scores", "scaled_scores", "softmax", "attention"), mistakes=(
         Mistake("the shuffled output compared with the output unshuffled", 1,
@@ -467,7 +484,7 @@ EXERCISES = (
                     lambda *a: _gaps(*a, kernel_checked=False)),
     ), shows='Shuffles of "pick up the cube": attention\'s gap is rounding only; the fixed mix\'s is not.'),
     Exercise("reach", ref.reach, reach_hidden, reach_visible, stream=45,
-             meets=frozenset({"float32", "batched", "bad shape"}), mistakes=(
+             meets=frozenset({"float32", "batched", "bad shape", "integers"}), mistakes=(
         Mistake("signed offsets j − i", 1, "A key before the query is as far away as one after it: weigh |i − j|.",
                 lambda A: _reach_with(A, signed=True)),
         Mistake("squared distances", 1, "Weigh the distance |i − j| itself, not its square.",

@@ -24,18 +24,21 @@ BEHAVIOURS = {
     "masked row": "a row whose every key is forbidden gives zero weights, no NaN",
     "1e4": "scores of size 1e4 give no overflow or NaN",
     "bad shape": "a ValueError for shapes that do not fit (mismatched inner sizes, d not divisible by n_heads)",
-    "bad size": "a ValueError for a size or count below 1 (block size, tokens, width)",
+    "bad size": "a ValueError for a size or count that is not a whole number of at least 1 (0, True, 2.0)",
+    "integers": "integer arrays in give a float64 answer (notebook 01's general rule)",
 }
 
 
 class Mistake(NamedTuple):
     """A known mistake: its name, the chapter section that explains it, what to do
     instead, and the function a student who makes it would write (same arguments
-    as the exercise), or None when it shows in memory use, not in values."""
+    as the exercise), or None when it shows in memory use, not in values; `also`, other
+    ways students write the same mistake (each an output of that one name on every case)."""
     name: str
     section: int
     explanation: str
     variant: Callable | None
+    also: tuple[Callable, ...] = ()
 
 
 class Requirement(NamedTuple):
@@ -104,13 +107,48 @@ def case(label: str, *args, raises: str | None = None, checks: str = "", memory_
     return CaseSpec(label, args, kwargs, raises, tags, memory_limit_bytes, grid_bytes, seconds)
 
 
+def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, **kwargs) -> list[CaseSpec]:
+    """The general rule for a count or size argument (notebook 01's "How your work is checked"), at its edges:
+    1 is allowed; 0, True and a whole float (2.0) raise a ValueError. One case each, every count argument in
+    turn (`counts`: its index in `good` → its name), the other arguments as in `good` (valid there at 1 too).
+    visible: the visible check's share: 1 and 0 for every argument, True and the float for the first only."""
+    found = []
+    for n, (i, name) in enumerate(sorted(counts.items())):
+        edges = ((1, f"{name} = 1, the smallest allowed", None), (0, f"0 as {name}", "ValueError"),
+                 (True, f"True as {name}", "ValueError"), (float(max(2, int(good[i]))), f"{name} given as a float", "ValueError"))
+        for value, label, raises in edges:
+            if not visible or n == 0 or value in (0, 1) and type(value) is int:
+                found.append(case(label, *good[:i], value, *good[i + 1:], raises=raises,
+                                  checks="bad size" if raises else "", **kwargs))
+    return found
+
+
+def in_integers(spec: CaseSpec) -> CaseSpec:
+    """`spec` on integers, for the general rule of notebook 01 that integer input is computed in float64: every
+    finite float array among its inputs becomes int64 (three times its numbers, rounded, for some spread); a mask
+    holding −inf stays as it is. Tagged "integers"."""
+    def rounded(x):
+        if isinstance(x, np.ndarray) and x.dtype.kind == "f" and np.isfinite(x).all():
+            return np.rint(3 * x).astype(np.int64)
+        return x
+    return CaseSpec(f"{spec.label}, in integers", tuple(rounded(a) for a in spec.args),
+                    {k: rounded(v) for k, v in spec.kwargs.items()}, spec.raises,
+                    tuple(sorted(set(spec.checks) - {"float32", "1e4"} | {"integers"})), spec.memory_limit_bytes,
+                    spec.grid_bytes, spec.seconds)
+
+
+def counted(n: int, noun: str) -> str:
+    """"1 head", "3 heads": a number and its noun, for a case's label."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def no_cases(rng=None) -> list[CaseSpec]:
     """The visible cases of an exercise that has no visible check."""
     return []
 
 
 # The behaviours an exercise's inputs can meet, in the usual groups (Exercise.meets).
-ARRAYS = frozenset({"float32", "batched", "bad shape"})
+ARRAYS = frozenset({"float32", "batched", "bad shape", "integers"})
 SCORES = frozenset({"cross", "masked row", "1e4"})
 COUNTS = frozenset({"bad size"})
 

@@ -57,9 +57,12 @@ def project_qkv_visible():
     return [case("the worked example", w.X, w.W_q, w.W_k, w.W_v),
             case("the worked example and its tokens reversed, a batch (2, n, d) in float32, W_v cut to d_v = 2",
                  as32(np.stack([w.X, w.X[::-1]])), as32(w.W_q), as32(w.W_k), as32(w.W_v[:, :2])),
+            case("every size different: 3 tokens of width 4, d_k = 2, d_v = 6", w.X[:3], w.W_q[:, :2], w.W_k[:, :2],
+                 np.hstack([w.W_v, w.W_v])[:, :6]),
             case("a W_v of the wrong height", w.X, w.W_q, w.W_k, w.W_v[:3], raises="ValueError"),
             case("a W_v that is a stack of 2 matrices", w.X, w.W_q, w.W_k, np.stack([w.W_v, w.W_v]),
-                 raises="ValueError")]
+                 raises="ValueError"),
+            case("a W_k of one column given as a 1-D vector", w.X, w.W_q, w.W_k[:, 0], w.W_v, raises="ValueError")]
 
 
 def project_qkv_hidden(rng):
@@ -71,7 +74,32 @@ def project_qkv_hidden(rng):
             case("a W_q that does not fit X", n(5, 6), n(5, 3), n(6, 3), n(6, 3), raises="ValueError",
                  checks="bad shape"),
             case("a W_k that is one column, 1-D", n(5, 6), n(6, 3), n(6), n(6, 3), raises="ValueError",
+                 checks="bad shape"),
+            case("a W_k wider than W_q", n(5, 6), n(6, 3), n(6, 4), n(6, 3), raises="ValueError", checks="bad shape"),
+            case("a W_k narrower than W_q", n(5, 6), n(6, 3), n(6, 2), n(6, 3), raises="ValueError",
                  checks="bad shape")]
+
+
+def _projections_of_a_column(X, W_q, W_k, W_v):
+    """project_qkv that checks the first dimension only: a 1-D matrix of d numbers gives (..., n)."""
+    arrays = [np.asarray(a) for a in (X, W_q, W_k, W_v)]
+    dtype = np.result_type(np.float64 if all(a.dtype.kind in "iu" for a in arrays) else np.float32, *arrays)
+    X, *W = (a.astype(dtype) for a in arrays)
+    for name, w in zip(("W_q", "W_k", "W_v"), W):
+        if w.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} {w.shape} does not fit X {X.shape}")
+    if W[0].ndim == W[1].ndim == 2 and W[0].shape != W[1].shape:
+        raise ValueError("W_q and W_k differ in width")
+    return tuple(X @ w for w in W)
+
+
+def _projections_of_any_widths(X, W_q, W_k, W_v):
+    """project_qkv with every check but that of W_q and W_k's widths."""
+    X = np.asarray(X, dtype=float)
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if np.ndim(W) != 2 or np.shape(W)[0] != X.shape[-1]:
+            raise ValueError(f"{name} {np.shape(W)} does not fit X {X.shape}")
+    return tuple(X.astype(np.result_type(X, W), copy=False) @ W for W in (W_q, W_k, W_v))
 
 
 EXERCISES = (
@@ -106,5 +134,8 @@ EXERCISES = (
         Requirement("`d_v` may differ from `d_k`", _projections_of_one_width),
         Requirement("Raise a `ValueError` that names the matrix and both shapes when a matrix does not fit `X`",
                     _projections_unchecked),
+        Requirement("when it is not 2-D (one column is still `(d, 1)`)", _projections_of_a_column),
+        Requirement("Raise one too when `W_q` and `W_k` differ in width", _projections_of_any_widths,
+                    unseen="one more case of bad input would show the same error: the hidden cases try both ways"),
     ), shows='The chapter\'s query of "cube" is -0.17, +2.36, -1.30, +0.32.'),
 )

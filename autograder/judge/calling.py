@@ -9,9 +9,11 @@ from __future__ import annotations
 import contextlib
 import inspect
 import signal
+import sysconfig
 import traceback
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -46,9 +48,22 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
     except NotImplementedError as e:
         return Outcome.unstarted(str(e) or f"{getattr(func, '__name__', 'this function')} is not implemented yet")
     except Exception as e:  # the student's bug, reported, never raised through
-        frames = traceback.extract_tb(e.__traceback__)[1:]
+        frames = [f for f in traceback.extract_tb(e.__traceback__)[1:] if _answers(f.filename)]
         where = f" (line {frames[-1].lineno}: {frames[-1].line})" if frames and frames[-1].line else ""
         return Outcome.raising(type(e).__name__, f"{e}{where}")
+
+
+# Code that is never the answer's own: Python's and the installed packages' (NumPy's), and the grader's (this
+# folder; in the kit, the autograder package around it, whose grading child stands in for the reference).
+_JUDGE = Path(__file__).resolve().parent
+_NOT_ANSWERS = tuple(str(p) for p in {Path(sysconfig.get_path(k)).resolve() for k in ("stdlib", "purelib", "platlib")}
+                     | {_JUDGE, _JUDGE.parent if _JUDGE.parent.name == "autograder" else _JUDGE})
+
+
+def _answers(filename: str) -> bool:
+    """Is `filename` the student's code (a notebook cell, or a module of theirs), whose line a message may quote?"""
+    return filename.startswith("<") and not filename.startswith("<frozen") or \
+        not str(Path(filename).resolve()).startswith(_NOT_ANSWERS)
 
 
 def outcome_of(answer, case: Case) -> Outcome:

@@ -28,7 +28,9 @@ differs from every other known mistake's. A degenerate case, where two
 mistakes give one output or one gives the right answer (n = d, a ratio of
 exactly 1, an answer of 0, a fully masked row), so never names either, and an
 answer that only coincides with a mistake there is given no name. A mistake is
-named only for an answer wrong in its values.
+named only for an answer wrong in its values. An answer right in its values on a case where
+a mistake's output is wrong is never given that mistake's name (a hard-coded
+division by 2 is right at d_k = 4, where dividing by d_k is not).
 """
 
 from __future__ import annotations
@@ -246,33 +248,45 @@ def telling(expected, variants) -> dict[str, tuple[int, str]]:
             if all(name == other or _differ(output, theirs) for other, _, _, theirs in wrong)}
 
 
+SECOND_SLIP = "Other cases fail in another way as well: look for a second slip."
+
+
 class Naming:
     """Which known mistake an answer makes, read from every case it ran on (one check's, or an exercise's).
 
     A mistake is named when some case tells it apart (`telling`) and the answer, wrong in
-    its values there, fits it (`fitting`), and no case rules it out: one where the answer
-    is wrong otherwise than that mistake (some value it gets wrong is not the mistake's
-    value there, `_errs_only_as`), or gave no value where the mistake gives one (it raised,
-    timed out, changed its input). Where the answer is right, it may be right where the
-    mistake's own writing is not: that rules nothing out. There must be exactly one such
-    mistake. So an answer that coincides with a mistake on a degenerate case (n = d, a
-    ratio of 1, an answer of 0, a fully masked row) but is wrong another way elsewhere is
-    given no name, and neither is one wrong only in type, shape or dtype.
+    its values there, fits it (`fitting`), and no case rules it out: one that tells it apart
+    where the answer is wrong otherwise than that mistake (some value it gets wrong is not
+    the mistake's value there, `_errs_only_as`), one where the answer gave no value where the
+    mistake gives one (it raised, timed out, changed its input), or one where the answer is
+    right in its values and the mistake's output is wrong in its own. There must be exactly
+    one such mistake. A case that does not tell it apart, where the answer is wrong
+    otherwise, is a second slip: the mistake is still named, and the message says another
+    slip fails other cases (`SECOND_SLIP`). So an answer that coincides with a mistake only
+    on a degenerate case (n = d, a ratio of 1, an answer of 0, a fully masked row) is given
+    no name, and neither is one wrong only in type, shape or dtype.
     """
 
     def __init__(self):
-        self._ruled_out: set[str] = set()   # mistakes with an output on a case where the answer is wrong otherwise
-        self._told: dict[str, tuple[int, str]] = {}  # ... fitted on a case that tells them apart
+        self._ruled_out: set[str] = set()   # mistakes a case shows the answer does not make
+        self._elsewhere: set[str] = set()   # ... it departs from on a case that does not tell them apart
+        self._told: dict[str, tuple[int, str]] = {}  # mistakes fitted on a case that tells them apart
 
     def add(self, got, expected, variants) -> set[str]:
         """One case where the answer gave `got`; returns the names of the mistakes this case tells it makes."""
         names = {v[0] for v in variants}
-        self._ruled_out |= names - {v[0] for v in variants if _errs_only_as(got, expected, v[3])}
+        departs = names - {v[0] for v in variants if _errs_only_as(got, expected, v[3])}
         problem = _mismatch(got, expected, True)
         if problem is None or problem[0] != "wrong values" and only_in_form(got, expected):
+            # Right in its values where a mistake is wrong in its own: whatever it does, not that mistake.
+            self._ruled_out |= names - {v[0] for v in variants
+                                        if not _differ(v[3], expected) or only_in_form(v[3], expected)}
             return set()  # right in its values here: it tells no mistake
+        tells = telling(expected, variants)
+        self._ruled_out |= departs & set(tells)
+        self._elsewhere |= departs - set(tells)
         fits = fitting(got, variants)
-        told = {name: told for name, told in telling(expected, variants).items() if name in fits}
+        told = {name: told for name, told in tells.items() if name in fits}
         self._told |= told
         return set(told)
 
@@ -283,7 +297,10 @@ class Naming:
     def named(self) -> tuple[str, int, str] | None:
         """The mistake the answer makes, as ``(name, section, explanation)``, or None."""
         left = [(name, *told) for name, told in self._told.items() if name not in self._ruled_out]
-        return left[0] if len(left) == 1 else None
+        if len(left) != 1:
+            return None
+        name, section, explanation = left[0]
+        return name, section, f"{explanation} {SECOND_SLIP}" if name in self._elsewhere else explanation
 
 
 def _errs_only_as(got, expected, output) -> bool:

@@ -50,6 +50,6 @@ def summary(results: ClassResults, anonymous: bool = False, top: int = 5, simila
         pairs = sum(len(e.flagged) for e in similarity.exercises)
         lines.append(f"Answers alike, to look at (not a verdict): {pairs} pairs in "
                      f"{sum(1 for e in similarity.exercises if e.flagged)} exercises, {len(similarity.repeated)} "
-                     f"alike across exercises, {len(similarity.reference_by_student())} students with answers "
-                     f"identical to the reference")
+                     f"alike across exercises, {len(similarity.reference_by_student())} students whose answers are "
+                     f"alike the reference")
     return "\n".join(lines)

@@ -50,6 +50,14 @@
 # integer: a Python `int`, a NumPy integer or an integer array of shape `()`. A float is refused
 # even when nothing follows its point, so compute counts with integer arithmetic (`//`, not `/`).
 #
+# **Integers** given where numbers are computed (tokens, scores, weights) are computed in float64:
+# an integer array in gives a float64 answer, as float32 in gives float32 out.
+#
+# A **count or size you are given** (a number of tokens, heads, samples or trials, a width, a
+# block size) is checked the same way in every exercise: it must be a whole number of at least 1,
+# given as an integer. 1 is allowed; 0, a negative number, `True` and a float such as `2.0`
+# raise a `ValueError`. Hidden checks try every such argument at these edges.
+#
 # Until you start an exercise its stub raises `NotStarted`, and its check says
 # so; the other exercises are not affected. Warnings your code prints do not
 # cost points. Each exercise is graded alone: when your `attention` calls your
@@ -130,7 +138,9 @@ figures.tokens_before_after(token_movement)
 # Write `project_qkv(X, W_q, W_k, W_v)` returning the tuple `(Q, K, V)`.
 # `X` is `(..., n, d)`; `W_q` and `W_k` are `(d, d_k)`; `W_v` is `(d, d_v)`,
 # and `d_v` may differ from `d_k`. Raise a `ValueError` that names the matrix
-# and both shapes when a matrix does not fit `X`. About 5 lines.
+# and both shapes when a matrix does not fit `X`: when it is not 2-D (one
+# column is still `(d, 1)`) or its first dimension is not `d`. Raise one too
+# when `W_q` and `W_k` differ in width. About 6 lines.
 
 # %% solution id=project_qkv
 def project_qkv(X, W_q, W_k, W_v):
@@ -138,14 +148,19 @@ def project_qkv(X, W_q, W_k, W_v):
 
     X: (..., n, d); W_q, W_k: (d, d_k); W_v: (d, d_v).
     Returns (Q, K, V) with shapes (..., n, d_k), (..., n, d_k), (..., n, d_v).
-    Raises ValueError when a matrix's first dimension is not d.
+    Raises ValueError when a matrix is not 2-D, its first dimension is not d,
+    or W_q and W_k differ in width.
     """
     ### BEGIN SOLUTION
-    X = np.asarray(X)
+    # Integers are computed in float64 (the general rules above); float32 stays float32.
+    X, W_q, W_k, W_v = (a if a.dtype.kind == "f" else a.astype(np.float64)
+                        for a in map(np.asarray, (X, W_q, W_k, W_v)))
     for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
         if np.ndim(W) != 2 or np.shape(W)[0] != X.shape[-1]:
             raise ValueError(f"{name} must have shape ({X.shape[-1]}, _) to multiply X {X.shape}, "
                              f"got {name} {np.shape(W)}")
+    if np.shape(W_q) != np.shape(W_k):
+        raise ValueError(f"W_q {np.shape(W_q)} and W_k {np.shape(W_k)} must have the same width d_k")
     return X @ W_q, X @ W_k, X @ W_v
     ### END SOLUTION
 

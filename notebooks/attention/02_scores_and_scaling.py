@@ -212,8 +212,9 @@ def score_spread(d_k, n_samples, rng):
     Raises ValueError when d_k or n_samples is below 1.
     """
     ### BEGIN SOLUTION
-    if d_k < 1 or n_samples < 1:
-        raise ValueError(f"d_k and n_samples must be at least 1, got d_k={d_k} and n_samples={n_samples}")
+    for name, value in (("d_k", d_k), ("n_samples", n_samples)):  # notebook 01's rule for a count you are given
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
     q = rng.standard_normal((n_samples, d_k))
     k = rng.standard_normal((n_samples, d_k))
     spread = float(np.sum(q * k, axis=1).std())
@@ -271,8 +272,9 @@ def largest_weight(d_k, n_keys, scaled, n_trials, rng):
     Raises ValueError when d_k, n_keys or n_trials is below 1.
     """
     ### BEGIN SOLUTION
-    if min(d_k, n_keys, n_trials) < 1:
-        raise ValueError(f"d_k, n_keys and n_trials must be at least 1, got {d_k}, {n_keys} and {n_trials}")
+    for name, value in (("d_k", d_k), ("n_keys", n_keys), ("n_trials", n_trials)):  # notebook 01's rule
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
     queries = rng.standard_normal((n_trials, d_k))
     keys = rng.standard_normal((n_trials, n_keys, d_k))
     s = (keys @ queries[:, :, None])[:, :, 0]
@@ -323,8 +325,9 @@ figures.largest_weight(largest_weight)
 # Write `softmax_jacobian(s)`: `s` is `(..., n)`, the scores of a query against
 # `n` keys, with any leading batch dimensions; return the `(..., n, n)` grid
 # diag(p) − p pᵀ for every query of the batch. Compute p the stable way, as in
-# `largest_weight`: take out the row's largest score before `np.exp`.
-# Float32 stays float32; integers are computed in float64. Raise a `ValueError`
+# `largest_weight`: take out the row's largest score before `np.exp`. A row
+# whose every score is −inf (every key forbidden, as masks do in notebook 05)
+# has weights of 0 and so a grid of zeros, never NaN. Float32 stays float32; integers are computed in float64. Raise a `ValueError`
 # when `s` is a single number (0-d) rather than a row of scores. An outer
 # product by broadcasting and `np.eye(n)` do it without a loop. About 5 lines.
 

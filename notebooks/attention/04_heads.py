@@ -63,7 +63,9 @@ def split_heads(M, n_heads):
     M = np.asarray(M)
     if M.dtype.kind != "f":
         M = M.astype(np.float64)
-    if M.ndim < 2 or n_heads < 1 or M.shape[-1] % n_heads:
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
+        raise ValueError(f"n_heads must be a whole number of at least 1, got {n_heads!r}")  # notebook 01's rule
+    if M.ndim < 2 or M.shape[-1] % n_heads:
         raise ValueError(f"cannot cut M of shape {M.shape} into {n_heads} heads of equal width")
     *batch, n, d = M.shape
     return np.moveaxis(M.reshape(*batch, n, n_heads, d // n_heads), -2, -3)

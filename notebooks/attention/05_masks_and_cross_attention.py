@@ -456,9 +456,10 @@ def source_shares(weights, source, n_sources=None):
 # the causal mask. The sixth token, on the page, is a copy of the second, an
 # instruction.
 #
-# The cell first keeps a "trusted" flag beside the tokens and computes the
-# weights twice, with the page marked untrusted and with it marked trusted.
-# Then it shows where the two answer tokens look, by source. Last, it adds a
+# The cell first shows that attention has no place for a "trusted" flag: a
+# layer's weights come from the token vectors and the mask alone, so the copy
+# on the page gets the same key as the instruction it copies, and every query
+# scores the two alike. Then it shows where the two answer tokens look, by source. Last, it adds a
 # mask made by your `block_mask` from a table saying that the answer may read
 # the instructions and itself but not the page.
 
@@ -468,16 +469,15 @@ SOURCE = np.repeat([0, 1, 2], [4, 4, 2])
 tokens = np.round(np.random.default_rng(1).normal(0, 0.9, (10, 4)), 1)
 tokens[5] = tokens[1]  # a sentence of the instructions, copied onto the page
 with demonstration("source_shares", "attention", "causal_mask", "block_mask"):
-    def weights_of(vectors, trusted, mask):
-        """The weights of one attention layer over tokens and their "trusted" flags."""
+    def weights_of(vectors, mask):
+        """The weights of one attention layer over the tokens: all it is given is their vectors and the mask."""
         Q_s, K_s, V_s = vectors @ W_q, vectors @ W_k, vectors @ W_v
         return attention(Q_s, K_s, V_s, mask)[1]
 
     causal = causal_mask(10)
-    page_untrusted = weights_of(tokens, SOURCE == 0, causal)
-    page_trusted = weights_of(tokens, SOURCE != 2, causal)
-    print("trusted flag changed for the page: largest change of a weight",
-          np.abs(page_trusted - page_untrusted).max())
+    page_untrusted = weights_of(tokens, causal)
+    keys = tokens @ W_k
+    print("the instruction's key and its copy's on the page: largest difference", np.abs(keys[1] - keys[5]).max())
     print("answer token 0 weighs the instruction and its copy on the page:",
           page_untrusted[8, 1], "and", page_untrusted[8, 5])
     ALLOWED_READS = np.array([
@@ -486,7 +486,7 @@ with demonstration("source_shares", "attention", "causal_mask", "block_mask"):
         [True,          True,     False],   # web page asks
         [True,          False,    True],    # answer asks
     ])
-    blocked = weights_of(tokens, SOURCE == 0, causal + block_mask(np.array([4, 4, 2]), ALLOWED_READS))
+    blocked = weights_of(tokens, causal + block_mask(np.array([4, 4, 2]), ALLOWED_READS))
     for name, weights in (("causal mask only", page_untrusted), ("causal + block mask", blocked)):
         shares = source_shares(weights, SOURCE, 3)
         for i in (8, 9):
@@ -495,7 +495,7 @@ with demonstration("source_shares", "attention", "causal_mask", "block_mask"):
 
 # %% [markdown]
 # Read the lines against each other before the written question below: what
-# the flag changed, how the copy's weight compares with the weight of the
+# sets a copy's key apart from its original, how the copy's weight compares with the weight of the
 # instruction it copies, how the answer's weight divides between the
 # instructions and the page, and what is left of the page's share once the
 # block mask is added.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import linecache
 import warnings
 from pathlib import Path
 
@@ -81,7 +82,9 @@ def run_cells(cells, namespace: dict, start: int = 0, seconds_per_cell: float | 
         try:
             with warnings.catch_warnings(), time_limit(seconds_per_cell):
                 warnings.simplefilter("ignore")
-                exec(compile(source, f"<{where}: {grade_id}>", "exec"), namespace)
+                filename = f"<{where}: {grade_id}>"
+                linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # for messages
+                exec(compile(source, filename, "exec"), namespace)
         except SystemExit as e:
             namespace["__cell_errors__"].append(f"{grade_id}: the cell called sys.exit({e.code!r}) and was stopped")
         except (Exception, KeyboardInterrupt) as e:

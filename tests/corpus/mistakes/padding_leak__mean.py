@@ -10,4 +10,4 @@ def padding_leak(weights, lengths):
     out = []
     for A, length in zip(weights, lengths):
         out.append(A[:length, length:].sum(axis=1).mean())
-    return np.array(out, dtype=weights.dtype)
+    return np.array(out, dtype=weights.dtype if weights.dtype.kind == "f" else np.float64)
