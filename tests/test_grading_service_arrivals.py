@@ -100,7 +100,7 @@ def test_a_hand_in_over_the_limit_gets_one_page_per_notebook_saying_when_the_nex
         text = page.read_text()
         assert '<html lang="en">' in text and "<title>" in text and "<h1>" in text
         assert "Next graded feedback at 2026-12-04 23:51 UTC" in text  # to the minute, rounded up
-        assert "Your hand-in of 2026-12-04 22:51:57.156186 UTC is collected" in text
+        assert "Your hand-in of attention at 2026-12-04 22:51:57.156186 UTC is collected" in text
         assert "The course gives one every 60 minutes." in text
         assert "<img" not in text
     assert "&lt;img src=x onerror=alert(1)&gt;" in pages[-1].read_text()  # the student's file name, escaped

@@ -27,14 +27,15 @@ PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>{assignment}, {notebook}: collected; next graded feedback at {next_at}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Feedback on {notebook}: collected; next graded feedback at {next_at}</title>
 <style>body {{ font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem;
-color: #111; background: #fff; line-height: 1.5; }}</style>
+color: #111; background: #fff; line-height: 1.5; overflow-wrap: anywhere; }}</style>
 </head>
 <body>
 <main>
-<h1>{assignment}, {notebook}: collected, graded later</h1>
-<p>Your hand-in of {handed_in} is collected, as every hand-in is, and counts as your work.</p>
+<h1>{notebook}: collected, graded later</h1>
+<p>Your hand-in of {assignment} at {handed_in} is collected, as every hand-in is, and counts as your work.</p>
 <p>{why}</p>
 <p><strong>Next graded feedback at {next_at}</strong>, on your newest hand-in at that time: you need not hand
 in again. Press Fetch Feedback after that time to see it here.</p>
