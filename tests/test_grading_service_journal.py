@@ -61,9 +61,9 @@ def test_a_round_a_crash_left_unfinished_is_found_and_its_hand_ins_wait_again_in
     journal.started(round_id, 4242, 17)
     journal.close()
     again = Journal(tmp_path / "service" / "attention.db")  # the service started again
-    assert again.unfinished() == (round_id, ["ann+0", "bo+1", "cy+2"], 4242, 17)
-    again.finish(round_id, [Outcome(name, FAILED, "the service stopped during its round")
-                            for name in ["ann+0", "bo+1", "cy+2"]], NOW + 200)
+    assert again.unfinished() == (round_id, 4242, 17)
+    assert again.put_back(round_id) == ["ann+0", "bo+1", "cy+2"]
+    assert again.unfinished() is None and [again.tries(n) for n in ("ann+0", "bo+1", "cy+2")] == [0, 0, 0]
     again.arrived([("dee+9", "dee", NOW + 150)], {})
     _, turns = take_all(again)
     assert [t.hand_in.student for t in turns.turns] == ["ann", "bo", "cy", "dee"]

@@ -15,10 +15,11 @@ service acts on it:
 
 A service killed at any point finds, when it starts again, at most one round
 taken and not finished (`unfinished`): once what is left of its process is
-ended, its hand-ins are recorded as failed, so waiting again in their places,
-and the next round takes them; nbgrader's own steps then do again only what
-was not done whole (kit/nbgrader_glue/whole_or_absent.py: a student graded
-whole is not graded again). So no hand-in is lost, and none is graded twice. `attempts` (the class report) reads each student's graded
+ended, its hand-ins wait again in their places (`put_back`, not counted as a
+try), and the next round takes them; nbgrader's own steps then do again only
+what was not done whole (kit/nbgrader_glue/whole_or_absent.py: a student
+graded whole is not graded again). So no hand-in is lost, and none is graded
+twice. `attempts` (the class report) reads each student's graded
 attempts, in order.
 """
 
@@ -141,22 +142,26 @@ class Journal:
             self.db.execute("UPDATE rounds SET session = ?, start_ticks = ? WHERE id = ?",
                             (session, start_ticks, round_id))
 
-    def unfinished(self) -> tuple[int, list[str], int | None, int | None] | None:
-        """The round taken and not finished, if any: (id, the hand-ins it took, its process's session and start
-        time)."""
-        row = self.db.execute("SELECT id, session, start_ticks FROM rounds WHERE finished IS NULL "
-                              "ORDER BY id LIMIT 1").fetchone()
-        if row is None:
-            return None
-        round_id, session, ticks = row
-        names = [name for (name,) in self.db.execute("SELECT name FROM hand_ins WHERE state = ? AND round = ? "
-                                                    "ORDER BY seq", (TAKEN, round_id))]
-        return round_id, names, session, ticks
+    def unfinished(self) -> tuple[int, int | None, int | None] | None:
+        """The round taken and not finished, if any: (id, its process's session and start time)."""
+        return self.db.execute("SELECT id, session, start_ticks FROM rounds WHERE finished IS NULL "
+                               "ORDER BY id LIMIT 1").fetchone()
 
     def who(self, names: list[str]) -> list[tuple[str, str, float]]:
         """(name, student, arrival time) of each hand-in of `names`."""
         return [self.db.execute("SELECT name, student, arrived FROM hand_ins WHERE name = ?", (name,)).fetchone()
                 for name in names]
+
+    def put_back(self, round_id: int) -> list[str]:
+        """End a round the service did not see finish (it was stopped or killed during it): its hand-ins wait
+        again in their places, the round not counted as one of their tries; returns their names."""
+        with self._transaction():
+            names = [name for (name,) in self.db.execute("SELECT name FROM hand_ins WHERE state = ? AND round = ? "
+                                                         "ORDER BY seq", (TAKEN, round_id))]
+            self.db.execute("UPDATE hand_ins SET state = ?, round = NULL, role = NULL, tries = tries - 1, "
+                            "updated = ? WHERE state = ? AND round = ?", (WAITING, time.time(), TAKEN, round_id))
+            self.db.execute("UPDATE rounds SET finished = ? WHERE id = ?", (time.time(), round_id))
+        return names
 
     def tries(self, name: str) -> int:
         (tries,) = self.db.execute("SELECT tries FROM hand_ins WHERE name = ?", (name,)).fetchone()

@@ -134,12 +134,11 @@ class GradingService:
         unfinished = self.journal.unfinished()
         if unfinished is None:
             return
-        round_id, names, session, ticks = unfinished
+        round_id, session, ticks = unfinished
         ended = processes.end_session(session, ticks) if session else 0
+        names = self.journal.put_back(round_id)
         self.log.info("round %d was under way when the service stopped (%d of its processes ended now): its "
-                      "hand-ins wait again in their places", round_id, ended)
-        self._record(round_id, [Outcome(name, FAILED, "the service stopped during its round") for name in names],
-                     time.time())
+                      "hand-ins wait again in their places: %s", round_id, ended, ", ".join(map(shown, names)))
 
     def step(self, now: float) -> None:
         """Once a second: record what arrived and what the last round did; start the next round."""
