@@ -200,6 +200,14 @@ def test_each_student_fetches_their_own_feedback_with_their_score_and_no_one_els
         assert tried.returncode and "Permission denied" in tried.stderr
 
 
+def test_the_status_command_says_what_became_of_the_last_hand_ins(burst):
+    status = run_as(INSTRUCTOR, "python", "-m", "kit.grading_service", "status", cwd=burst["course"]).stdout
+    assert "Grading on hand-in: on (course.toml [service]: no limit; goes on at the due date" in status
+    assert "Service: not running" in status and "Waiting: 0 hand-ins of 0 students" in status
+    newest = burst["hand_ins"][-1]
+    assert f"{newest['name']} ({newest['student']}): done, {newest['outcome']}" in status
+
+
 def test_the_instructors_own_loop_after_the_deadline_gives_the_grades_the_service_gave(burst, released_course):
     """A fresh copy of the course, on the same exchange: `nbgrader collect` and `nbgrader autograde`, as README's
     loop runs them, take each student's newest hand-in and give it the grades the service gave it."""
