@@ -193,7 +193,7 @@ def test_each_student_fetches_their_own_feedback_with_their_score_and_no_one_els
         run_as(student, *NBGRADER, "fetch_feedback", ASSIGNMENT, cwd=homes[student])
         [fetched] = (homes[student] / ASSIGNMENT / "feedback").iterdir()  # their one hand-in's pages
         page = (fetched / "03_softmax_and_mix.html").read_text()
-        assert re.search(r"Score: [\d.]+ / [\d.]+", page)
+        assert re.search(r"<h1>03_softmax_and_mix: [\d.]+ of\s+[\d.]+ points</h1>", page)
         uid = homes[student].stat().st_uid
         others = [p for p, who in readers.items() if who != {uid}]
         tried = run_as(student, "python", "-c", f"open({str(others[0])!r}).read()", cwd=homes[student], check=False)
