@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 ASSIGNMENT = $(shell $(PY) -m kit.course assignment)
 COURSE_ID = $(shell $(PY) -m kit.course course_id)
 
-.PHONY: demo report test mutants release setup setup-test setup-bench browser axe bubblewrap postgres hub lab bench clean
+.PHONY: demo report test mutants release setup setup-test setup-bench browser axe dolos bubblewrap postgres hub lab bench clean
 
 # The kit is imported from this folder, never installed as a package (pyproject.toml): a .pth names it.
 $(VENV)/.base: pyproject.toml requirements/students.txt requirements/instructor.txt
@@ -52,6 +52,18 @@ axe:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }; then \
 		mkdir -p $(AXE_PREFIX) && npm install --silent --no-fund --no-audit --prefix $(AXE_PREFIX) axe-core@$(AXE_VERSION) >/dev/null; \
 	else echo "npm not found: the accessibility audit will skip (install npm, then make axe)"; fi
+
+# Dolos (npm's @dodona/dolos-lib), which benchmarks/similarity_tools.py measures beside the report's own similarity
+# engine, pinned, into .run/dolos/. Only the benchmark uses it: the report never needs Node. Without npm the
+# benchmark leaves Dolos out and says so.
+DOLOS_VERSION = 3.5.1
+DOLOS_PREFIX = .run/dolos
+dolos:
+	@if grep -qs '"version": "$(DOLOS_VERSION)"' $(DOLOS_PREFIX)/node_modules/@dodona/dolos-lib/package.json; then :; \
+	elif command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }; then \
+		mkdir -p $(DOLOS_PREFIX) && npm install --silent --no-fund --no-audit --prefix $(DOLOS_PREFIX) @dodona/dolos-lib@$(DOLOS_VERSION) >/dev/null; \
+	else echo "npm not found: benchmarks/similarity_tools.py will leave Dolos out (install npm, then make dolos)"; fi
 
 # bubblewrap confines each student's grading child (autograder/sandbox.py); without it (and
 # without user namespaces) `nbgrader autograde` refuses to grade. Installed when running as root.
@@ -110,7 +122,7 @@ lab: setup
 	cd student && { test -d $(ASSIGNMENT) || $(CURDIR)/$(PY) -m nbgrader fetch_assignment $(ASSIGNMENT) --log-level=ERROR; }
 	cd student && $(CURDIR)/$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(ASSIGNMENT)/01_worked_example.ipynb
 
-bench: setup-bench
+bench: setup-bench dolos
 	$(PY) -m benchmarks.run
 
 clean:

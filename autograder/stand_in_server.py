@@ -12,7 +12,9 @@ outlasts the case's deadline. Its answer, one `judge.to_line` line, goes to
 the grading child as it came; the CPU time it took is charged to the student.
 
 Servers are kept between calls, one per grading thread at a time
-(`answer`), and end when the grader does (their stdin closes).
+(`answer`), and end when the grader does: stopped and waited for as it exits,
+so their CPU time counts in its children's, or, if it is killed, as their
+stdin closes.
 
     python -c '...serve(MEMORY_BYTES)'   reads call lines on stdin; answers each with
                                          {"cpu": seconds}\n and then the reply line
@@ -20,6 +22,7 @@ Servers are kept between calls, one per grading thread at a time
 
 from __future__ import annotations
 
+import atexit
 import json
 import resource
 import subprocess
@@ -125,10 +128,12 @@ def answer(line: bytes, memory_bytes: int, reply_bytes: int, deadline: float) ->
 
 
 def stop_all() -> None:
-    """End every idle server (tests; the grader's exit ends them anyway)."""
+    """End every idle server and wait for it (at the grader's exit, and in tests)."""
     with _lock:
         servers = [s for kept in _idle.values() for s in kept]
         _idle.clear()
     for server in servers:
         server.stop()
 
+
+atexit.register(stop_all)

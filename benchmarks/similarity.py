@@ -8,7 +8,7 @@ exercises tests/similar_class.py writes honest answers for get those; every
 other exercise gets the reference's statements, each kept, dropped, or
 swapped for a statement of another exercise's reference, with conversions of
 the student's own in front (so answers differ as a class's do, and the
-index has fingerprints held by one student and by hundreds). One answer in
+index has statements held by one student and by hundreds). One answer in
 fifty is a disguised copy of another student's. Timed: `similar_answers`
 over the whole class, with its default workers (one per core), nothing cached before.
 
@@ -31,16 +31,15 @@ import resource
 import time
 from collections import Counter
 from itertools import combinations
-from pathlib import Path
 
 from benchmarks import machine
+from benchmarks.report_section import REPORT, publish
 from kit.notebooks import ROOT
 from kit.report.answers import exercises
 from kit.report.normalise import tokens
 from kit.report.similarity import similar_answers
 from tests.similar_class import EDITED, WRITERS, honest_class, plant_copies, plant_edited_copies, recommented, renamed
 
-REPORT = Path(__file__).resolve().parent / "REPORT.md"
 HEADING = "## Similarity at scale (issue 25)"
 
 
@@ -69,9 +68,15 @@ def _varied(signature: str, body: list[str], pool: list[str], rng: random.Random
     return "\n".join([signature, *(lines or [indent + "pass"])]).lstrip("\n") + "\n"
 
 
+def course_exercises() -> dict:
+    """The kit's exercises as the report reads them: the source, the release, the reference module."""
+    return exercises(ROOT / "source" / "attention", ROOT / "assignments" / "attention",
+                     ROOT / "solutions" / "attention.py")
+
+
 def scale_class(students: int, seed: int) -> tuple[dict, dict[str, dict[str, str]], set]:
     """The exercises, student → exercise → answer, and the planted (exercise, pair)s."""
-    given = exercises(ROOT / "source" / "attention")
+    given = course_exercises()
     rng = random.Random(seed)
     parsed = {}
     for name, exercise in given.items():
@@ -150,7 +155,7 @@ SWEEP = ((48, range(20)), (54, range(20)), (60, range(20)), (50, range(100, 200)
 def sweep(groups=SWEEP) -> dict:
     """Over classes of tests/similar_class.py, (size, seeds) by group: planted pairs found, honest pairs flagged,
     and the classes where the report was not exactly right (a pair missed or an honest one flagged)."""
-    given = {n: e for n, e in exercises(ROOT / "source" / "attention").items() if n in WRITERS}
+    given = {n: e for n, e in course_exercises().items() if n in WRITERS}
     total = Counter()
     wrong = []
     for students, seeds in groups:
@@ -161,7 +166,7 @@ def sweep(groups=SWEEP) -> dict:
             similarity = similar_answers(given, answers)
             flagged = {(e.name, p.students) for e in similarity.exercises for p in e.flagged}
             repeated = {r.students for r in similarity.repeated}
-            reference = {(e.name, s) for e in similarity.exercises for s in e.reference}
+            reference = {(e.name, p.students[0]) for e in similarity.exercises for p in e.reference}
             honest = flagged - planted.pairs - set(edited)
             total.update(classes=1, planted=len(planted.pairs), found=len(planted.pairs & flagged),
                          false=len(honest), repeated=len(planted.repeated),
@@ -191,11 +196,11 @@ def section(scale: dict, swept: dict, command: str) -> str:
         f"{machine.details()['cores']} cores; load average (1, 5, 15 min) {scale['load']} before, "
         f"{scale['load_after']} after.", "",
         f"**{scale['students']:,} students × {scale['exercises']} exercises ({scale['answers']:,} answers): "
-        f"{scale['seconds']:.1f} s** of wall time: normalising and winnowing every answer in one worker process "
+        f"{scale['seconds']:.1f} s** of wall time: reading every answer as statements in one worker process "
         f"per core ({scale['workers']:.1f} CPU seconds in all), then the index and scoring in this one "
         f"({scale['cpu']:.1f} CPU seconds), so about {scale['workers'] / len(os.sched_getaffinity(0)) + scale['cpu']:.0f} s "
         f"on these cores when nothing else runs (an estimate from the CPU seconds): {scale['candidates']:,} candidate "
-        f"pairs scored (pairs that share an uncommon fingerprint) against "
+        f"pairs scored (pairs that share an uncommon statement) against "
         f"{scale['exercises'] * scale['students'] * (scale['students'] - 1) // 2:,} had every pair been compared. "
         f"{scale['compared']} exercises were long and varied enough to compare. {scale['flagged']} pairs flagged: "
         f"{scale['found']} of the {scale['planted_compared']} planted copies in those exercises "
@@ -228,12 +233,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     scale = measure_scale(args.students)
     text = section(scale, sweep(), " ".join(["python -m benchmarks.similarity", *(argv or [])]))
-    print(text)
-    if args.write:
-        report = REPORT.read_text()
-        kept = re.sub(rf"\n{re.escape(HEADING)}\n.*?(?=\n## |\Z)", "", report, flags=re.S)
-        REPORT.write_text(kept.rstrip("\n") + "\n\n" + text)
-    return 0
+    return publish(HEADING, text, args.write)
 
 
 if __name__ == "__main__":

@@ -121,9 +121,17 @@ function render() {
       card.dataset.layer = layer;
       card.dataset.head = m;
       const chosen = layer === state.layer && m === state.head;
-      card.innerHTML = `<h3><button type="button" class="pick" aria-pressed="${chosen}">head ${m} ` +
-                       `<span class="kind">${kindOf(data, layer, m)}</span></button></h3>`;
-      card.querySelector(".pick").setAttribute("aria-label", `layer ${layer} head ${m}: ${kindOf(data, layer, m)}`);
+      // The kind is what the student's classify_head returned: text, never markup.
+      const h3 = document.createElement("h3"), pick = document.createElement("button"), kind = document.createElement("span");
+      pick.type = "button";
+      pick.className = "pick";
+      pick.setAttribute("aria-pressed", String(chosen));
+      pick.setAttribute("aria-label", `layer ${layer} head ${m}: ${kindOf(data, layer, m)}`);
+      kind.className = "kind";
+      kind.textContent = kindOf(data, layer, m);
+      pick.append(`head ${m} `, kind);
+      h3.appendChild(pick);
+      card.appendChild(h3);
       card.appendChild(grid(show, show === "mask" ? null : head[show], data.words, data.mask,
                             `L${layer} H${m} ${show}`));
       card.addEventListener("click", (e) => choose(layer, m, e.target.closest(".pick") !== null));

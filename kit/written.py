@@ -24,6 +24,12 @@ A rubric is a list of points, one line each, and the question is worth their sum
 
 "Look for" names phrases that usually mark the point; the stand-in teaching assistant of
 `make demo` (kit/teaching_assistant.py) awards a point when one of them is in the answer.
+
+What a student writes is shown as text, never as markup: the autograded notebook (what the
+formgrader and the feedback render, with nbgrader's own markdown renderer, which passes HTML
+through) holds each answer as one fenced block of its words (`as_text`), so no HTML, script,
+link or style of the student's can act in a grader's or a student's page, whoever renders it
+(kit/nbgrader_glue/written_as_text.py); `as_written` gives the words back.
 """
 
 from __future__ import annotations
@@ -76,6 +82,41 @@ def answered(text: str) -> bool:
     return bool(text.replace(ANSWER_STUB, "").strip())
 
 
+# A block as_text writes: a fence of three or more backticks, the words, the same fence (no language: renderers
+# give it a plain <pre><code>, which the formgrader's Bootstrap wraps).
+_AS_TEXT = re.compile(r"(?P<fence>`{3,})\n(?P<words>.*)\n(?P=fence)", re.S)
+
+
+def as_text(words: str) -> str:
+    """Markdown that any CommonMark renderer shows as `words`, verbatim and inert: one fenced code block
+    (its lines ended by \\n) whose fence is longer than any run of backticks in `words`, so no line of
+    theirs can close it. Given its own output, it returns it unchanged."""
+    if _shown_words(words) is not None:
+        return words
+    words = words.replace("\r\n", "\n").replace("\r", "\n")
+    fence = "`" * max(3, _longest_backtick_run(words) + 1)
+    return f"{fence}\n{words}\n{fence}"
+
+
+def as_written(markdown: str) -> str:
+    """The words of an answer as_text showed as text; any other markdown as it is."""
+    words = _shown_words(markdown)
+    return markdown if words is None else words
+
+
+def _shown_words(markdown: str) -> str | None:
+    """The words if `markdown` is exactly one block as_text writes, else None (a student's own fence that
+    a line of theirs closes early is not one)."""
+    block = _AS_TEXT.fullmatch(markdown)
+    if block is None or "\r" in block["words"] or _longest_backtick_run(block["words"]) >= len(block["fence"]):
+        return None
+    return block["words"]
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)
+
+
 class WrittenAnswer(NamedTuple):
     grade_id: str
     question: str  # the task cell's source, rubric included where the notebook holds it
@@ -91,7 +132,7 @@ def written_cells(notebook: dict) -> list[WrittenAnswer]:
         meta = cell["metadata"].get("nbgrader", {})
         if meta.get("task"):
             answer = by_id.get(answer_cell_id(meta["grade_id"]), {"source": ANSWER_STUB})
-            found.append(WrittenAnswer(meta["grade_id"], cell_text(cell), cell_text(answer)))
+            found.append(WrittenAnswer(meta["grade_id"], cell_text(cell), as_written(cell_text(answer))))
     return found
 
 

@@ -54,18 +54,23 @@ SPLIT = [
     (r"^tests/test_main_command\.py::(test_postgresql_gives.*|.*\[postgresql\])$", "main command on PostgreSQL"),
     (r"^tests/test_nbgrader\.py::.*\[in-kernel", "nbgrader's stock path"),
     (r"^tests/test_two_graders\.py::.*\[postgresql\]$", "two graders on PostgreSQL"),
+    (r"^tests/test_accessibility\.py::(test_does_every_feedback_page|test_can_every_scrolling_code_box|"
+     r"test_a_feedback_page_at_320|test_does_every_check_message)", "accessibility audit of the feedback"),
 ]
-# Units from the slowest, as measured by `--durations` (fresh clones, 30 Nov and 1 Dec 2026); the rest follow in file
+# Units from the slowest, as measured by `--durations` (fresh clones, 30 Nov and 1 Dec 2026; the accessibility audit at
+# three sizes, 4 Dec 2026, on a loaded machine); the rest follow in file
 # order. Only the order changes with this list: a unit missing from it still runs. The main command's SQLite loop
 # comes first: its PostgreSQL twin, later, compares with it. A unit of one test takes the next unit along to its
 # worker (xdist queues ahead).
-SLOWEST_FIRST = ["tests/test_main_command.py", "tests/test_report.py", "tests/test_cluster.py",
+SLOWEST_FIRST = ["tests/test_main_command.py", "accessibility audit of the feedback", "tests/test_report.py",
+                 "tests/test_accessibility.py", "tests/test_cluster.py",
                  "main command on PostgreSQL", "nbgrader's stock path", "tests/test_adversarial.py",
-                 "adversarial as an account", "tests/test_readme.py", "tests/test_hub.py", "tests/test_self_learner.py",
+                 "adversarial as an account", "tests/test_readme.py", "tests/test_hub.py",
+                 "tests/test_grading_service.py", "tests/test_self_learner.py",
                  "tests/test_parallel.py", "tests/test_nothing_lost.py", "tests/test_export.py",
                  "tests/test_nbgrader.py", "tests/test_two_graders.py", "tests/test_gradebook_check.py",
                  "tests/test_refusal.py", "tests/test_hand_in.py", "two graders on PostgreSQL", "tests/test_release.py",
-                 "tests/test_model_heads.py", "tests/test_browser.py", "tests/test_accessibility.py"]
+                 "tests/test_model_heads.py", "tests/test_browser.py"]
 
 
 def unit_of(nodeid: str) -> str:
@@ -176,6 +181,38 @@ def graded_class(tmp_path_factory) -> GradedClass:
     folder = made_once(tmp_path_factory, "graded_class", _graded_class)
     return GradedClass(folder / "course", (folder / "first.txt").read_text(), (folder / "second.txt").read_text(),
                        (folder / "first_db.txt").read_text())
+
+
+def _hostile_class(released: Path) -> Callable[[Path], None]:
+    def make(folder: Path) -> None:
+        from kit.classroom import grade_written_answers
+        from kit.course import ASSIGNMENT
+        from kit.nbgrader_cli import run as nbgrader
+        from kit.report.build import course_directory, write_report
+        from tests.hostile_student import STUDENT, write_submission
+
+        course = folder / "course"
+        shutil.copytree(released, course, symlinks=True)
+        shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / "ada" / ASSIGNMENT)
+        handed_in = write_submission(course / "submitted" / STUDENT / ASSIGNMENT)
+        (handed_in / "timestamp.txt").write_text((EXAMPLE / "ada" / ASSIGNMENT / "timestamp.txt").read_text())
+        for command in [("db", "student", "add", "ada"), ("db", "student", "add", STUDENT),
+                        ("autograde", ASSIGNMENT, "--force")]:
+            nbgrader(*command, "--log-level=ERROR", cwd=course, check=True, capture_output=True)
+        grade_written_answers(["ada", STUDENT], course)  # the stand-in teaching assistant's points and comments
+        nbgrader("generate_feedback", ASSIGNMENT, "--force", "--log-level=ERROR", cwd=course, check=True,
+                 capture_output=True)
+        for anonymous in (False, True):
+            write_report(course_directory(course), ASSIGNMENT, anonymous)
+    return make
+
+
+@pytest.fixture(scope="session")
+def hostile_class(tmp_path_factory, released_course) -> Path:
+    """A course of two students, autograded, graded by hand (the stand-in assistant), with feedback and the class
+    report: ada of the example class and tests/hostile_student.py's, whose every answer is written to act in a
+    page. Once per test run; read it, never grade in it."""
+    return made_once(tmp_path_factory, "hostile_class", _hostile_class(released_course)) / "course"
 
 
 @pytest.fixture(scope="session")

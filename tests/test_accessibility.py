@@ -1,30 +1,44 @@
-"""Can a student who uses a screen reader, a keyboard alone or high zoom use every page the kit makes?
+"""Can a student who uses a screen reader, a keyboard alone or high zoom use every page the kit makes, and a grader
+every page they grade in?
 
 axe-core (tests/axe.py; the npm package `make axe` installs) runs the rules of
 WCAG 2.0 and 2.1 at levels A and AA in Chromium, driven by Playwright
-(tests/browser.py), on every page the kit makes, each made the way the kit makes it:
+(tests/browser.py), on every page the kit makes, each made the way the kit makes it,
+at three sizes (SIZES): a 1280-px window, the same at 200% zoom (640 CSS px) and a
+320-CSS-px window (a phone, or 1280 px at 400%):
 
 - students' feedback pages (`nbgrader generate_feedback` in `make demo`'s run on
   the example class), every notebook's: passed (ada), failed with a diagnosis (bo:
-  softmax over the wrong axis), not started (dee); and graded unconfined (notebook
-  03 in a course that opts out);
-- the class report and its anonymous version, whole, whatever sections it holds;
+  softmax over the wrong axis), not started (dee), late (fay: the late notice); graded
+  unconfined (notebook 03 in a course that opts out); and a student whose messages are
+  long, odd and hostile and whose written answers are markup (tests/hostile_student.py);
+  and the page a hand-in over the grading service's limit gets (kit/grading_service/notice.py),
+  every notebook's, one of them named as markup;
+- the class report and its anonymous version, whole, whatever sections it holds, the
+  report of a class with the hostile student, and the report with the grading service's
+  attempts before passing;
 - the Model Explorer, on trained and on random weights, after a prompt and a head are chosen;
-- a release notebook in JupyterLab, run cell by cell as a student does (check
-  messages, placeholders for figures not drawn yet), and the same notebook solved
-  (passed checks, figures): only what the kit wrote is audited (outputs and
-  rendered markdown); JupyterLab's own violations are printed, never counted.
+- the formgrader's view of a submission with written answers (a real Jupyter server,
+  nbgrader's page in the kit's template): what the notebook holds is counted,
+  nbgrader's own grading controls and navigation are printed, never counted;
+- release notebooks in JupyterLab, run cell by cell as a student does (check messages,
+  placeholders for figures not drawn yet), and solved notebooks (passed checks,
+  figures, notebook 09's head grids): only what the kit wrote is audited (outputs and
+  rendered markdown), at 1280 px and 200%; JupyterLab's own violations, and the kit's
+  content at 320 px (JupyterLab leaves a cell some 200 CSS px there, with its side
+  panels closed), are printed, never counted.
 
-Beyond axe: the explorer works with the keyboard alone (every control reached
-by Tab, with a visible focus, and a head chosen with the keyboard updates the
-grid's text description); the report and the explorer fit a 1280-px window at
-200% zoom without scrolling sideways; every figure label meets AA contrast.
+Beyond axe, on every page the kit lays out itself (feedback, report, explorer): at every
+size nothing scrolls sideways but a region of its own that the keyboard reaches and a
+screen reader names, and the headings run in order from h1. The explorer works with the
+keyboard alone; every figure label meets AA contrast. Each page is loaded once per size,
+in one Chromium.
 """
 
 from __future__ import annotations
 
-import os
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -36,16 +50,35 @@ from explorer.server import start
 from kit import nbgrader_cli
 from kit.notebooks import ROOT
 from tests.axe import AUDIT_RECORDS, TAGS, audit, require_axe
-from tests.browser import chromium, lab_page, open_notebook, require_browser, run_all, running_lab, shown_cells
+from tests.browser import DOCS, chromium, lab_page, open_notebook, require_browser, run_all, running_lab, shown_cells
+from tests.hostile_student import STUDENT as HOSTILE
 
 NOTEBOOK = "03_softmax_and_mix"  # the notebook with the most figures and checks of different kinds
-FEEDBACK = {"passed": "ada", "failed with a diagnosis": "bo", "not started": "dee"}  # examples/class students
+FEEDBACK = {"passed": "ada", "failed with a diagnosis": "bo", "not started": "dee", "late": "fay"}  # examples/class
 PROMPT = "the dog sees a red ball . the dog sees a red ball"
 HEAD = (1, 2)  # the layer and head chosen in the explorer
-# A 1280-px window at 200% zoom: 640 CSS px wide, two device pixels each.
-ZOOMED = {"viewport": {"width": 640, "height": 450}, "device_scale_factor": 2}
+# A 1280-px window; the same at 200% zoom (640 CSS px, two device pixels each); a 320-CSS-px window.
+SIZES = {"1280 px": {"viewport": {"width": 1280, "height": 900}},
+         "200%": {"viewport": {"width": 640, "height": 450}, "device_scale_factor": 2},
+         "320 px": {"viewport": {"width": 320, "height": 640}}}
 # What the kit writes in JupyterLab: cell outputs and its rendered markdown.
 KIT_IN_LAB = [".jp-OutputArea-output", ".jp-MarkdownCell .jp-RenderedMarkdown"]
+LAB_COUNTED = ("1280 px", "200%")  # JupyterLab's layout at 320 px is its own (see above)
+# In the formgrader, nbgrader's grading controls (score and comment boxes, buttons) in each graded cell's frame.
+NBGRADERS_CONTROLS = [["#notebook-container .nbgrader_cell > .panel-heading"],
+                      ["#notebook-container .nbgrader_cell > .panel-footer"]]
+# How a page is laid out: its width against the window's, its headings' levels in order, and every region that
+# scrolls without the keyboard reaching it (no tabindex) or a screen reader naming it.
+LAYOUT = """() => {
+    const scrolls = e => { const s = getComputedStyle(e);
+        return (['auto', 'scroll'].includes(s.overflowX) && e.scrollWidth > e.clientWidth + 1)
+            || (['auto', 'scroll'].includes(s.overflowY) && e.scrollHeight > e.clientHeight + 1); };
+    const named = e => e.getAttribute('aria-label') || e.getAttribute('aria-labelledby');
+    return {width: document.documentElement.scrollWidth, window: document.documentElement.clientWidth,
+            headings: [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map(h => +h.tagName[1]),
+            unreachable: [...document.body.querySelectorAll('*')].filter(e => scrolls(e) && (e.tabIndex < 0 || !named(e)))
+                .map(e => e.outerHTML.slice(0, 120))};
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +90,6 @@ def audited(request) -> dict:
         worker = getattr(request.config, "workerinput", {}).get("workerid", "main")
         record = request.config.cache.mkdir(AUDIT_RECORDS) / f"{worker}-{os.getpid()}.json"
         record.write_text(json.dumps({page: sorted(rules) for page, rules in pages.items()}))
-
-
-def _fail_on(found, what: str, audited: dict) -> None:
-    audited[what] = found.rules
-    print(found.report(what))
-    assert not found.violations, found.report(what)
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +108,53 @@ def page(browser):
     yield page
     page.close()
     assert errors == [], errors
+
+
+@pytest.fixture
+def sized(browser):
+    """sized(size): a page of a window of that size (SIZES); every page it made is closed at the end."""
+    contexts = []
+
+    def new(size: str):
+        contexts.append(browser.new_context(**SIZES[size]))
+        return contexts[-1].new_page()
+    yield new
+    for context in contexts:
+        context.close()
+
+
+def _laid_out_well(layout: dict) -> list[str]:
+    """What is wrong with a page's layout (LAYOUT): it scrolls sideways, its headings do not start at h1 or skip a
+    level going down, a region scrolls that the keyboard cannot reach or that has no name."""
+    wrong = []
+    if layout["width"] > layout["window"]:
+        wrong.append(f"scrolls sideways: {layout['width']} CSS px wide in {layout['window']}")
+    levels = layout["headings"]
+    if levels[:1] != [1] or any(b > a + 1 for a, b in zip(levels, levels[1:])):
+        wrong.append(f"headings out of order: {levels}")
+    wrong += [f"a scrolling region without tabindex or name: {e}" for e in layout["unreachable"]]
+    return wrong
+
+
+def _audit_pages(sized, audited: dict, family: str, pages: dict[str, str], laid_out_by_the_kit: bool = True,
+                 before=None) -> None:
+    """Audit every page (name → URL) at every size, each loaded once per size; fail on any violation and, where the
+    kit lays the page out, on anything _laid_out_well finds. `before(page, name)`: done after each load."""
+    problems = []
+    for size in SIZES:
+        page = sized(size)
+        for name, url in pages.items():
+            page.goto(url)
+            if before:
+                before(page, name)
+            found = audit(page)
+            what = f"{family}, {name}, at {size}"
+            audited[what] = found.rules
+            print(found.report(what))
+            problems += [f"{what}: {v}" for v in found.violations]
+            if laid_out_by_the_kit:
+                problems += [f"{what}: {wrong}" for wrong in _laid_out_well(page.evaluate(LAYOUT))]
+    assert not problems, "\n".join(problems)
 
 
 # ---------------------------------------------------------------- the pages, made as the kit makes them
@@ -104,36 +178,57 @@ def unconfined_feedback(tmp_path_factory, copy_released) -> Path:
     return page
 
 
+def _notebook_pages(folder: Path) -> list[Path]:
+    """Every notebook's feedback page in a student's feedback folder (not the explorer's own page)."""
+    return [page for page in sorted(folder.glob("*.html")) if page.name != "explorer.html"]
+
+
 @pytest.fixture(scope="module")
-def feedback_pages(graded_class, unconfined_feedback) -> dict[str, Path]:
-    """One feedback page of each kind, notebook 03's (the others: `every_feedback_page`)."""
-    pages = {kind: graded_class.course / "feedback" / student / "attention" / f"{NOTEBOOK}.html"
+def feedback_pages(graded_class, hostile_class, unconfined_feedback) -> dict[str, list[Path]]:
+    """Kind → every notebook's feedback page of its student (the written answers with the grader's points and
+    comments in 05 and 08); graded unconfined: notebook 03's."""
+    pages = {kind: _notebook_pages(graded_class.course / "feedback" / student / "attention")
              for kind, student in FEEDBACK.items()}
-    assert "not started" in pages["not started"].read_text()
-    assert "softmax over the wrong axis" in pages["failed with a diagnosis"].read_text()
-    return {**pages, "graded unconfined": unconfined_feedback}
+    pages["long, odd and hostile"] = _notebook_pages(hostile_class / "feedback" / HOSTILE / "attention")
+    assert all(len(found) == 9 for found in pages.values()), pages
+    assert "not started" in pages["not started"][2].read_text()
+    assert "softmax over the wrong axis" in pages["failed with a diagnosis"][2].read_text()
+    assert all("Late submission penalty" in page.read_text() for page in pages["late"])
+    return {**pages, "graded unconfined": [unconfined_feedback], "over the limit": _over_the_limit(graded_class)}
 
 
-def every_feedback_page(graded_class, kind: str) -> list[Path]:
-    """Every notebook's feedback page of the example student of `kind` (written answers with the grader's
-    points and comments in 05 and 08)."""
-    pages = sorted((graded_class.course / "feedback" / FEEDBACK[kind] / "attention").glob("*.html"))
-    return [page for page in pages if page.name != "explorer.html"]
+def _over_the_limit(graded_class) -> list[Path]:
+    """The pages ada's hand-in gets over the grading service's limit, one notebook named as markup."""
+    import tempfile
+    import time
+
+    from kit.grading_service.notice import write_notices
+
+    folder = Path(tempfile.mkdtemp(prefix="over-the-limit-"))
+    shutil.copytree(graded_class.course / "submitted" / "ada" / "attention", folder / "submitted")
+    shutil.copy(folder / "submitted" / f"{NOTEBOOK}.ipynb", folder / "submitted" / "<i>mine</i>.ipynb")
+    return write_notices(folder / "notices", folder / "submitted", "attention", time.time() + 3600,
+                         "You have had 3 graded feedbacks in the last 24 hours; the course gives at most 3 a day.")
 
 
 @pytest.fixture(scope="module")
-def report_pages(graded_class, tmp_path_factory) -> dict[str, Path]:
+def report_pages(graded_class, hostile_class, tmp_path_factory) -> dict[str, Path]:
     """`make demo`'s class report, and its anonymous version, written by kit.report's own functions
-    (into a folder of this test's: the graded class is shared and read-only)."""
+    (into a folder of this test's: the graded class is shared and read-only); the hostile class's report."""
     from kit.report.build import course_directory
     from kit.report.charts import all_charts
     from kit.report.collect import collect
     from kit.report.page import render
 
-    anonymous = tmp_path_factory.mktemp("report") / "anonymous.html"
+    folder = tmp_path_factory.mktemp("report")
     results = collect(course_directory(graded_class.course), "attention")
-    anonymous.write_text(render(results, all_charts(results), anonymous=True), encoding="utf-8")
-    return {"named": graded_class.course / "reports" / "attention" / "index.html", "anonymous": anonymous}
+    (folder / "anonymous.html").write_text(render(results, all_charts(results), anonymous=True), encoding="utf-8")
+    for number, exercise in enumerate(results.exercises):  # as the grading service's journal would give them
+        exercise.attempts = {s.id: [False] * (number % 3) + [number % 4 != 0] for s in results.students}
+    (folder / "on hand-in.html").write_text(render(results, all_charts(results)), encoding="utf-8")
+    return {"named": graded_class.course / "reports" / "attention" / "index.html", "anonymous": folder / "anonymous.html",
+            "with a hostile student": hostile_class / "reports" / "attention" / "index.html",
+            "graded on hand-in": folder / "on hand-in.html"}
 
 
 @pytest.fixture(scope="module")
@@ -159,45 +254,77 @@ def _explore(page, url: str, weights: str) -> None:
     page.wait_for_selector(f'.head.selected[data-layer="{layer}"][data-head="{head}"]')
 
 
-# ---------------------------------------------------------------- the audit
+# ---------------------------------------------------------------- the audit, at every size
 
 
-@pytest.mark.parametrize("kind", [*FEEDBACK, "graded unconfined"])
-def test_does_a_students_feedback_page_pass_the_audit(page, feedback_pages, graded_class, audited, kind):
-    pages = [feedback_pages[kind]] if kind == "graded unconfined" else every_feedback_page(graded_class, kind)
-    assert kind == "graded unconfined" or len(pages) == 9, pages
-    found = {}
-    for path in pages:
-        page.goto(path.as_uri())
-        found[path.stem] = audit(page)
-        audited[f"feedback page, {kind}, {path.stem}"] = found[path.stem].rules
-    for notebook, result in found.items():
-        print(result.report(f"feedback page, {kind}, {notebook}"))
-    assert not any(r.violations for r in found.values()), \
-        "\n".join(r.report(f"feedback page, {kind}, {notebook}") for notebook, r in found.items() if r.violations)
+@pytest.mark.parametrize("kind", [*FEEDBACK, "long, odd and hostile", "graded unconfined", "over the limit"])
+def test_does_every_feedback_page_pass_the_audit_at_every_size(sized, feedback_pages, audited, kind):
+    _audit_pages(sized, audited, f"feedback page, {kind}", {path.stem: path.as_uri() for path in feedback_pages[kind]})
 
 
-@pytest.mark.parametrize("version", ["named", "anonymous"])
-def test_does_the_whole_class_report_pass_the_audit(page, report_pages, audited, version):
-    page.goto(report_pages[version].as_uri())
-    _fail_on(audit(page), f"class report, {version}", audited)  # every section the report holds
+@pytest.mark.parametrize("version", ["named", "anonymous", "with a hostile student", "graded on hand-in"])
+def test_does_the_whole_class_report_pass_the_audit_at_every_size(sized, report_pages, audited, version):
+    _audit_pages(sized, audited, "class report", {version: report_pages[version].as_uri()})  # every section it holds
 
 
 @pytest.mark.parametrize("weights", ["trained", "random"])
-def test_does_the_explorer_pass_the_audit_after_a_prompt_and_a_head_are_chosen(page, explorer, audited, weights):
+def test_does_the_explorer_pass_the_audit_at_every_size_after_a_prompt_and_a_head_are_chosen(sized, explorer, audited,
+                                                                                            weights):
     from kit.report.charts import style
 
-    _explore(page, explorer, weights)
-    found = audit(page)
-    _fail_on(found, f"explorer, {weights} weights", audited)
-    # axe leaves the grids' SVG labels (it cannot tell their background) for a person: on the page's white,
-    # each label's fill must meet 4.5:1.
-    assert {v.rule for v in found.incomplete} <= {"color-contrast"}, found.report("explorer")
-    fills = set(page.evaluate("() => [...document.querySelectorAll('svg text')].map(t => getComputedStyle(t).fill)"))
-    assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") in ("rgba(0, 0, 0, 0)", "rgb(255, 255, 255)")
-    for fill in fills:
-        shade = style.luminance([int(c) / 255 for c in re.findall(r"\d+", fill)[:3]])
-        assert 1.05 / (shade + 0.05) >= 4.5, f"an SVG label in {fill} on white"
+    def chosen(page, name):
+        _explore(page, explorer, weights)
+        page.click("#table-details summary")  # the widest part: every weight, in a box of its own
+        # axe leaves the grids' SVG labels (it cannot tell their background) for a person: on the page's white,
+        # each label's fill must meet 4.5:1.
+        fills = set(page.evaluate("() => [...document.querySelectorAll('svg text')].map(t => getComputedStyle(t).fill)"))
+        assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") in ("rgba(0, 0, 0, 0)",
+                                                                                          "rgb(255, 255, 255)")
+        for fill in fills:
+            shade = style.luminance([int(c) / 255 for c in re.findall(r"\d+", fill)[:3]])
+            assert 1.05 / (shade + 0.05) >= 4.5, f"an SVG label in {fill} on white"
+
+    _audit_pages(sized, audited, "explorer", {f"{weights} weights": explorer}, before=chosen)
+
+
+@pytest.fixture(scope="module")
+def formgrader_pages(hostile_class, tmp_path_factory):
+    """Name → the formgrader's page of a submission with written answers (the hostile student's notebooks 05 and
+    08, ada's 05), served by a real Jupyter server in a copy of the hostile class (the server writes beside it)."""
+    from tests import formgrader
+
+    require_browser()
+    require_axe()
+    course = tmp_path_factory.mktemp("formgrader") / "course"
+    shutil.copytree(hostile_class, course, symlinks=True)
+    with formgrader.running(course) as server:
+        pages = {}
+        for student, notebook in ((HOSTILE, "05_masks_and_cross_attention"), (HOSTILE, "08_check_yourself"),
+                                  ("ada", "05_masks_and_cross_attention")):
+            submitted = server.api(f"/formgrader/api/submitted_notebooks/attention/{notebook}")
+            submission = next(s["id"] for s in submitted if s["student"] == student)
+            pages[f"{student}, {notebook}"] = (f"http://127.0.0.1:{server.port}/formgrader/submissions/{submission}/"
+                                               f"?token={server.token}")
+        yield pages
+
+
+def test_does_the_formgraders_view_of_written_answers_pass_the_audit_at_every_size(sized, formgrader_pages, audited):
+    problems = []
+    for size in SIZES:
+        page = sized(size)
+        for name, url in formgrader_pages.items():
+            page.goto(url)
+            page.wait_for_load_state("networkidle")
+            what = f"formgrader, {name}, at {size}"
+            found = audit(page, {"include": [["#notebook-container"]], "exclude": NBGRADERS_CONTROLS})
+            audited[what] = found.rules
+            print(found.report(what))
+            print(audit(page, {"exclude": [["#notebook-container"]]}).report(f"{what}: nbgrader's own (not counted)"))
+            layout = page.evaluate(LAYOUT)
+            problems += [f"{what}: {v}" for v in found.violations]
+            if layout["width"] > layout["window"]:
+                problems.append(f"{what}: scrolls sideways, {layout['width']} CSS px wide in {layout['window']}")
+    assert not problems, "\n".join(problems)
 
 
 @pytest.fixture(scope="module")
@@ -236,34 +363,58 @@ def _kit_context(page) -> dict:
     return {"include": [[f"[id='{widget}'] {selector}"] for selector in KIT_IN_LAB]}
 
 
+def _figure_alts(page, selector: str) -> list[str]:
+    return page.evaluate("s => [...document.querySelectorAll(s)].map(i => i.getAttribute('alt') ?? '')", selector)
+
+
+def _notebooks_figures(page) -> list[str]:
+    widget = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    return _figure_alts(page, f"[id='{widget}'] .jp-OutputArea img")
+
+
 def test_does_what_the_kit_writes_in_jupyterlab_pass_the_audit(browser, lab, audited):
     page = lab_page(browser, lab)
+    found, own = {}, None
     try:
-        found, own = {}, {}
         shown = _run_each_cell(page, f"release/{NOTEBOOK}.ipynb")
         text = "\n".join(cell["text"] for cell in shown)
         assert "not started" in text and "Figure not drawn yet" in text, text[:2000]
-        found["release"] = audit(page, _kit_context(page))
-        shown = run_all(page, f"solved/{NOTEBOOK}.ipynb")
-        text = "\n".join(cell["text"] for cell in shown)
-        assert any(cell["images"] for cell in shown) and "✓" in text
-        assert all(mark == "✓ passed:" for mark in re.findall(r"[✓✗]\s*\S+", text)), text[:2000]
-        alts = _figure_alts(page, f"[id='{page.evaluate('() => window.jupyterapp.shell.currentWidget.id')}'] "
-                                  ".jp-OutputArea img")
-        assert alts and all(re.search(r"\d\.\d", alt) for alt in alts), alts
-        found["solved"] = audit(page, _kit_context(page))
+        found |= _at_every_size(page, f"release {NOTEBOOK}")
+        for solved in (NOTEBOOK, "09_model_explorer"):
+            shown = run_all(page, f"solved/{solved}.ipynb")
+            text = "\n".join(cell["text"] for cell in shown)
+            assert any(cell["images"] for cell in shown) and "✓" in text
+            assert all(mark == "✓ passed:" for mark in re.findall(r"[✓✗]\s*\S+", text)), text[:2000]
+            alts = _notebooks_figures(page)
+            assert alts and all(re.search(r"\d\.\d|\.\d\d", alt) for alt in alts), alts  # every figure's numbers
+            found |= _at_every_size(page, f"solved {solved}")
         own = audit(page, {"exclude": _kit_context(page)["include"]})
     finally:
         page.close()
     print(own.report("JupyterLab's own (not counted)"))
+    counted = {what: result for what, result in found.items() if what.endswith(LAB_COUNTED)}
     for what, result in found.items():
-        audited[f"JupyterLab, {what} {NOTEBOOK}"] = result.rules
-        print(result.report(f"JupyterLab, {what} {NOTEBOOK}"))
-    assert not any(r.violations for r in found.values()), \
-        "\n".join(r.report(f"JupyterLab, {what} {NOTEBOOK}") for what, r in found.items())
+        if what in counted:
+            audited[f"JupyterLab, {what}"] = result.rules
+        print(result.report(f"JupyterLab, {what}" + ("" if what in counted else " (JupyterLab's layout: not counted)")))
+    assert not any(r.violations for r in counted.values()), \
+        "\n".join(r.report(f"JupyterLab, {what}") for what, r in counted.items() if r.violations)
 
 
-# ---------------------------------------------------------------- beyond the audit: keyboard, zoom, words, contrast
+def _at_every_size(page, what: str) -> dict:
+    """The audit of what the kit wrote in the notebook in front at every size, the notebook loaded once (the
+    window resized, JupyterLab's side panels closed, as a reader at that size would)."""
+    found = {}
+    for size, window in SIZES.items():
+        page.set_viewport_size(window["viewport"])
+        page.evaluate("() => { window.jupyterapp.shell.collapseLeft(); window.jupyterapp.shell.collapseRight(); }")
+        page.wait_for_function("w => document.documentElement.clientWidth === w", arg=window["viewport"]["width"])
+        found[f"{what}, at {size}"] = audit(page, _kit_context(page))
+    page.set_viewport_size(SIZES["1280 px"]["viewport"])
+    return found
+
+
+# ---------------------------------------------------------------- beyond the audit: keyboard, pictures, words, contrast
 
 FOCUS_SHOWN = """() => { const s = getComputedStyle(document.activeElement);
     return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== 'none'; }"""
@@ -319,43 +470,60 @@ def test_can_the_explorer_be_used_with_the_keyboard_alone(page, explorer):
     assert page.evaluate(FOCUSED) == f"{layer}/{head}"
 
 
-@pytest.mark.parametrize("what", ["class report", "explorer"])
-def test_does_the_page_fit_a_1280px_window_at_200_percent_zoom(browser, report_pages, explorer, audited, what):
-    page = browser.new_page(**ZOOMED)
-    try:
-        if what == "explorer":
-            _explore(page, explorer, "trained")
-            page.click("#table-details summary")  # the widest part: every weight, in a box of its own
-        else:
-            page.goto(report_pages["named"].as_uri())
-        width, client = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        assert width <= client, f"the {what} scrolls sideways at 200% zoom: {width} CSS px wide in {client}"
-        _fail_on(audit(page), f"{what} at 200% zoom", audited)
-    finally:
-        page.close()
+def test_can_every_scrolling_code_box_of_a_feedback_page_be_reached_and_read_with_the_keyboard(sized, feedback_pages):
+    """At 320 px the hostile student's long lines of code scroll in their box: Tab reaches each box, it says what
+    it holds, and the arrow keys scroll it."""
+    page = sized("320 px")
+    page.goto(feedback_pages["long, odd and hostile"][2].as_uri())  # notebook 03: a line of code 600 characters long
+    boxes = page.evaluate("() => [...document.querySelectorAll('.code')].filter(e => e.scrollWidth > e.clientWidth)"
+                          ".map(e => e.getAttribute('aria-label'))")
+    assert boxes, "no code box scrolls at 320 px"
+    reached = []
+    for _ in range(400):
+        page.keyboard.press("Tab")
+        label = page.evaluate("() => document.activeElement.classList.contains('code') ? "
+                              "document.activeElement.getAttribute('aria-label') : null")
+        if label in boxes and label not in reached:
+            reached.append(label)
+            page.keyboard.press("ArrowRight")  # Chromium scrolls a focused box smoothly: it gets there in a few frames
+            page.wait_for_function("() => document.activeElement.scrollLeft > 0", timeout=10_000)
+            assert page.evaluate(FOCUS_SHOWN), f"{label}: no visible focus"
+        if len(reached) == len(boxes):
+            break
+    assert reached == boxes
+    assert all(label.startswith("Code of ") for label in boxes), boxes
 
 
-def _figure_alts(page, selector: str) -> list[str]:
-    return page.evaluate("s => [...document.querySelectorAll(s)].map(i => i.getAttribute('alt') ?? '')", selector)
+def test_a_feedback_page_at_320_px_as_readme_shows_it(sized, feedback_pages):
+    """docs/: a student's feedback at 320 CSS px, its top (the score and the graded parts, the late notice) and a
+    written answer with the grader's points and comment; and a failed check's message."""
+    page = sized("320 px")
+    page.goto(feedback_pages["late"][4].as_uri())  # notebook 05: written answers, the late notice
+    DOCS.mkdir(exist_ok=True)
+    page.screenshot(path=str(DOCS / "feedback-320px.png"))
+    page.locator(".written-answer").first.scroll_into_view_if_needed()
+    page.evaluate("() => document.querySelector('.written-answer').scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(DOCS / "feedback-320px-written-answer.png"))
+    page.goto(feedback_pages["failed with a diagnosis"][2].as_uri())  # notebook 03: softmax over the wrong axis
+    page.evaluate("() => document.querySelector('.output_error').closest('.cell').scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(DOCS / "feedback-320px-message.png"))
 
 
-def test_does_every_figure_in_the_report_and_in_feedback_carry_its_numbers_in_words(page, report_pages,
-                                                                                   feedback_pages):
-    for version, path in report_pages.items():
+def test_does_every_figure_in_the_report_carry_its_numbers_in_words(page, report_pages):
+    for version in ("named", "anonymous"):  # the example class's: every chart drawn
+        path = report_pages[version]
         page.goto(path.as_uri())
         alts = _figure_alts(page, "img")
         assert len(alts) == 3 and all(re.search(r"\d", alt) and len(alt) > 60 for alt in alts), (version, alts)
-    for kind, path in feedback_pages.items():
-        page.goto(path.as_uri())
-        assert all(re.search(r"\d", alt) for alt in _figure_alts(page, "img")), kind
 
 
 def test_does_every_check_message_say_in_words_whether_it_passed(feedback_pages):
-    for kind, path in feedback_pages.items():
-        text = re.sub(r"<[^>]+>", "", path.read_text())
+    for kind, paths in feedback_pages.items():
+        text = "".join(message for path in paths for message in
+                       re.findall(r'class="[^"]*output_(?:stream|error)[^"]*">\s*<pre>(.*?)</pre>', path.read_text(), re.S))
         marks = re.findall(r"[✓✗]\s*\S+", text)
         assert all(mark.endswith("passed:") for mark in marks), (kind, sorted(set(marks)))
-        assert kind == "not started" or marks, kind
+        assert kind in ("not started", "long, odd and hostile", "over the limit") or marks, kind
 
 
 def test_does_every_label_on_a_coloured_cell_of_the_reports_heat_map_meet_aa_contrast():

@@ -130,9 +130,14 @@ def students_explorer(tmp_path, request):
     """`python explorer.py --port 0` started in a copy of a folder (the release, or solved notebooks); its URL."""
     folder = tmp_path / "attention"
     shutil.copytree(request.param, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    yield from _serving(folder, tmp_path)
+
+
+def _serving(folder: Path, home: Path):
+    """`python explorer.py --port 0` started in `folder`: its URL, until the generator is closed."""
     process = subprocess.Popen([sys.executable, "explorer.py", "--port", "0"], cwd=folder, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True,
-                               env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "MPLBACKEND": "Agg"})
+                               env={"PATH": os.environ.get("PATH", ""), "HOME": str(home), "MPLBACKEND": "Agg"})
     try:
         ready, _, _ = select.select([process.stdout], [], [], 120)
         line = process.stdout.readline() if ready else ""
@@ -179,3 +184,28 @@ def test_the_untouched_releases_explorer_serves_the_page_and_says_what_to_write(
     assert _page(students_explorer)[0] == 200
     status, answer = _get(students_explorer + "api/run?prompt=the+cat+sat")
     assert status == 400 and "not implemented yet" in answer["error"]
+
+
+def test_a_kind_the_students_classify_head_returns_shows_as_text_in_their_explorer(tmp_path):
+    """Their own copy only, but a kind is what their code returned: text, never markup in the page."""
+    require_browser()
+    folder = tmp_path / "attention"
+    shutil.copytree(SOLVED, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    notebook = folder / "09_model_explorer.ipynb"
+    nb = json.loads(notebook.read_text())
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "classify_head":
+            cell["source"] = "def classify_head(*args, **kwargs):\n    return '<img src=x onerror=\"window.__pwned = 1\">'\n"
+    notebook.write_text(json.dumps(nb))
+    serving = _serving(folder, tmp_path)
+    url = next(serving)
+    try:
+        with chromium() as browser:
+            page = browser.new_page()
+            page.goto(url)
+            page.wait_for_selector("body[data-state=ready]")
+            assert page.locator("#overview .kind").first.inner_text() == '<img src=x onerror="window.__pwned = 1">'
+            assert page.evaluate("() => [window.__pwned ?? null, document.querySelectorAll('#overview img').length]") \
+                == [None, 0]
+    finally:
+        serving.close()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import io
+import re
 import sys
 
 import numpy as np
@@ -128,3 +131,121 @@ def test_a_drawn_figure_is_an_image_whose_alt_text_gives_its_numbers(figures, mo
     assert set(data) == {"text/html", "text/plain"}
     [alt] = re.findall(r'<img src="data:image/png;base64,[^"]+" alt="([^"]*)">', data["text/html"])
     assert html.unescape(alt) == data["text/plain"] and "0.683" in data["text/plain"]
+
+
+# ---------------------------------------------------------------- every number drawn, in words
+
+NUMBER = re.compile(r"[−+-]?\d[\d,]*(?:\.\d+)?|\.\d+")  # as a figure writes them: 0.683, −1.25, 74,309, .81
+
+
+def _figure_calls() -> list[tuple[str, str, list[str], dict]]:
+    """(notebook, figure, the names of the student's functions it is given, its keywords) of every figures.<name>(...)
+    call of the notebooks whose arguments are functions of the student's (notebook 09's draws a model's run)."""
+    calls = []
+    for script in sorted((ROOT / "notebooks" / "attention").glob("0*.py")):
+        for node in ast.walk(ast.parse(script.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and getattr(node.func.value, "id", None) == "figures":
+                names = [arg.id for arg in node.args if isinstance(arg, ast.Name)]
+                if len(names) == len(node.args):
+                    calls.append((script.stem, node.func.attr, names,
+                                  {k.arg: ast.literal_eval(k.value) for k in node.keywords}))
+    return calls
+
+
+def _half_wrong(names: list[str], functions: list) -> tuple[str, list] | None:
+    """The functions with the first of them that the corpus has a known mistake of replaced by it."""
+    for i, name in enumerate(names):
+        for path in sorted((ROOT / "tests" / "corpus" / "mistakes").glob(f"{name}__*.py")):
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return path.stem, [*functions[:i], getattr(module, name), *functions[i + 1:]]
+    return None
+
+
+@pytest.fixture
+def drawn(figures, monkeypatch) -> list[dict]:
+    """What each figure drawn in the test shows: its text alternative, and the texts written on it (the labels
+    on cells, bars and points, not the axes' scales)."""
+    found, png = [], figures.drawing._png
+
+    def spied(fig, margin=0.1):
+        found.append({"written": [t.get_text() for ax in fig.axes for t in ax.texts]})
+        return png(fig, margin)
+
+    def shown(data, raw=False):
+        found[-1]["alt"] = data["text/plain"]
+
+    monkeypatch.setattr(figures.drawing, "_png", spied)
+    monkeypatch.setattr("IPython.get_ipython", lambda: object())  # as in a notebook's kernel
+    monkeypatch.setattr("IPython.display.display", shown)
+    return found
+
+
+def _unsaid(seen: dict) -> list[str]:
+    """The numbers written on a figure that its text alternative does not give."""
+    return sorted({n for text in seen["written"] for n in NUMBER.findall(text) if n not in seen["alt"]})
+
+
+def test_does_every_figure_give_every_number_written_on_it_in_its_text_alternative_solved_and_half_wrong(figures,
+                                                                                                      drawn):
+    sys.path.insert(0, str(ROOT))
+    try:
+        import solutions.attention as reference
+    finally:
+        sys.path.remove(str(ROOT))
+    calls = _figure_calls()
+    assert {figure for _, figure, _, _ in calls} == set(figures.__all__) - {"every_head"}, "a figure not drawn here"
+    unsaid, wrong = {}, 0
+    for notebook, figure, names, keywords in calls:
+        solved = [getattr(reference, name) for name in names]
+        for state, functions in [("solved", solved), *filter(None, [_half_wrong(names, solved)])]:
+            drawn.clear()
+            getattr(figures, figure)(*functions, **keywords)
+            [seen] = drawn
+            assert NUMBER.search(seen["alt"]), (figure, state, seen["alt"])
+            if _unsaid(seen):
+                unsaid[f"{notebook} {figure}, {state}"] = _unsaid(seen)
+            wrong += state != "solved"
+    assert unsaid == {}
+    assert wrong >= len(calls) - 2, "most figures drawn half wrong too"
+
+
+def test_does_notebook_04s_figure_say_the_32_weights_it_draws(figures, drawn):
+    sys.path.insert(0, str(ROOT))
+    try:
+        from solutions.attention import attention, split_heads
+    finally:
+        sys.path.remove(str(ROOT))
+    figures.two_heads(split_heads, attention)
+    [seen] = drawn
+    weights = [n for text in seen["written"] for n in NUMBER.findall(text) if "." in n and len(text) <= 6]
+    said = " ".join(re.findall(r"Your head \d's weights, row by row[^:]*: (.*?)\.(?= Your)", seen["alt"]))
+    assert len(weights) == 32 and NUMBER.findall(re.sub(r"\b[a-z]+:", "", said)) == weights, (weights, said)
+
+
+@pytest.mark.parametrize("attention", ["yours", "a known mistake's"])
+def test_does_notebook_09s_figure_write_every_weight_of_every_head_on_it_and_in_words(figures, drawn, attention):
+    sys.path.insert(0, str(ROOT))
+    try:
+        import solutions.attention as reference
+    finally:
+        sys.path.remove(str(ROOT))
+    import explorer_model
+
+    pieces = explorer_model.Pieces(*(getattr(reference, name) for name in explorer_model.Pieces._fields))
+    if attention != "yours":
+        _, [wrong] = _half_wrong(["softmax"], [reference.softmax])
+        pieces = pieces._replace(softmax=wrong)
+    model = explorer_model.load(ROOT / "assignments" / "attention" / "model_weights.npz")
+    run = explorer_model.forward(model, explorer_model.tokenize("the cat sat on the mat . the cat", model.vocab), pieces)
+    words = [model.vocab[t] for t in run.tokens]
+    figures.every_head(run.weights, words, "a prompt")
+    [seen] = drawn
+    assert _unsaid(seen) == []
+    if attention == "yours":  # every pair the causal mask allows has its weight written; the first row is 1
+        layers, heads, n = run.weights.shape[:3]
+        assert len([t for t in seen["written"] if t]) == layers * heads * n * (n + 1) // 2
+        assert all(f"Layer {layer}, head {head}: <s>: 1.00; the: " in seen["alt"]
+                   for layer in range(layers) for head in range(heads))

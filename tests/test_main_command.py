@@ -193,8 +193,8 @@ def test_every_feedback_page_shows_each_written_answers_points_and_comment_and_n
                 continue  # a notebook nbgrader could not grade (gus's 03) has no page
             html = re.sub(r"\s+", " ", page.read_text())
             points, comment = predicted_marks(course.folder, student)[question]
-            assert f'<a href="#{question}">Task</a> (Score: {points:.1f} / 3.0)' in html, (student, question)
-            assert f"<b>Comments:</b> <p>{comment}</p>" in html, (student, question)
+            assert f'<a href="#{question}">Task {question}</a>: {points:.1f} of 3.0' in html, (student, question)
+            assert f"<b>Score:</b> {points:.1f} of 3.0. <b>Comments:</b> <p>{comment}</p>" in html, (student, question)
             for point in rubric(text):
                 assert " ".join(point.text.split()[:8]) not in html, (student, question)
 

@@ -11,9 +11,12 @@ import os
 import re
 import shutil
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nbgrader.api import Gradebook
 
 from autograder.handed_in import ANSWER_STUB, answer_cell_id, restore_locked_cells, tampering
@@ -21,7 +24,7 @@ from examples.written_answers import FULL, PARTIAL
 from kit.course import ASSIGNMENT, COURSE_ID, db_url
 from kit.notebooks import ROOT, build_notebook
 from kit.teaching_assistant import mark
-from kit.written import rubric, written_cells
+from kit.written import as_text, as_written, rubric, written_cells
 from tests import formgrader
 from tests.course_copy import run_nbgrader
 
@@ -90,6 +93,41 @@ def test_the_stand_in_assistant_gives_a_point_for_each_rubric_point_an_answer_me
     assert mark(points, PARTIAL[QUESTION])[0] == 2.0
     assert mark(points, ANSWER_STUB) == (0.0, "No answer written: 0 of 3 points.")
     assert mark(points, "The weights sum to one.")[0] == 0.0
+
+
+# What a student may type, weighted towards what markdown and HTML give meaning to.
+MARKDOWN_AND_HTML = st.sampled_from(["<", ">", "`", "```", "````", "~~~", "\n", "\r", "\r\n", " ", "\t", "    ", "&", "&lt;",
+                                     "<script>alert(1)</script>", "</code></pre>", "<!--", "-->", "<iframe>", "\x00",
+                                     "[a](javascript:x)", "$x$", "*", "_", "\\", "\u2028", "<img src=x onerror=y>"])
+ANY_ANSWER = st.lists(st.one_of(MARKDOWN_AND_HTML, st.text(max_size=6)), max_size=40).map("".join)
+
+
+class _Rendered(HTMLParser):
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], ""
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, attrs))
+
+    def handle_data(self, data):
+        self.text += data
+
+
+@settings(max_examples=400, deadline=None)
+@given(ANY_ANSWER)
+def test_whatever_a_student_writes_renders_as_that_text_in_one_block_and_nothing_else(words):
+    """With nbconvert's markdown renderer, the one nbgrader's formgrader and feedback use, which passes HTML through."""
+    from nbconvert.exporters import HTMLExporter
+
+    shown = as_text(words)
+    rendered = _Rendered(HTMLExporter().markdown2html({}, shown))
+    assert rendered.tags == [("pre", []), ("code", [])], rendered.tags
+    lines = words.replace("\r\n", "\n").replace("\r", "\n")
+    assert rendered.text.rstrip("\n") == lines.rstrip("\n")
+    assert as_written(shown) == lines and as_text(shown) == shown  # its words back; shown twice, the same
 
 
 def _answered(text: str, notebook: str = NOTEBOOK) -> dict:
@@ -194,6 +232,14 @@ def _written_grades(course: Path) -> dict[str, object]:
                 gb.find_submission(ASSIGNMENT, STUDENT).notebooks for g in nb.grades if g.name in written}
 
 
+def test_the_autograded_notebook_holds_a_written_answer_as_text_and_its_words_read_back(autograded):
+    notebook = json.loads((autograded / "autograded" / STUDENT / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text())
+    [answer] = [c for c in notebook["cells"] if c["id"] == answer_cell_id(QUESTION)]
+    assert _source(answer) == as_text(FULL[QUESTION])  # what the formgrader and the feedback render
+    submitted = json.loads((autograded / "submitted" / STUDENT / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text())
+    assert next(_source(c) for c in submitted["cells"] if c["id"] == answer_cell_id(QUESTION)) == FULL[QUESTION]
+
+
 def test_autograde_leaves_the_written_answers_to_a_grader_and_keeps_the_students_answer(autograded):
     assert _written_grades(autograded) == {q: (None, None, True) for q in
                                            ("written_one_pass", "written_injection", "written_convex")}
@@ -243,9 +289,10 @@ def test_a_grade_and_a_comment_put_through_the_formgraders_api_reach_the_gradebo
 def test_the_feedback_shows_the_graders_points_and_comment_under_the_answer_and_no_rubric(graded_in_the_formgrader,
                                                                                          autograded):
     html = _flat((autograded / "feedback" / STUDENT / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
-    assert f'<a href="#{QUESTION}">Task</a> (Score: 2.0 / 3.0)' in html
-    assert f"<b>Comments:</b> <p>{COMMENT}</p>" in html
-    assert FULL[QUESTION][:60] in html
+    assert f'<a href="#{QUESTION}">Task {QUESTION}</a>: 2.0 of 3.0' in html
+    label, graded = "Your answer to Written question 5.a: one pass, every position", \
+        f"<b>Score:</b> 2.0 of 3.0. <b>Comments:</b> <p>{COMMENT}</p>"
+    assert html.index(label) < html.index(FULL[QUESTION][:60]) < html.index(graded), "the answer, then the points"
     for question in ("written_one_pass", "written_injection"):
         for phrase in _rubric_phrases(question):
             assert phrase not in html, phrase
@@ -263,3 +310,74 @@ def test_the_class_report_counts_the_graded_and_the_ungraded_written_answers(gra
     page, summary = write_report(course_directory(autograded), ASSIGNMENT)
     assert "Written answers: 1 graded, 2 not yet graded" in summary
     assert "as the formgrader writes it): 1 graded, 2 not yet graded." in _flat(re.sub(r"<[^>]+>", " ", page.read_text()))
+
+
+# ---------------------------------------------------------------- a hostile student, opened as the grader and the student do
+
+HOSTILE_NOTEBOOKS = ("05_masks_and_cross_attention", "08_check_yourself")  # the notebooks with written questions
+
+
+def _opened(browser, url: str) -> dict:
+    """Open `url` in a fresh page of Chromium: what acted (tests/hostile_student.py ACTED), the dialogs that
+    opened, the frames the page holds, and whether the student's markup is shown as text."""
+    from tests.hostile_student import ACTED
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    try:
+        page.goto(url, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        return {**page.evaluate(ACTED), "dialogs": dialogs, "frames": len(page.frames) - 1 + page.evaluate(
+            "() => document.querySelectorAll('iframe, frame, object, embed').length"),
+                "shown as text": "<script>window.__pwned" in page.inner_text("body"), "url": page.url}
+    finally:
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def hostile_pages(hostile_class, tmp_path_factory) -> dict[tuple[str, str], dict]:
+    """The hostile student's written answers in the formgrader (a real Jupyter server, the submission's page opened
+    as the grader opens it), every page of their feedback, and the class report, each opened in Chromium."""
+    from tests.browser import chromium, require_browser
+    from tests.hostile_student import STUDENT as HOSTILE
+
+    require_browser()
+    course = tmp_path_factory.mktemp("hostile") / "course"
+    shutil.copytree(hostile_class, course, symlinks=True)  # the server writes beside the course: a copy of our own
+    seen = {}
+    with formgrader.running(course) as server, chromium() as browser:
+        for notebook in HOSTILE_NOTEBOOKS:
+            submitted = server.api(f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{notebook}")
+            submission = next(s["id"] for s in submitted if s["student"] == HOSTILE)
+            url = f"http://127.0.0.1:{server.port}/formgrader/submissions/{submission}/?token={server.token}"
+            seen["formgrader", notebook] = _opened(browser, url)
+        for page in sorted((course / "feedback" / HOSTILE / ASSIGNMENT).glob("0*.html")):
+            seen["feedback", page.stem] = _opened(browser, page.as_uri())
+        for page in sorted((course / "reports" / ASSIGNMENT).glob("*.html")):
+            seen["class report", page.stem] = _opened(browser, page.as_uri())
+    return seen
+
+
+def _acted(seen: dict) -> dict:
+    return {what: seen[what] for what in ("pwned", "dialogs", "frames", "handlers", "links", "hidden") if seen[what]}
+
+
+def test_a_hostile_written_answer_runs_nothing_in_the_formgrader_and_is_shown_as_text(hostile_pages):
+    for notebook in HOSTILE_NOTEBOOKS:
+        seen = hostile_pages["formgrader", notebook]
+        assert _acted(seen) == {}, (notebook, seen)
+        assert seen["shown as text"] and "/formgrader/submissions/" in seen["url"], (notebook, seen)
+
+
+def test_no_hostile_answer_or_message_runs_anything_in_the_students_feedback(hostile_pages):
+    pages = {notebook: seen for (where, notebook), seen in hostile_pages.items() if where == "feedback"}
+    assert len(pages) == 9
+    assert {notebook: _acted(seen) for notebook, seen in pages.items() if _acted(seen)} == {}
+    assert all(pages[notebook]["shown as text"] for notebook in HOSTILE_NOTEBOOKS)
+
+
+def test_no_hostile_answer_or_message_runs_anything_in_the_class_report(hostile_pages):
+    pages = {name: seen for (where, name), seen in hostile_pages.items() if where == "class report"}
+    assert sorted(pages) == ["anonymous", "index"]
+    assert {name: _acted(seen) for name, seen in pages.items() if _acted(seen)} == {}

@@ -7,7 +7,10 @@
   preprocessors.py (nbgrader's autograde steps the kit adds), save_scores.py
   (the scores from the report into the gradebook, in SaveAutoGrades's place),
   overwrite_cells.py (OverwriteCells reading a notebook's cells in two queries);
-- feedback, late policy and exports: feedback.py, feedback_page.py,
+- what a student wrote in markdown, shown as text in every page nbgrader
+  renders: written_as_text.py;
+- feedback, late policy and exports: feedback.py, feedback_page.py (with
+  templates/: the feedback page, and the formgrader's view of a submission),
   late.py, export.py;
 - the gradebook: reachable.py (it answers, or the command stops), engines.py
   (one engine per process), sqlite_wal.py (SQLite in WAL mode),

@@ -16,8 +16,12 @@ It puts in place:
 - the kit's converters in place of nbgrader's: nbgrader's apps name their
   converter classes in code, not in configuration, so `install_converters`
   replaces them in the apps' modules (autograde.py, feedback.py);
-- feedback that hides hidden checks' code and written answers' rubrics
-  (feedback_page.py), the late policy (late.py) and the exports
+- what a student wrote in markdown shown as text in the autograded notebook
+  and the feedback, on either grading path (written_as_text.py);
+- feedback that hides hidden checks' code and written answers' rubrics, on
+  the kit's page (feedback_page.py, templates/kit_feedback/), and the
+  formgrader's view of a submission in the kit's template over nbgrader's
+  (templates/kit_formgrade/); the late policy (late.py) and the exports
   (export.py).
 """
 
@@ -50,8 +54,11 @@ def configure(c, course: Course) -> None:
     wait_for_locked_gradebook(course.gradebook_wait_seconds)
     _environment(Path(c.CourseDirectory.root))
     _feedback(c, course)
+    _formgrader(c)
     if grading_path() == OUT_OF_PROCESS:
         _out_of_process(c, course)
+    else:
+        _in_kernel(c)
     install_converters(autograde_in_workers=grading_path() == OUT_OF_PROCESS)
     _late_policy_and_exports(c, course)
 
@@ -75,12 +82,33 @@ def _feedback(c, course: Course) -> None:
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import ClearMarkScheme, GetGrades
 
-    from kit.nbgrader_glue.feedback_page import FeedbackExporter, HideHiddenTests
+    from kit.nbgrader_glue.feedback_page import TEMPLATES, FeedbackExporter, HideHiddenTests
+    from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
 
-    c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearMarkScheme, HideHiddenTests]
-    # ... on a page in English whose links, colours and messages pass WCAG 2.1 AA (tests/test_accessibility.py).
+    # Written answers as text first, while the questions still read as in the source (ClearMarkScheme cuts them).
+    c.GenerateFeedback.preprocessors = [GetGrades, WrittenAnswersAsText, CSSHTMLHeaderPreprocessor, ClearMarkScheme,
+                                        HideHiddenTests]
+    # ... on the kit's page, which passes WCAG 2.1 AA at any width (tests/test_accessibility.py), with no "¶" link
+    # in every heading. FeedbackExporter's own settings: the formgrader's HTMLExporter keeps nbgrader's template.
     c.GenerateFeedback.exporter_class = FeedbackExporter
+    c.FeedbackExporter.template_name = "kit_feedback"
+    c.FeedbackExporter.extra_template_basedirs = [str(TEMPLATES)]
+    c.FeedbackExporter.exclude_anchor_links = True
     c.ParallelGenerateFeedback.workers = course.workers
+
+
+def _formgrader(c) -> None:
+    """The formgrader's view of a submission (its HTMLExporter, configured from this file) in the kit's template
+    over nbgrader's: in English, its code and messages wrapped at any width (templates/kit_formgrade/)."""
+    import nbgrader
+
+    from kit.nbgrader_glue.feedback_page import TEMPLATES
+
+    nbgrader_templates = str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates")
+    c.HTMLExporter.template_name = "kit_formgrade"
+    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), nbgrader_templates]
+    c.HTMLExporter.extra_template_paths = [nbgrader_templates]  # for its {% extends 'formgrade/index.html.j2' %}
+    c.HTMLExporter.exclude_anchor_links = True
 
 
 def _out_of_process(c, course: Course) -> None:
@@ -93,9 +121,10 @@ def _out_of_process(c, course: Course) -> None:
     from kit.nbgrader_glue.overwrite_cells import OverwriteCellsAtOnce
     from kit.nbgrader_glue.preprocessors import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource
     from kit.nbgrader_glue.save_scores import SaveScoresFromReport
+    from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
 
     c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
-                                          OverwriteCellsAtOnce, CheckCellMetadataOnce]
+                                          OverwriteCellsAtOnce, CheckCellMetadataOnce, WrittenAnswersAsText]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveScoresFromReport, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
     c.ParallelAutograde.workers = course.workers
@@ -106,6 +135,16 @@ def _out_of_process(c, course: Course) -> None:
     c.GradingRun.grader_wall_seconds = course.grader_budget.wall_seconds
     c.GradingRun.grader_memory_bytes = course.grader_budget.memory_bytes
     c.GradingRun.student_disk_bytes = course.grader_budget.disk_bytes
+
+
+def _in_kernel(c) -> None:
+    """nbgrader's stock path, with what the student wrote in markdown shown as text (written_as_text.py)."""
+    from nbgrader.converters import Autograde
+
+    from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
+
+    c.Autograde.sanitize_preprocessors = [*Autograde.class_traits()["sanitize_preprocessors"].default(),
+                                          WrittenAnswersAsText]
 
 
 def install_converters(autograde_in_workers: bool = True) -> None:

@@ -12,10 +12,11 @@ in the same list, removes it, so the student reads the grader's points and
 comment under their answer, never the rubric.
 
 `FeedbackExporter` (GenerateFeedback.exporter_class, set by configure.py) writes
-the page in English with a stylesheet that makes it pass WCAG 2.1 AA.
+the page with the kit's template (templates/kit_feedback/), which makes it pass
+WCAG 2.1 AA at any width from 320 CSS px (tests/test_accessibility.py audits it).
 """
 
-import re
+from pathlib import Path
 
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
@@ -38,27 +39,11 @@ class HideHiddenTests(Preprocessor):
         return cell, resources
 
 
-# What nbgrader's feedback template lacks for WCAG 2.1 AA (tests/test_accessibility.py audits the pages):
-# the page's language; links told apart by more than colour, in colours that meet 4.5:1 on their
-# backgrounds (nbgrader's "(Top)" links are #bbb on blue; Pygments' colours for code meet it on white,
-# not on Bootstrap's grey #f5f5f5 behind a pre); long messages wrapped rather than in a
-# scrolling box a keyboard cannot reach; a visible focus.
-ACCESSIBLE_CSS = """<style>
-a { text-decoration: underline; }
-#toc a { color: #1d4f7c; }
-div.nbgrader_cell .panel-heading a { color: #fff; }
-div.input_area, div.input_area .highlight, div.input_area pre { background: #fff; }
-div.output_area pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-:focus-visible { outline: 3px solid #1d4f7c; outline-offset: 2px; }
-</style>
-"""
+TEMPLATES = Path(__file__).with_name("templates")  # the kit's nbconvert templates: kit_feedback/
 
 
 class FeedbackExporter(HTMLExporter):
-    """nbgrader's feedback page (whatever template nbgrader's configuration names), in English and with
-    ACCESSIBLE_CSS last in its head, so it overrides the template's own colours."""
-
-    def from_notebook_node(self, nb, resources=None, **kw):
-        output, resources = super().from_notebook_node(nb, resources, **kw)
-        output = re.sub(r"<html(?![^>]*\blang=)", '<html lang="en"', output, count=1)
-        return output.replace("</head>", ACCESSIBLE_CSS + "</head>", 1), resources
+    """The feedback page: nbgrader's HTMLExporter with the kit's template (templates/kit_feedback/: the page in
+    English, laid out and coloured for WCAG 2.1 AA from 320 CSS px up, what the student wrote labelled as
+    theirs). A class of its own, so configure.py names the template for feedback alone: the formgrader's
+    HTMLExporter, configured from the same nbgrader_config.py, keeps nbgrader's."""

@@ -88,11 +88,15 @@ class RestoreFromSource(NbGraderPreprocessor):
     student (nine notebooks)."""
 
     def preprocess(self, nb, resources):
-        coursedir = CourseDirectory(config=self.config)
-        info = resources["nbgrader"]
-        source = Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
-        original = nbformat.read(source / f"{info['notebook']}.ipynb", as_version=4)
-        return nbformat.from_dict(restore_locked_cells(nb, original)), resources
+        return nbformat.from_dict(restore_locked_cells(nb, source_notebook(self.config, resources))), resources
+
+
+def source_notebook(config, resources) -> nbformat.NotebookNode:
+    """The source (instructor) notebook of the notebook nbgrader is converting, as `resources` names it."""
+    coursedir = CourseDirectory(config=config)
+    info = resources["nbgrader"]
+    source = Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
+    return nbformat.read(source / f"{info['notebook']}.ipynb", as_version=4)
 
 
 @cache

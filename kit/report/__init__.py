@@ -9,11 +9,13 @@ wrote beside each student's autograded notebooks; it never runs student code.
     sections.py  which chapter section each exercise follows
     collect.py   gradebook + grading reports → `ClassResults`
     charts.py    the three charts (matplotlib, the notebooks' figure style)
-    answers.py   the answer cells handed in, and each exercise's reference and given code
+    answers.py   the answer cells handed in, and each exercise's reference (in each form) and given code
+    canonical.py one spelling for code written several equivalent ways (helpers inlined, loops as comprehensions)
     normalise.py an answer's code as tokens renaming, comments and reordering do not change
-    fingerprints.py  winnowed fingerprints of those tokens
-    similarity.py    answers unusually alike: pairs per exercise, across exercises, the reference's copies
-    similar_view.py  what the page shows of them (labels and code in the anonymous page)
+    chance.py    how unusual two answers alike are, by the class's own frequencies
+    similarity.py    answers unusually alike: pairs per exercise, across exercises, alike the reference
+    similar_view.py  what the page shows of them (labels, code in the anonymous page, the distribution)
+    similar.html.j2  the similarity section of the page
     page.py      one self-contained HTML page (charts inline, no external files)
     summary.py   the text summary for the terminal
     build.py     nbgrader's configuration → the page and the summary

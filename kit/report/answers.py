@@ -1,19 +1,24 @@
 """The code a similarity check compares: each student's answer cells, and what the course gave them.
 
 From the instructor notebooks (source/): per exercise (an answer cell's
-grade_id), the reference answer (the cell without nbgrader's solution markers:
-the answer key in notebook form, as solutions/attention.py is in module form)
-and the given code: the cell without its solution region (the signature and
-docstring generate_assignment leaves in the release's stub) plus the
-notebook's read-only set-up cells. From a handed-in folder: the source of each
-answer cell, read as untrusted JSON (autograder/handed_in.py); a notebook that
-cannot be read gives nothing. Nothing here runs code.
+grade_id), the reference in every form a student might copy it from: the
+notebook's cell without nbgrader's solution markers, and the module's function
+(solutions/<assignment>.py) under the released signature with the module's
+private helpers and constants it uses pasted in above it, as a student pasting
+it would need them. And the given code, which is no evidence of copying: the
+cell as the release hands it out (signature, docstring and stub; without a
+release, the cell without its solution region), the notebook's read-only
+set-up cells, and the release's hints (the code quoted in its text). From a
+handed-in folder: the source of each answer cell, read as untrusted JSON
+(autograder/handed_in.py); a notebook that cannot be read gives nothing.
+Nothing here runs code.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import ast
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.handed_in import read_notebook
@@ -23,12 +28,17 @@ _SOLUTION = re.compile(r"^[^\n]*### BEGIN SOLUTION.*?### END SOLUTION[^\n]*(?:\n
 _MARKER = re.compile(r"^[^\n]*### (?:BEGIN|END) SOLUTION[^\n]*(?:\n|$)", re.M)
 
 
+NOTEBOOK_FORM, MODULE_FORM = "the reference (notebook)", "the reference (module)"
+_QUOTED = re.compile(r"`([^`\n]+)`")
+
+
 @dataclass(frozen=True)
 class Exercise:
     name: str
     notebook: str
     reference: str  # the instructor's answer, markers removed
-    given: str      # the stub and the notebook's set-up code
+    given: str      # the stub, the notebook's set-up code and the release's hints
+    forms: dict[str, str] = field(default_factory=dict)  # every form of the reference: its name → its code
 
 
 def _text(cell: dict) -> str | None:
@@ -44,19 +54,87 @@ def _nbgrader(cell: dict) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def exercises(source: Path) -> dict[str, Exercise]:
-    """grade_id → the exercise's reference and given code, for every answer cell of `source`'s notebooks."""
+def exercises(source: Path, release: Path | None = None, module: Path | None = None) -> dict[str, Exercise]:
+    """grade_id → the exercise's reference (in each form) and given code, for every answer cell of `source`'s
+    notebooks. release: the assignment's release folder; module: the reference module (either may be
+    missing)."""
     found = {}
     assignment = SourceAssignment.of(source)
+    module_text = module.read_text(encoding="utf-8") if module is not None and module.is_file() else None
     for name in assignment.notebooks:
         cells = assignment.cells(name)
+        released = _released(release / name) if release is not None else {}
         setup = "\n".join(_text(c) or "" for c in cells if str(_nbgrader(c).get("grade_id", "")).startswith("setup"))
         for cell in cells:
             meta, text = _nbgrader(cell), _text(cell)
             if meta.get("solution") and cell.get("cell_type") == "code" and text is not None:
-                found[meta["grade_id"]] = Exercise(meta["grade_id"], name, _MARKER.sub("", text),
-                                                   _SOLUTION.sub("", text) + "\n" + setup)
+                grade_id = meta["grade_id"]
+                stub = released.get(grade_id, _SOLUTION.sub("", text))
+                reference = _MARKER.sub("", text)
+                forms = {NOTEBOOK_FORM: reference}
+                if module_text is not None and (pasted := module_form(module_text, grade_id, stub)) is not None:
+                    forms[MODULE_FORM] = pasted
+                found[grade_id] = Exercise(grade_id, name, reference,
+                                           "\n".join([stub, setup, *released.get("", [])]), forms)
     return found
+
+
+def _released(notebook: Path) -> dict:
+    """The release's answer cells (grade_id → the cell as handed out) and, under "", its hints: the code
+    quoted in its text, a line each."""
+    try:
+        cells = read_notebook(notebook)["cells"]
+    except (OSError, ValueError):
+        return {}
+    found: dict = {"": []}
+    for cell in cells:
+        text = _text(cell)
+        if text is None:
+            continue
+        if _nbgrader(cell).get("solution") and cell.get("cell_type") == "code":
+            found[_nbgrader(cell).get("grade_id")] = text
+        elif cell.get("cell_type") == "markdown":
+            found[""] += [quoted for quoted in _QUOTED.findall(text) if _parses(quoted)]
+    return found
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def header(stub: str) -> str:
+    """The cell as released without its stub: the signature and docstring an answer is written under."""
+    return re.split(r"\n[ \t]*# YOUR CODE HERE", stub)[0].rstrip("\n")
+
+
+def module_form(module: str, name: str, stub: str) -> str | None:
+    """The function `name` of the reference module under the released signature and docstring (`stub`),
+    with the module's private helpers (names starting with _) and constants it uses, and theirs, pasted in
+    above it; None if the module has no such function."""
+    tree = ast.parse(module)
+    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    constants = {target.id: node for node in tree.body if isinstance(node, ast.Assign)
+                 for target in node.targets if isinstance(target, ast.Name)}
+    if name not in defined:
+        return None
+    lines = module.split("\n")
+    needed, waiting = [], [defined[name]]
+    while waiting:
+        node = waiting.pop()
+        for used in sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)}):
+            helper = (defined.get(used) if used.startswith("_") else None) or constants.get(used)
+            if helper is not None and helper not in needed:
+                needed.append(helper)
+                waiting.append(helper)
+    function = defined[name]
+    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    own = "\n".join(lines[body[0].lineno - 1:function.end_lineno])
+    pasted = ["\n".join(lines[node.lineno - 1:node.end_lineno]) for node in reversed(needed)]
+    return "\n\n\n".join([*pasted, header(stub) + "\n" + own]) + "\n"
 
 
 def handed_in(folder: Path, names: set[str]) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
     tokens(source) → [(token, line), ...]   line: 1-based, in `source` as written
     tokens(source, arguments=True): the same, the function's parameters numbered ("V:0", "V:1", ...)
-    read(source) → (tokens, whether `ast` read them)
+    read(source) → Reading(tokens, the statement of each, whether `ast` read them)
 
 Read with `ast` (nothing is run): docstrings, comments and type hints go; every name the cell
 binds (variables, parameters, its own functions, loop targets) becomes "V",
@@ -29,40 +29,76 @@ import builtins
 import heapq
 import io
 import keyword
+import re
 import tokenize
+import zlib
+from typing import NamedTuple
+
+from kit.report.canonical import canonical
 
 Token = tuple[str, int]  # (text, line)
+Numbered = tuple[str, int, int]  # (text, line, statement), while a cell is read
 MAX_CHARACTERS = 100_000
 _BUILTINS = frozenset(dir(builtins))
 _UNREADABLE = (SyntaxError, ValueError, RecursionError, MemoryError)  # ValueError: a null byte
-_LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await,
+_LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await,
            ast.Global, ast.Nonlocal)
 
 
-def tokens(source: str, arguments: bool = False) -> list[Token]:
+def tokens(source: str, arguments: bool = False, main: str | None = None) -> list[Token]:
     """The normalised tokens of `source` (see the module's docstring). arguments: the parameters of the
-    cell's first function are told apart by position, "V:0", "V:1", ... (`unnumbered` makes them "V")."""
-    return read(source, arguments)[0]
+    exercise's function (`main`, or the cell's first function) are told apart by position, "V:0", "V:1", ...
+    (`unnumbered` makes them "V")."""
+    return read(source, arguments, main).tokens
 
 
-def read(source: str, arguments: bool = False) -> tuple[list[Token], bool]:
-    """`tokens(source, arguments)`, and whether they were read with `ast` (False: with Python's tokenizer)."""
+class Reading(NamedTuple):
+    tokens: list[Token]
+    statements: list[int]  # the statement each token is part of (a block's header is one, each line of its body
+                           # another), in the canonical order
+    parsed: bool           # read with `ast` (False: with Python's tokenizer, a statement a line)
+
+
+def read(source: str, arguments: bool = False, main: str | None = None) -> Reading:
+    """`tokens(source, arguments, main)`, the statement of each, and whether they were read with `ast`."""
     source = source[:MAX_CHARACTERS]
     try:
         tree = ast.parse(source)
-        emitter = _Emitter(_parameters(tree))
+        written = _bound(tree)  # before canonical.py inlines a name away: a string may still say it
+        tree = canonical(tree, main)
+        emitter = _Emitter(_parameters(tree, main))
         emitted = emitter.block(tree.body)
     except _UNREADABLE:
-        return _tokenizer_tokens(source), False
+        toks = _tokenizer_tokens(source)
+        return Reading(toks, [line for _, line in toks], False)
     named = {name: "V" for name in emitter.bound}
     if arguments:
         named |= {name: f"V:{i}" for name, i in emitter.parameters.items()}
-    return [(named.get(text[1:], text[1:]) if text[:1] == _NAME else text, line) for text, line in emitted], True
+    def token(text: str) -> str:
+        if text[:1] == _NAME:
+            return named.get(text[1:], text[1:])
+        return _string(text[1:], written | emitter.bound) if text[:1] == _TEXT else text
+    return Reading([(token(text), line) for text, line, _ in emitted], [serial for *_, serial in emitted], True)
 
 
-def _parameters(tree: ast.Module) -> dict[str, int]:
-    """The parameters of the cell's first function → their positions (what the stub's signature fixes)."""
-    function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+def _bound(tree: ast.Module) -> set[str]:
+    """Every name the cell binds: assigned, a parameter, a function or class of its own."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+    return found
+
+
+def _parameters(tree: ast.Module, main: str | None) -> dict[str, int]:
+    """The parameters of the exercise's function (`main`, or the cell's first) → their positions (what the
+    stub's signature fixes)."""
+    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    function = next((f for f in functions if f.name == main), functions[0] if functions else None)
     if function is None:
         return {}
     given = function.args
@@ -116,14 +152,17 @@ _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 _NAME = "\x00"  # marks a name until the whole cell is read and it is known whether the cell binds it
+_TEXT = "\x01"  # marks a string's text, for the same reason
 
 
 class _Emitter:
     def __init__(self, parameters: dict[str, int]):
         self.bound: set[str] = set()  # the names the cell binds (so far, while it is read)
         self.parameters = parameters  # the first function's parameters → position (they break ties in order)
+        self.serial = 0               # the statement whose tokens are being emitted (a block's header apart)
+        self.statements = 0
 
-    def block(self, statements: list[ast.stmt], effects: _Effects | None = None) -> list[Token]:
+    def block(self, statements: list[ast.stmt], effects: _Effects | None = None) -> list[Numbered]:
         """The tokens of a block, its statements in canonical order; what they read and write goes to
         `effects` (the statement that holds the block)."""
         kept = [s for s in statements if not _is_docstring(s)]
@@ -140,12 +179,12 @@ class _Emitter:
             for j in later:
                 waiting[j] += 1
         # A tie between statements alike (three projections) goes to the one whose followers come first.
-        own = [" ".join(f"N{self.parameters.get(text[1:], '')}" if text[:1] == _NAME else text for text, _ in toks)
+        own = [" ".join(f"N{self.parameters.get(text[1:], '')}" if text[:1] == _NAME else text for text, *_ in toks)
                for toks in emitted]
         keys = [(own[i], sorted(own[j] for j in after[i])) for i in range(len(kept))]
         ready = [(keys[i], i) for i in range(len(kept)) if not waiting[i]]
         heapq.heapify(ready)
-        out: list[Token] = []
+        out: list[Numbered] = []
         while ready:
             _, i = heapq.heappop(ready)
             out += emitted[i]
@@ -155,9 +194,17 @@ class _Emitter:
                     heapq.heappush(ready, (keys[j], j))
         return out
 
-    def statement(self, node: ast.stmt, effects: _Effects) -> list[Token]:
+    def statement(self, node: ast.stmt, effects: _Effects) -> list[Numbered]:
         if isinstance(node, ast.AnnAssign) and node.value is None:  # `x: int`, a type hint alone: nothing runs
             return []
+        outer, self.statements = self.serial, self.statements + 1
+        self.serial = self.statements
+        try:
+            return self._statement(node, effects)
+        finally:
+            self.serial = outer
+
+    def _statement(self, node: ast.stmt, effects: _Effects) -> list[Numbered]:
         if isinstance(node, _DEFINES):  # its body runs later: it binds its name now, reads nothing yet
             out = self.node(node, node.lineno, _Effects())
             effects.writes.add(node.name)
@@ -167,7 +214,7 @@ class _Emitter:
             effects.writes |= effects.reads  # a bare call may change what it is given
         return out
 
-    def node(self, node: ast.AST, line: int, effects: _Effects) -> list[Token]:
+    def node(self, node: ast.AST, line: int, effects: _Effects) -> list[Numbered]:
         line = getattr(node, "lineno", line)
         kind = type(node)
         if kind is ast.Name:
@@ -176,29 +223,31 @@ class _Emitter:
             else:
                 effects.writes.add(node.id)
                 self.bound.add(node.id)
-            return [(_NAME + node.id, line)]
+            return [(_NAME + node.id, line, self.serial)]
         if kind is ast.Constant:
             value = node.value
-            return [("S" if isinstance(value, (str, bytes)) else repr(value), line)]
+            if isinstance(value, str):
+                return [(_TEXT + value, line, self.serial)]
+            return [("S" if isinstance(value, bytes) else repr(value), line, self.serial)]
         if kind in _LEAVES:
             effects.leaves = True
-        out = [("Assign" if kind is ast.AnnAssign else kind.__name__, line)]  # `x: float = ...` is `x = ...`
+        out = [("Assign" if kind is ast.AnnAssign else kind.__name__, line, self.serial)]  # `x: float = ...` is `x = ...`
         if kind is ast.Attribute:
-            out.append(("." + node.attr, line))
+            out.append(("." + node.attr, line, self.serial))
         elif kind is ast.keyword:
-            out.append((f"{node.arg}=", line))
+            out.append((f"{node.arg}=", line, self.serial))
         elif kind is ast.arg:
             self.bound.add(node.arg)
-            out.append(("V", line))
+            out.append(("V", line, self.serial))
         elif kind in _DEFINES:
             self.bound.add(node.name)
-            out.append(("V", line))
+            out.append(("V", line, self.serial))
         elif kind is ast.ExceptHandler and node.name:
             self.bound.add(node.name)
         elif kind is ast.alias:
-            out.append((node.name, line))
+            out.append((node.name, line, self.serial))
         elif kind is ast.ImportFrom:
-            out.append((node.module or "", line))
+            out.append((node.module or "", line, self.serial))
         for field, value in _children(node):
             if isinstance(value, ast.AST):
                 if kind is ast.Call and field == "func" and type(value) is ast.Attribute:
@@ -214,12 +263,19 @@ class _Emitter:
                 else:
                     out += self.node(value, line, effects)
             elif value and isinstance(value[0], ast.stmt):
-                out += [(f"<{field}", line), *self.block(value, effects), (">", line)]
+                out += [(f"<{field}", line, self.serial), *self.block(value, effects), (">", line, self.serial)]
             else:
                 for item in value:
                     if isinstance(item, ast.AST):
                         out += self.node(item, line, effects)
         return out
+
+
+def _string(value: str, bound: set[str]) -> str:
+    """A string's token: its words, case and spacing aside, a name the cell binds as "V" (a message copied word
+    for word is evidence; renaming throughout, strings too, is no disguise)."""
+    words = " ".join("V" if word in bound else word.lower() for word in re.findall(r"\w+|[^\w\s]", value))
+    return f"S{zlib.crc32(words.encode(errors='surrogatepass')):08x}" if words else "S"  # "\ud83d" is a string
 
 
 def _object_names(node: ast.AST) -> set[str]:

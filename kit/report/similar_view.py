@@ -16,7 +16,7 @@ import string
 import tokenize
 from dataclasses import dataclass, field
 
-from kit.report.similarity import Line, Similarity
+from kit.report.similarity import DISTRIBUTION_BINS, Line, Similarity, bin_of
 
 
 def _label(n: int) -> str:
@@ -62,3 +62,18 @@ class SimilarView:
         shown = text.split("\n")
         return [Line(line.number, pattern.sub("…", shown[i]) if pattern else shown[i], line.region)
                 for i, line in enumerate(lines)]
+
+    @staticmethod
+    def bins() -> list[str]:
+        """The distribution's columns: "0–9%", ..., "90–100%"."""
+        step = 100 // DISTRIBUTION_BINS
+        return [f"{i * step}–{i * step + step - 1}%" for i in range(DISTRIBUTION_BINS - 1)] + \
+            [f"{100 - step}–100%"]
+
+    @staticmethod
+    def bin(in_common: float) -> int:
+        return bin_of(in_common)
+
+    @staticmethod
+    def share(value: float) -> str:
+        return f"{100 * value:.0f}%" if value >= 0.01 or value == 0 else f"{100 * value:.1g}%"

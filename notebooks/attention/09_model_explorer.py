@@ -33,9 +33,8 @@ import numpy as np
 from judge import NotStarted, check
 
 # %% locked
-import matplotlib.pyplot as plt
-
 import explorer_model
+import figures
 from workbook import demonstration, my, your_attention
 
 # Your own attention, from the answer cells of notebooks 02 to 05, read from the SAVED notebooks, not their
@@ -73,22 +72,10 @@ def run(model, prompt):
 
 
 def draw(result, model, title):
-    """Every head's weight grid: row i is where token i looks, column j the token it looks at."""
-    if result is None:
-        return
-    words = [model.vocab[t] for t in result.tokens]
-    layers, heads = result.weights.shape[:2]
-    fig, axes = plt.subplots(layers, heads, figsize=(3.2 * heads, 3.4 * layers), constrained_layout=True)
-    for (layer, head), ax in np.ndenumerate(np.asarray(axes).reshape(layers, heads)):
-        image = ax.imshow(result.weights[layer, head], cmap="viridis", vmin=0, vmax=1)
-        ax.set_title(f"layer {layer}, head {head}", fontsize=9)
-        ax.set_xticks(range(len(words)), words, rotation=90, fontsize=7)
-        ax.set_yticks(range(len(words)), words, fontsize=7)
-        ax.set_xlabel("looked at (key)", fontsize=8)
-        ax.set_ylabel("looking (query)", fontsize=8)
-    fig.colorbar(image, ax=axes, shrink=0.6, label="attention weight")
-    fig.suptitle(title)
-    plt.show()
+    """Every head's weight grid, each weight written on it: row i is where token i looks, column j the token it
+    looks at."""
+    if result is not None:
+        figures.every_head(result.weights, [model.vocab[t] for t in result.tokens], title)
 
 
 trained_run = run(trained, prompt)

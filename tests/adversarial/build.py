@@ -6,7 +6,9 @@ Two kinds of fixture:
   it stands: an answer (``def softmax``, ``def equal_scores``,
   ``SKIP_FORMULA = ...``) replaces that answer's cell in the solved notebooks,
   and any other statement (a patch, a loop, a helper) goes into the cell of
-  the next answer in the file, or of the last one when none follows. The
+  the next answer in the file, or of the last one when none follows; a line
+  ``__cell__ = "softmax"`` stands for that answer as solved (the statements
+  before it go in front of the solved cell). The
   file's imports open every cell it fills. Write the answers in notebook order.
 - a function below (`NOTEBOOK_EDITS`): an edit of the solved notebooks' JSON
   (a locked cell changed, a notebook swapped for another).
@@ -86,6 +88,22 @@ def _answers(node: ast.stmt, ids) -> str | None:
     return None
 
 
+def _solved_answer_named(node: ast.stmt, ids) -> str | None:
+    """The answer a ``__cell__ = "<answer>"`` line names: the statements before it go in front of that
+    answer's solved cell, left as the solved notebooks have it (so it stays right whatever its rules become)."""
+    if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__cell__"] and \
+            isinstance(node.value, ast.Constant) and node.value.value in ids:
+        return node.value.value
+    return None
+
+
+def _solved_sources(solved: Path) -> dict[str, str]:
+    """Answer cell id → its source in the solved notebooks."""
+    return {cell["metadata"]["nbgrader"]["grade_id"]: "".join(cell["source"])
+            for path in sorted(solved.glob("*.ipynb")) for cell in json.loads(path.read_text())["cells"]
+            if cell["metadata"].get("nbgrader", {}).get("solution")}
+
+
 def cells_of(fixture: Path, solved: Path = SOLVED) -> dict[str, str]:
     """Answer cell id → the source the fixture file puts there."""
     text = fixture.read_text()
@@ -102,12 +120,14 @@ def cells_of(fixture: Path, solved: Path = SOLVED) -> dict[str, str]:
         start = node.end_lineno
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
-        answer = _answers(node, ids)
+        solved_answer = _solved_answer_named(node, ids)
+        answer = solved_answer or _answers(node, ids)
         if answer is None:
             pending += chunk
             continue
         if answer in cells:
             raise ValueError(f"{fixture.name} answers {answer} twice")
+        chunk = _solved_sources(solved)[answer] if solved_answer else chunk
         cells[answer] = f"{imports}\n{pending}{chunk}".strip() + "\n"
         pending, last = "", answer
     if last is None:

@@ -7,7 +7,7 @@ import numpy as np
 from workbook import TOKENS
 
 from .attempts import _as_grid, _attempt, _case, _value
-from .drawing import _finish, _heatmap, _mpl, _new_figure, _panel_note, _plain, _show, _style
+from .drawing import _finish, _grid_text, _heatmap, _mpl, _new_figure, _panel_note, _plain, _show, _style
 from .placeholders import _not_started
 from .style import CMAP, YOURS
 
@@ -66,5 +66,8 @@ def two_heads(split_heads, attention) -> None:
                    title="the chapter prints one number per head")
             ax.legend(loc="upper right", fontsize=8)
         _finish(fig, title, differs, [a.message for a in attempts] + [note if grid is None else ""])
-        _show(fig, f"{title}. Your average largest weights: {', '.join(_plain(a) for a in averages)}; "
-                   "the chapter's: 0.691 and 0.360.")
+        weights = "" if grid is None else " ".join(
+            f"Your head {m + 1}'s weights, row by row (the token that asks, then its weight on each key in turn): "
+            f"{_grid_text(grid[m], _plain, TOKENS)}" for m in range(2))
+        _show(fig, f"{title}.{(' ' + weights) if weights else ''} Your average largest weights: "
+                   f"{', '.join(_plain(a) for a in averages)}; the chapter's: 0.691 and 0.360.")

@@ -65,7 +65,7 @@ def cost(projection_flops, score_flops, crossover_length) -> None:
                 y = positive[lengths.index(n)]
                 tolerance = 0.2 if n in CHAPTER_GRID_STEPS else 1e-9  # the chapter rounds those two
                 if np.isfinite(y) and y > 0 and not abs(y - c) <= tolerance * c:
-                    _curve_gap(axes[0], n, y, c, f"≠ chapter {c:.3g}")
+                    _curve_gap(axes[0], n, y, c, f"≠ chapter {_steps(c)}")
         if np.isfinite(crossover) and crossover > 0:
             axes[0].axvline(crossover, color="black", lw=1.2, linestyle=":")
             axes[0].annotate(f"your crossover: {crossover:,.0f} tokens"
@@ -84,8 +84,24 @@ def cost(projection_flops, score_flops, crossover_length) -> None:
             ax.set_title("the chapter's (the values it prints)")
             ax.legend(loc="upper left", fontsize=8)
         _finish(fig, title, differs, [a.message for a in attempts] + problems)
-        _show(fig, f"{title}. Your crossover: {crossover:,.0f} tokens; the chapter's: 1,536 tokens, twice the width. "
-                   "The chapter's grid steps: 0.03 billion at 128 tokens, 1,649 billion at 32,768.")
+        steps = {"projection_flops": "projections", "score_flops": "the grid"}
+        yours = "; ".join(f"{steps[name]}: " + (", ".join(f"{_steps(v)} at {n:,}" for n, v in zip(lengths, values))
+                                                 if values is not None else "not drawn")
+                          for name, values in curves.items())
+        theirs = "; ".join(f"{steps[name]}: " + ", ".join(f"{_steps(c)} at {n:,}" for n, c in sorted(points.items()))
+                           for name, points in chapter.items())
+        _show(fig, f"{title}. Your steps, by tokens: {yours}. The chapter's: {theirs}. Your crossover: "
+                   f"{crossover:,.0f} tokens; the chapter's: 1,536 tokens, twice the width.")
+
+
+def _steps(n: float) -> str:
+    """A count of steps as words say it: 1,649 billion, 1.21 billion, 33.6 million, 98,304."""
+    if not np.isfinite(n):
+        return "nan"
+    for size, unit in ((1e9, "billion"), (1e6, "million")):
+        if abs(n) >= size:
+            return f"{n / size:,.0f} {unit}" if abs(n) >= 100 * size else f"{n / size:.3g} {unit}"
+    return f"{n:,.0f}"
 
 
 UNITS = ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))

@@ -55,7 +55,8 @@ def cube_weights(softmax) -> None:
         low = min(0.0, float(np.nanmin(yours)) if yours is not None and np.isfinite(yours).any() else 0.0)
         ax.set(ylim=(low, 1.05), xlabel="key (the token that answers)", ylabel="weight (share of the mix)")
         _finish(fig, title, differs, [attempt.message])
-        _show(fig, f"{title}. Yours: {_grid_text(yours, _plain)} The chapter's: 0.683 0.103 0.168 0.046.")
+        total = "" if yours is None else f" Yours add up to {_plain(float(np.nansum(yours)))}."
+        _show(fig, f"{title}. Yours: {_grid_text(yours, _plain)}{total} The chapter's: 0.683 0.103 0.168 0.046.")
 
 
 def weight_grid(softmax) -> None:
@@ -156,7 +157,8 @@ def convolution_vs_attention(attention) -> None:
                      bar_label="weight", **common)
         _finish(fig, title, differs, [attempt.message])
         _show(fig, f"{title}. Convolution rows: 0.25 before, 0.50 itself, 0.25 after (· outside the sentence). "
-                   f"Your attention's weights: {_grid_text(yours, _plain)}")
+                   f"Your attention's weights: {_grid_text(yours, _plain)}"
+                   + (f" The chapter's: {_grid_text(expected, _plain)}" if differs else ""))
 
 
 def _sentence_with_pick(X, W_q, W_k, back: int, n: int = 94) -> np.ndarray:

@@ -48,5 +48,8 @@ def tokens_before_after(token_movement) -> None:
             _heatmap(axes[3], expected[:, None], title="movement:\nthe chapter's", **movement)
             axes[3].set_yticklabels([])
         _finish(fig, title, differs, [attempt.message])
-        _show(fig, f"{title}. Your movement per token: {_grid_text(yours, _plain)} "
-                   f"The chapter's runs from 0.41 (the) to 0.84 (pick).")
+        _show(fig, f"{title}. Before, each token's vector: {_grid_text(X, _signed, TOKENS)} "
+                   f"After attention: {_grid_text(O, _signed, TOKENS)} "
+                   f"Your movement per token: {_grid_text(yours, _plain, TOKENS)} "
+                   + (f"The chapter's: {_grid_text(expected, _plain, TOKENS)}" if differs
+                      else "It matches the chapter's."))

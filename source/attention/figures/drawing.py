@@ -152,13 +152,14 @@ def _mark(ax, i, j) -> None:
             bbox={"boxstyle": "square,pad=0.05", "facecolor": "white", "edgecolor": "none"})
 
 
-def _heatmap(ax, grid, *, rows, cols, fmt, vmin, vmax, title, xlabel, ylabel, wrong=None, bar_label=None):
+def _heatmap(ax, grid, *, rows, cols, fmt, vmin, vmax, title, xlabel, ylabel, wrong=None, bar_label=None,
+             fontsize=9):
     matplotlib = _mpl()
     cmap = matplotlib.colormaps[CMAP]
     norm = matplotlib.colors.Normalize(vmin, vmax)
     image = ax.imshow(grid, cmap=cmap, norm=norm)
     for (i, j), v in np.ndenumerate(grid):
-        ax.text(j, i, fmt(v), ha="center", va="center", fontsize=9, color=_text_colour(cmap, norm, v))
+        ax.text(j, i, fmt(v), ha="center", va="center", fontsize=fontsize, color=_text_colour(cmap, norm, v))
     if wrong is not None:
         for i, j in zip(*np.nonzero(wrong)):
             _mark(ax, i, j)
@@ -206,10 +207,16 @@ def _grid_figure(title, attempt, case, *, rows, cols, fmt, xlabel, ylabel, bar_l
                                                                   if differs else " It matches the chapter.") + alt)
 
 
-def _grid_text(grid, fmt) -> str:
+def _grid_text(grid, fmt, rows=None) -> str:
+    """Every number of `grid` as written on its figure, row by row ("; " between rows), each row after its
+    name if `rows` names them (a 1-D grid: one number per name)."""
     if grid is None:
         return "not drawn."
-    return "; ".join(" ".join(fmt(v) for v in row) for row in np.atleast_2d(grid)) + "."
+    grid = np.atleast_2d(grid) if rows is None or np.ndim(grid) > 1 else np.asarray(grid)[:, None]
+    lines = [" ".join(fmt(v) for v in row) for row in grid]
+    if rows is not None:
+        lines = [f"{name}: {line}" for name, line in zip(rows, lines)]
+    return "; ".join(lines) + "."
 
 
 def _curve_gap(ax, x, yours, theirs, text) -> None:
