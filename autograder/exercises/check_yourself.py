@@ -63,8 +63,6 @@ def hull_excess_hidden(rng):
              checks="bad shape"),
         case("one value row, allowed of 3 columns", weights[:, :1] @ V[:1], V[:1], np.ones((5, 3), dtype=bool),
              raises="ValueError", checks="bad shape"),
-        case("allowed given as the strings 'yes' and ''", causal @ V, V, np.where(allowed, "yes", ""),
-             raises="ValueError"),
         case("value row 5 hidden from every query", weights @ V, V, np.arange(6)[None, :].repeat(5, 0) < 5),
         case("query 2 may see nothing, the others everything", weights @ V, V, np.arange(5)[:, None].repeat(6, 1) != 2,
              raises="ValueError"),

@@ -8,7 +8,7 @@ import numpy as np
 
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges, counted,
-                                       one_sequence_only)
+                                       one_sequence_only, past_float32, small_unsigned)
 from autograder.exercises.variants import attention_with
 from solutions import attention as ref
 
@@ -158,7 +158,10 @@ def multi_head_attention_hidden(rng):
         case("a mask of one number per query (5, 1)", n(5, 8), W(8, 8), W(8, 8), W(8, 8), W(8, 8), 2,
              mask=np.array([[0.0], [-1.0], [2.0], [0.5], [1.0]])),
         case("sizes past 256: 2 tokens of width 260, d_h = 258, 2 heads", n(2, 260), W(260, 258), W(260, 258),
-             W(260, 258), W(258, 2), 2)]
+             W(260, 258), W(258, 2), 2),
+        case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 2 heads", small_unsigned(5, 4),
+             small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), small_unsigned(4, 4), small_unsigned(4, 3, k=1), 2,
+             checks="integers")]
 
 
 def head_patterns_visible():
@@ -187,7 +190,9 @@ def head_patterns_hidden(rng):
              checks="bad shape"),
         case("W_q and W_k stacks of 6 matrices (6, 6, 4)", n(5, 6), n(6, 6, 4), n(6, 6, 4), 2, raises="ValueError",
              checks="bad shape"),
-        case("sizes past 256: 3 tokens of width 260, d_h = 4, 2 heads", n(3, 260), n(260, 4), n(260, 4), 2)]
+        case("sizes past 256: 3 tokens of width 260, d_h = 4, 2 heads", n(3, 260), n(260, 4), n(260, 4), 2),
+        case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 2 heads", small_unsigned(5, 4),
+             small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), 2, checks="integers")]
 
 
 def _patterns_with(X, W_q, W_k, n_heads, *, split=ref.split_heads, scale=None, axis=-1):
@@ -263,8 +268,10 @@ def head_score_ranks_hidden(rng):
         case("sizes past 256: 3 tokens of width 260, d_h = 8, 2 heads", n(3, 260), n(260, 8), n(260, 8), 2),
         case("8 tokens within 1e-4 of 3 directions, in float32, 3 heads: ranks 3 in float32 (4 in float64)",
              (flat + n(8, 12, scale=1e-4)).astype(f32), *(n(12, 12).astype(f32) for _ in range(2)), 3),
-        case("8-bit unsigned integers whose products reach 256, 1 head", 16 * np.array([[1, 0], [0, 1], [1, 1]], np.uint8),
-             16 * np.eye(2, dtype=np.uint8), 16 * np.eye(2, dtype=np.uint8), 1, checks="integers")]
+        case("6 tokens of width 12, matrices of integers past 2²⁵, where float32 holds every fourth only, 2 heads",
+             n(6, 12), past_float32(n(12, 8)), past_float32(n(12, 8)), 2, checks="integers"),
+        case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 1 head", small_unsigned(5, 4),
+             small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), 1, checks="integers")]
 
 
 def _ranks_of_any_batch(X, W_q, W_k, n_heads, tol=None):

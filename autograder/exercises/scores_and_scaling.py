@@ -8,7 +8,8 @@ import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, COUNTS, HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed,
-                                       case, count_edges, dimension_edges, in_integers, one_sequence_only)
+                                       case, count_edges, dimension_edges, in_integers, one_sequence_only,
+                                       past_float32, small_unsigned)
 from solutions import attention as ref
 
 NOTEBOOK = "02_scores_and_scaling"
@@ -102,8 +103,11 @@ def self_preference_hidden(rng):
                     case("an empty grid", n(0, 0), raises="ValueError"),
                     case("a grid of 4 rows and one column", n(4, 1), raises="ValueError", checks="bad shape"),
                     case("300 tokens", n(300, 300)),
-                    *(in_integers(case("7 queries against 7 keys", n(7, 4) @ n(7, 4).T), dtype)
-                      for dtype in (np.int64, np.uint8))]
+                    in_integers(case("7 queries against 7 keys", n(7, 4) @ n(7, 4).T)),
+                    case("integer scores past 2²⁵, where float32 holds every fourth only", past_float32(n(6, 6)),
+                         checks="integers"),
+                    case("a symmetric grid of 8-bit unsigned integers of 0 to 2 (nothing wraps round)",
+                         small_unsigned(5, 5) + small_unsigned(5, 5).T, checks="integers")]
 
 
 def _self_preference_unchecked(S):

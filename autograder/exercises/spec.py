@@ -168,6 +168,13 @@ def in_integers(spec: CaseSpec, dtype=np.int64) -> CaseSpec:
                     spec.grid_bytes, spec.seconds)
 
 
+def small_unsigned(*shape: int, k: int = 0) -> np.ndarray:
+    """8-bit unsigned integers of 0 and 1 in a fixed pattern (`k` shifts it): small enough that no product, sum
+    or difference the exercise computes wraps round, so an answer computed in the input's dtype is right too;
+    only an answer that refuses unsigned integers, which notebook 01's rule on integers includes, fails."""
+    return ((np.arange(int(np.prod(shape))) * 7 + k) % 3 % 2).reshape(shape).astype(np.uint8)
+
+
 def past_float32(x: np.ndarray) -> np.ndarray:
     """`x` as int64 integers past 2²⁵ = 33,554,432 (2²⁵ plus three times its numbers, rounded), where float32
     holds only every fourth whole number: an answer that computes them in float32, not float64 as notebook 01's

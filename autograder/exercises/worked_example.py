@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import ARRAYS, Exercise, Mistake, Requirement, case, dimension_edges, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, Exercise, Mistake, Requirement, case, dimension_edges, one_sequence_only,
+                                       small_unsigned)
 from solutions import attention as ref
 
 NOTEBOOK = "01_worked_example"
@@ -28,7 +29,10 @@ def token_movement_hidden(rng):
             case("shapes that broadcast: a batch against one sequence", n(2, 4, 3), n(4, 3), raises="ValueError",
                  checks="bad shape"),
             case("shapes that broadcast: one sequence against a batch", n(4, 3), n(2, 4, 3), raises="ValueError",
-                 checks="bad shape")] + dimension_edges((n(4, 3), n(4, 3)), {0: "X", 1: "O"}, together=False)
+                 checks="bad shape"),
+            case("8-bit unsigned integers of 0 to 2, X at or above O everywhere (nothing wraps round)",
+                 small_unsigned(4, 3) + small_unsigned(4, 3, k=1), small_unsigned(4, 3), checks="integers")] + \
+        dimension_edges((n(4, 3), n(4, 3)), {0: "X", 1: "O"}, together=False)
 
 
 def _movement_last_two_axes_only(X, O):

@@ -275,8 +275,8 @@ figures.convolution_vs_attention(attention)
 # the numbers of the output. Use your `attention(Q, K, V)`. The two gaps are
 # numbers computed in float64 whatever the inputs' dtype (convert the inputs
 # first), so that rounding is as small as it can be. Raise a `ValueError` when
-# `perm` is not a permutation of `0 … n − 1` (a position repeated, missing or
-# not an integer, or the wrong length), or when `kernel` is not one-dimensional with an odd
+# `perm` is not a permutation of `0 … n − 1` (a position repeated or missing,
+# or the wrong length), or when `kernel` is not one-dimensional with an odd
 # number of weights. About 12 lines.
 
 # %% solution id=permutation_gaps
@@ -294,7 +294,7 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm):
     n = len(X)
     if kernel.ndim != 1 or kernel.size % 2 == 0:
         raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
-    if perm.shape != (n,) or perm.dtype.kind not in "iu" or sorted(perm.tolist()) != list(range(n)):
+    if perm.shape != (n,) or sorted(perm.tolist()) != list(range(n)):
         raise ValueError(f"perm must hold each position 0 … {n - 1} once, got {perm.tolist()}")
     r = kernel.size // 2
     offset = np.arange(n)[None, :] - np.arange(n)[:, None]  # j − i
