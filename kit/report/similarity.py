@@ -15,8 +15,11 @@ scored, never every pair.
 How unusual a pair is comes from the class itself (chance.py): the chance that another student of the class
 writes all the statements the two share, by a chain rule over them with the class's own frequencies, each
 paid for once, times the ways of choosing that many of an answer's statements. Times the pairs of the
-exercise, that is the number of pairs as alike expected by chance. The "others" leave out at most 3
-students nearly the same as the pair's two (a ring of copies, so the copy of a copy is found). Each
+exercise, that is the number of pairs as alike expected by chance. The "others" leave out one student
+nearly the same as the pair's two (a ring of three copies, so the copy of a copy is found; four or more
+alike is an answer the class writes, not a ring). Comments and blank lines the two share on the same
+statements (traces.py: what a copier left as it was) add to the surprise by how rarely the others who
+wrote those statements marked them so; differing in them costs nothing. Each
 statement one of the two wrote and the other did not costs log(1 / edit_rate) = 1.6 nats of the surprise
 (a copier changes a statement about one time in five; honest students of one style differ in a few). A pair
 is listed when it shares at least 3 statements and either at least 95% of the two answers' statements are
