@@ -2,7 +2,8 @@
 
 `course(root)` holds what the kit needs to know about a course: the
 assignment's name and due date, the course id, the late policy, the grading
-settings (the grader's budget per student among them), the exchange and its hand-in limits, and the Canvas id.
+settings (the grader's budget per student among them), the exchange and its hand-in limits, the Canvas id,
+and the grading service's policy (`[service]`: grading on hand-in, kit/grading_service/).
 The file is read once per process (again only if
 it changes on disk, as a test's scratch copy may). `policy(root)` is the whole
 file as a dict (the points: kit.notebooks.course_points).
@@ -47,6 +48,15 @@ def policy(root: Path = ROOT) -> dict:
 
 
 @dataclass(frozen=True)
+class ServicePolicy:
+    """Grading on hand-in (course.toml `[service]`, kit/grading_service/)."""
+    on: bool = False              # the service grades hand-ins as they arrive (else it waits, doing nothing)
+    per_day: int = 0              # graded feedbacks a student gets in any 24 hours (0: no such limit)
+    min_gap_minutes: float = 0.0  # ... at least this long after the previous one (0: none)
+    stop_at_deadline: bool = True  # hand-ins after the due date are left to the instructor's own loop
+
+
+@dataclass(frozen=True)
 class Course:
     assignment: str            # the assignment's name (its folders in source/, assignments/, submitted/...)
     course_id: str             # nbgrader's CourseDirectory.course_id (the exchange's and gradebook's course)
@@ -64,6 +74,7 @@ class Course:
     max_submission_bytes: int  # ... and one larger than this in all
     clock_slack_seconds: float  # a hand-in's claimed time may be this much earlier than its files' last change
     gradebook_wait_seconds: float  # how long a command waits for a gradebook another writer holds
+    service: ServicePolicy = ServicePolicy()  # grading on hand-in
 
     @property
     def shared_exchange(self) -> bool:
@@ -91,7 +102,15 @@ def course(root: Path = ROOT) -> Course:
                   max_file_bytes=int(exchange.get("max_file_mib", 20) * MIB),
                   max_submission_bytes=int(exchange.get("max_submission_mib", 100) * MIB),
                   clock_slack_seconds=float(exchange.get("clock_slack_seconds", 60)),
-                  gradebook_wait_seconds=float(toml.get("gradebook", {}).get("wait_seconds", 120)))
+                  gradebook_wait_seconds=float(toml.get("gradebook", {}).get("wait_seconds", 120)),
+                  service=_service(toml.get("service", {})))
+
+
+def _service(table: dict) -> ServicePolicy:
+    return ServicePolicy(on=bool(table.get("on", ServicePolicy.on)),
+                         per_day=int(table.get("per_day", ServicePolicy.per_day)),
+                         min_gap_minutes=float(table.get("min_gap_minutes", ServicePolicy.min_gap_minutes)),
+                         stop_at_deadline=bool(table.get("stop_at_deadline", ServicePolicy.stop_at_deadline)))
 
 
 def db_url(root: Path = ROOT) -> str:

@@ -2,8 +2,9 @@
 `alembic` to set up the gradebook): in a new process (`run`, or `command` and
 `environment` for a process to watch), or in this one (`run_here`, as nbgrader's
 own test suite does: no 2.5 s `import nbgrader.apps` per command, which is most
-of a short command's time). The one way the kit, its tests and its benchmarks
-run nbgrader."""
+of a short command's time; `preload` imports it once in a process that forks
+others to run commands, as the grading service does). The one way the kit, its
+tests and its benchmarks run nbgrader."""
 
 from __future__ import annotations
 
@@ -58,6 +59,11 @@ class _Lines(io.TextIOBase):
             if self.on_line:
                 self.on_line(line)
         return len(text)
+
+
+def preload() -> None:
+    """Import what `run_here` runs, here and now: processes forked from this one start with it imported."""
+    import nbgrader.apps  # noqa: F401
 
 
 def run_here(*args: str, cwd: Path, grading: str | None = None,

@@ -77,6 +77,8 @@ def each_in_their_own(spawner):
 
 c.Spawner.pre_spawn_hook = each_in_their_own
 """
+SUBCONFIG = """load_subconfig({path!r})  # what `python -m kit.hub setup --hub-config` wrote
+"""
 
 
 def why_unavailable() -> str | None:
@@ -216,11 +218,12 @@ def _wait(ready, hub: Hub, what: str) -> None:
 
 
 @contextlib.contextmanager
-def running_hub(folder: Path, python: Path, students_python: Path, course: Path, etc_jupyter: Path
-                ) -> Iterator[Hub]:
+def running_hub(folder: Path, python: Path, students_python: Path, course: Path, etc_jupyter: Path,
+                subconfig: Path | None = None) -> Iterator[Hub]:
     """JupyterHub in `folder`, the instructor's server running `python` in `course`, the students'
-    `students_python`, with `etc_jupyter` as their /etc/jupyter; stopped, with every server, when the block
-    ends."""
+    `students_python`, with `etc_jupyter` as their /etc/jupyter, and `subconfig` loaded after its own
+    configuration (the grading service: kit/hub/managed_service.py); stopped, with every server and
+    service, when the block ends."""
     port, token = free_port(), secrets.token_hex(24)
     url = f"http://127.0.0.1:{port}"
     config = folder / "jupyterhub_config.py"
@@ -230,7 +233,8 @@ def running_hub(folder: Path, python: Path, students_python: Path, course: Path,
         users={INSTRUCTOR, *STUDENTS}, python=str(python), wait=WAIT, service=SERVICE, token=token,
         environment={"PATH": f"{python.parent}:/usr/bin:/bin", "LANG": "C.UTF-8", "SHELL": "/bin/bash"},
         instructor=INSTRUCTOR, course=str(course), students_python=str(students_python),
-        students_path=f"{students_python.parent}:/usr/bin:/bin"))
+        students_path=f"{students_python.parent}:/usr/bin:/bin") + (SUBCONFIG.format(path=str(subconfig))
+                                                                   if subconfig else ""))
     Path("/etc/jupyter").mkdir(exist_ok=True)  # the mount point (empty on a machine that has none)
     log = folder / "jupyterhub.log"
     command = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",

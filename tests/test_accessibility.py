@@ -12,8 +12,11 @@ at three sizes (SIZES): a 1280-px window, the same at 200% zoom (640 CSS px) and
   softmax over the wrong axis), not started (dee), late (fay: the late notice); graded
   unconfined (notebook 03 in a course that opts out); and a student whose messages are
   long, odd and hostile and whose written answers are markup (tests/hostile_student.py);
-- the class report and its anonymous version, whole, whatever sections it holds, and the
-  report of a class with the hostile student;
+  and the page a hand-in over the grading service's limit gets (kit/grading_service/notice.py),
+  every notebook's, one of them named as markup;
+- the class report and its anonymous version, whole, whatever sections it holds, the
+  report of a class with the hostile student, and the report with the grading service's
+  attempts before passing;
 - the Model Explorer, on trained and on random weights, after a prompt and a head are chosen;
 - the formgrader's view of a submission with written answers (a real Jupyter server,
   nbgrader's page in the kit's template): what the notebook holds is counted,
@@ -191,7 +194,21 @@ def feedback_pages(graded_class, hostile_class, unconfined_feedback) -> dict[str
     assert "not started" in pages["not started"][2].read_text()
     assert "softmax over the wrong axis" in pages["failed with a diagnosis"][2].read_text()
     assert all("Late submission penalty" in page.read_text() for page in pages["late"])
-    return {**pages, "graded unconfined": [unconfined_feedback]}
+    return {**pages, "graded unconfined": [unconfined_feedback], "over the limit": _over_the_limit(graded_class)}
+
+
+def _over_the_limit(graded_class) -> list[Path]:
+    """The pages ada's hand-in gets over the grading service's limit, one notebook named as markup."""
+    import tempfile
+    import time
+
+    from kit.grading_service.notice import write_notices
+
+    folder = Path(tempfile.mkdtemp(prefix="over-the-limit-"))
+    shutil.copytree(graded_class.course / "submitted" / "ada" / "attention", folder / "submitted")
+    shutil.copy(folder / "submitted" / f"{NOTEBOOK}.ipynb", folder / "submitted" / "<i>mine</i>.ipynb")
+    return write_notices(folder / "notices", folder / "submitted", "attention", time.time() + 3600,
+                         "You have had 3 graded feedbacks in the last 24 hours; the course gives at most 3 a day.")
 
 
 @pytest.fixture(scope="module")
@@ -203,11 +220,15 @@ def report_pages(graded_class, hostile_class, tmp_path_factory) -> dict[str, Pat
     from kit.report.collect import collect
     from kit.report.page import render
 
-    anonymous = tmp_path_factory.mktemp("report") / "anonymous.html"
+    folder = tmp_path_factory.mktemp("report")
     results = collect(course_directory(graded_class.course), "attention")
-    anonymous.write_text(render(results, all_charts(results), anonymous=True), encoding="utf-8")
-    return {"named": graded_class.course / "reports" / "attention" / "index.html", "anonymous": anonymous,
-            "with a hostile student": hostile_class / "reports" / "attention" / "index.html"}
+    (folder / "anonymous.html").write_text(render(results, all_charts(results), anonymous=True), encoding="utf-8")
+    for number, exercise in enumerate(results.exercises):  # as the grading service's journal would give them
+        exercise.attempts = {s.id: [False] * (number % 3) + [number % 4 != 0] for s in results.students}
+    (folder / "on hand-in.html").write_text(render(results, all_charts(results)), encoding="utf-8")
+    return {"named": graded_class.course / "reports" / "attention" / "index.html", "anonymous": folder / "anonymous.html",
+            "with a hostile student": hostile_class / "reports" / "attention" / "index.html",
+            "graded on hand-in": folder / "on hand-in.html"}
 
 
 @pytest.fixture(scope="module")
@@ -236,12 +257,12 @@ def _explore(page, url: str, weights: str) -> None:
 # ---------------------------------------------------------------- the audit, at every size
 
 
-@pytest.mark.parametrize("kind", [*FEEDBACK, "long, odd and hostile", "graded unconfined"])
+@pytest.mark.parametrize("kind", [*FEEDBACK, "long, odd and hostile", "graded unconfined", "over the limit"])
 def test_does_every_feedback_page_pass_the_audit_at_every_size(sized, feedback_pages, audited, kind):
     _audit_pages(sized, audited, f"feedback page, {kind}", {path.stem: path.as_uri() for path in feedback_pages[kind]})
 
 
-@pytest.mark.parametrize("version", ["named", "anonymous", "with a hostile student"])
+@pytest.mark.parametrize("version", ["named", "anonymous", "with a hostile student", "graded on hand-in"])
 def test_does_the_whole_class_report_pass_the_audit_at_every_size(sized, report_pages, audited, version):
     _audit_pages(sized, audited, "class report", {version: report_pages[version].as_uri()})  # every section it holds
 
@@ -502,7 +523,7 @@ def test_does_every_check_message_say_in_words_whether_it_passed(feedback_pages)
                        re.findall(r'class="[^"]*output_(?:stream|error)[^"]*">\s*<pre>(.*?)</pre>', path.read_text(), re.S))
         marks = re.findall(r"[✓✗]\s*\S+", text)
         assert all(mark.endswith("passed:") for mark in marks), (kind, sorted(set(marks)))
-        assert kind in ("not started", "long, odd and hostile") or marks, kind
+        assert kind in ("not started", "long, odd and hostile", "over the limit") or marks, kind
 
 
 def test_does_every_label_on_a_coloured_cell_of_the_reports_heat_map_meet_aa_contrast():

@@ -144,3 +144,37 @@ def test_a_collect_of_one_student_keeps_the_rest_of_the_class_refusals(collected
     result = run("collect", ASSIGNMENT, "--student=no_secret", cwd=course, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
     assert refusals(course) == before  # the class report still lists every refusal
+
+
+def test_a_collect_of_one_student_refuses_a_secret_copied_from_a_classmate_it_does_not_collect(collected):
+    """The copy is compared with every hand-in in the exchange, not only the student's own."""
+    course, _, _ = collected
+    result = run("collect", ASSIGNMENT, "--student=copied_secret", cwd=course, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "its submission secret is honest's" in refusals(course)["copied_secret"]
+    assert not submitted(course, "copied_secret").exists()
+
+
+def test_named_hand_ins_alone_are_collected_and_every_other_refusal_is_kept(copy_released, tmp_path):
+    """`--TrustedCollect.hand_ins`, as the grading service collects: those hand-ins, each for its student; an
+    older hand-in of the same student is not taken instead, nor are other students'."""
+    course = copy_released(tmp_path / "course")
+    inbound = course / "exchange" / COURSE_ID / "inbound"
+    inbound.mkdir(parents=True)
+    for student in ("ann", "bo", "cy"):
+        run("db", "student", "add", student, cwd=course, check=True, capture_output=True)
+    older = hand_in(inbound, "ann", stamp(datetime.timedelta(minutes=2)))
+    newer = hand_in(inbound, "ann", stamp(datetime.timedelta(minutes=1)), secret=None)  # refused: no secret
+    cy = hand_in(inbound, "cy", stamp(datetime.timedelta(minutes=1)), secret=None)
+    hand_in(inbound, "bo", stamp(datetime.timedelta(minutes=1)))
+    run("collect", ASSIGNMENT, "--student=cy", cwd=course, check=True, capture_output=True)
+    result = run("collect", ASSIGNMENT, "--update", f"--TrustedCollect.hand_ins={newer.name}", cwd=course,
+                 capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert not submitted(course, "ann").exists() and not submitted(course, "bo").exists()
+    assert {r["hand_in"] for r in json.loads((course / "refused" / f"{ASSIGNMENT}.json").read_text())} == \
+        {newer.name, cy.name}
+    run("collect", ASSIGNMENT, "--update", f"--TrustedCollect.hand_ins={older.name}", cwd=course, check=True,
+        capture_output=True)
+    assert (submitted(course, "ann") / "submission_secret.txt").read_text() == \
+        (older / "submission_secret.txt").read_text()

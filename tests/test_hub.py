@@ -2,15 +2,20 @@
 sets it up, and does feedback reach only its owner?
 
 As root, the test makes an instructor who is not root and two students (system accounts, PAM
-passwords), runs `python -m kit.hub setup` into a temporary folder, and starts JupyterHub on 127.0.0.1
-(tests/hub.py): PAM login, each server run as its own account, the students' on the students'
-environment `python -m kit.hub students` makes (nothing of the course in it). Then, in Chromium (Playwright), student
-ann logs in, fetches the assignment from the Assignment List, solves notebook 06's exercise, saves,
-validates and submits; student bo submits untouched work. The instructor, in their own server, collects
-through the formgrader's API, autogrades (the kit's confined grading, as an ordinary account),
-generates and releases feedback in a terminal. Ann fetches her feedback in the browser and reads her
-score and her check's message; bo cannot read ann's feedback, even holding her submission.
-It saves docs/hub-assignment-list.png, ann's Assignment List.
+passwords), runs `python -m kit.hub setup` into a temporary folder, with the grading service as the hub's
+managed service (`--hub-config`; course.toml `[service] on`, one graded feedback an hour), and starts
+JupyterHub on 127.0.0.1 (tests/hub.py): PAM login, each server run as its own account, the students' on the
+students' environment `python -m kit.hub students` makes (nothing of the course in it), the grading service
+as the instructor. Then, in Chromium (Playwright), student ann logs in, fetches the assignment from the
+Assignment List, solves notebook 06's exercise, saves, validates and submits, and, with nobody else doing
+anything, Fetch Feedback shows her score and her check's message. The service is killed (SIGKILL) and the
+hub starts it again; meanwhile student bo submits untouched work, and it is graded. Ann hands in again: over
+the limit, her feedback says when the next graded one comes, and bo cannot read it. The service's log names
+each hand-in's outcome. The instructor, in their own server, collects through the formgrader's API,
+autogrades (the kit's confined grading, as an ordinary account), generates and releases feedback in a
+terminal: the grades the service gave. Ann reads her score; bo cannot read ann's feedback, even holding
+her submission. It saves docs/hub-assignment-list.png, ann's Assignment List, and docs/hub-over-the-limit.png, her
+page over the limit.
 
 Skips where it cannot run: not root; outside CI, without Chromium, Playwright, JupyterHub or
 configurable-http-proxy (`make test` installs them). In CI a missing piece fails it instead.
@@ -23,9 +28,11 @@ import os
 import pwd
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -33,17 +40,21 @@ from nbgrader.api import Gradebook
 
 from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID, db_url
+from kit.grading_service.service import service_folder
 from kit.hand_in.acl import readers
+from kit.hub.managed_service import service_name
 from kit.notebooks import ROOT
 from tests import hub as jupyterhub
 from tests.adversarial.unprivileged import environment
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, require_browser
+from tests.grading_service import with_service_policy
 from tests.students_python import students_python
 
 ANN, BO = jupyterhub.STUDENTS
 INSTRUCTOR = jupyterhub.INSTRUCTOR
 NOTEBOOK = "06_blockwise"  # one exercise: ann solves it whole
 EXERCISE = "blockwise_attention"
+GAP_MINUTES = 60  # course.toml [service] min_gap_minutes: ann's second hand-in is over the limit
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.MULTILINE)
 
 
@@ -64,6 +75,7 @@ class Course:
     def __init__(self, folder: Path, passwords: dict[str, str], python: Path, students_python: Path):
         self.folder, self.passwords, self.python, self.students_python = folder, passwords, python, students_python
         self.exchange, self.etc_jupyter = folder / "exchange", folder / "etc-jupyter"
+        self.hub_config = folder / "grading_service_config.py"  # `kit.hub setup --hub-config` writes it
         self.course = Path(f"~{INSTRUCTOR}").expanduser() / "course"
         self.setup_output = ""
 
@@ -83,22 +95,24 @@ def course(released_course):
     folder.chmod(0o755)  # the exchange inside is for every account
     try:
         made = Course(folder, jupyterhub.accounts(), environment(), students_python())
+        # The instructor's own copy of the course, mode 700, its exchange the hub's, graded on hand-in.
+        shutil.copytree(released_course, made.course, symlinks=True)
+        toml = made.course / "course.toml"
+        uncommented = re.sub(r"\n(#[^\n]*\n)+", "\n", toml.read_text())
+        assert '\n[exchange]\nroot = ""\n' in uncommented, "course.toml has no [exchange] root"
+        toml.write_text(with_service_policy(toml.read_text(), made.exchange, on=True, per_day=0,
+                                            min_gap_minutes=GAP_MINUTES, stop_at_deadline=False))
+        subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", made.course], check=True)
+        made.course.chmod(0o700)
         setup = subprocess.run([sys.executable, "-m", "kit.hub", "setup", f"--instructor={INSTRUCTOR}",
-                                f"--exchange={made.exchange}", f"--config-dir={made.etc_jupyter}"],
+                                f"--exchange={made.exchange}", f"--config-dir={made.etc_jupyter}",
+                                f"--hub-config={made.hub_config}", f"--course={made.course}",
+                                f"--python={made.python}"],
                                cwd=ROOT, capture_output=True, text=True, timeout=jupyterhub.WAIT)
         assert setup.returncode == 0, setup.stderr
         made.setup_output = setup.stdout
         for student in jupyterhub.STUDENTS:  # a quiet page: no news pop-up over the Assignment List
             _write_lab_settings(Path(f"~{student}").expanduser(), student)
-        # The instructor's own copy of the course, mode 700, its exchange the hub's.
-        shutil.copytree(released_course, made.course, symlinks=True)
-        toml = made.course / "course.toml"
-        policy = toml.read_text()
-        uncommented = re.sub(r"\n(#[^\n]*\n)+", "\n", policy)
-        assert '\n[exchange]\nroot = ""\n' in uncommented, "course.toml has no [exchange] root"
-        toml.write_text(policy.replace('\nroot = ""\n', f'\nroot = "{made.exchange}"\n', 1))
-        subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", made.course], check=True)
-        made.course.chmod(0o700)
         for student in jupyterhub.STUDENTS:
             added = made.as_instructor("db", "student", "add", student)
             assert added.returncode == 0, added.stderr[-3000:]
@@ -120,7 +134,7 @@ def _write_lab_settings(home: Path, account: str) -> None:
 @pytest.fixture(scope="module")
 def hub(course):
     with jupyterhub.running_hub(course.folder, course.python, course.students_python, course.course,
-                                course.etc_jupyter) as running:
+                                course.etc_jupyter, course.hub_config) as running:
         yield running
 
 
@@ -184,15 +198,21 @@ def test_on_a_hub_students_hand_in_from_the_browser_and_only_the_owner_reads_fee
     ann = _log_in(browser, hub, course, ANN)
     assert _nbgrader_menu(ann) == ["Assignment List"]  # no Formgrader, Course List or Create assignment
     _fetch_solve_validate_and_submit(ann)
+    _ann_reads_her_graded_feedback_with_nobody_doing_anything(ann, hub)
+    killed = _the_grading_service_is_killed(course)
     bo = _log_in(browser, hub, course, BO)
     _fetch_and_submit_untouched(bo)
-    _the_instructor_collects_grades_and_releases_feedback(hub, course)
+    _the_hub_starts_the_grading_service_again(hub, course, killed)
+    _ann_hands_in_again_over_the_limit_and_is_told_when_the_next_graded_feedback_comes(ann, hub, course)
+    graded = _the_services_log_names_each_hand_ins_outcome(course)
+    _the_instructor_collects_grades_and_releases_feedback(hub, course, graded)
     _ann_reads_her_score_and_her_checks_message(ann, hub)
     _bo_cannot_read_anns_feedback(course)
 
 
 def _the_setup_says_what_a_student_can_and_cannot_reach(course: Course) -> None:
     assert "A student cannot:" in course.setup_output, course.setup_output
+    assert f"Grading service {service_name(COURSE_ID)}" in course.setup_output, course.setup_output
     modes = {name: oct((course.exchange / COURSE_ID / name).stat().st_mode & 0o7777)
              for name in ("inbound", "outbound", "feedback")}
     assert modes == {"inbound": "0o3733", "outbound": "0o755", "feedback": "0o711"}
@@ -263,13 +283,23 @@ def _write_answer(page, grade_id: str, answer: str) -> None:
     assert typed == answer, f"the cell holds:\n{typed}"
 
 
+def _student_of(page) -> str:
+    return re.search(r"/user/([^/]+)/", page.url)[1]
+
+
 def _submit(page) -> None:
+    """Submit from the Assignment List, and wait until the hand-in is made (the student's cache holds one more)."""
+    before = len(_submissions(_student_of(page)))
     _open_assignment_list(page)
     page.locator("#fetched_assignments_list").get_by_role("button", name="Submit", exact=True).click()
     page.locator("#submitted_assignments_list").get_by_text(ASSIGNMENT, exact=True).first.wait_for()
+    deadline = time.monotonic() + jupyterhub.WAIT
+    while len(_submissions(_student_of(page))) <= before:
+        assert time.monotonic() < deadline, "the hand-in was not made"
+        time.sleep(0.5)
 
 
-def _the_instructor_collects_grades_and_releases_feedback(hub, course: Course) -> None:
+def _the_instructor_collects_grades_and_releases_feedback(hub, course: Course, service_gave: dict[str, float]) -> None:
     # The formgrader's Collect button calls this (nbgrader/server_extensions/formgrader/apihandlers.py).
     collected = hub.api("POST", f"/user/{INSTRUCTOR}/formgrader/api/assignment/{ASSIGNMENT}/collect")
     assert collected.get("success"), collected
@@ -288,28 +318,112 @@ def _the_instructor_collects_grades_and_releases_feedback(hub, course: Course) -
     with Gradebook(db_url(course.course), COURSE_ID) as gradebook:  # ann solved one notebook whole, bo none
         scores = {student: gradebook.find_submission(ASSIGNMENT, student).score for student in (ANN, BO)}
     assert scores == {ANN: _points(NOTEBOOK), BO: 0}, (scores, collected["log"][-3000:])
+    assert scores == service_gave  # ann's newest hand-in holds what her first did
 
 
-def _ann_reads_her_score_and_her_checks_message(page, hub) -> None:
+def _submissions(student: str) -> list[str]:
+    """The times of a student's hand-ins, oldest first, as their nbgrader cache names them."""
+    cache = Path(f"~{student}").expanduser() / ".local/share/jupyter/nbgrader_cache" / COURSE_ID
+    return sorted(path.name.split("+")[2] for path in cache.glob(f"{student}+{ASSIGNMENT}+*"))
+
+
+def _fetch_feedback(page, hub, submitted_at: str, graded: bool = True, screenshot: str | None = None) -> str:
+    """Fetch Feedback in the student's Assignment List until the hand-in of `submitted_at` has its page, graded
+    or (graded=False) any (the grading service may still be at work), then that page's text as the student's
+    browser shows it (saved as docs/<screenshot> if named)."""
+    student = _student_of(page)
+    home = Path(f"~{student}").expanduser()
+    feedback = home / ASSIGNMENT / "feedback" / submitted_at / f"{NOTEBOOK}.html"
+    deadline = time.monotonic() + jupyterhub.WAIT
     _open_assignment_list(page)
-    submitted = page.locator("#submitted_assignments_list")
-    submitted.get_by_role("button", name="Fetch Feedback", exact=True).click()
-    submitted.get_by_text("(view feedback)").first.wait_for()
-    page.set_viewport_size({"width": 1280, "height": 700})
-    DOCS.mkdir(exist_ok=True)
-    page.screenshot(path=str(DOCS / "hub-assignment-list.png"))
-    [feedback] = Path(f"~{ANN}").expanduser().glob(f"{ASSIGNMENT}/feedback/*/{NOTEBOOK}.html")
-    relative = feedback.relative_to(Path(f"~{ANN}").expanduser())
+    while True:
+        page.locator("#submitted_assignments_list").get_by_role("button", name="Fetch Feedback", exact=True).click()
+        page.wait_for_timeout(3000)
+        if feedback.exists() and not (graded and "Next graded feedback at" in feedback.read_text()):
+            break
+        assert time.monotonic() < deadline, f"no feedback for {student}'s hand-in of {submitted_at}"
+    page.locator("#submitted_assignments_list").get_by_text("(view feedback)").first.wait_for()
     view = page.context.new_page()
-    view.goto(f"{hub.url}/user/{ANN}/files/{relative}")
+    view.goto(f"{hub.url}/user/{student}/files/{feedback.relative_to(home)}")
     text = view.locator("body").inner_text()
+    if screenshot:
+        view.set_viewport_size({"width": 900, "height": 420})
+        view.screenshot(path=str(DOCS / screenshot))
     view.close()
+    return text
+
+
+def _score_and_checks_shown(text: str) -> None:
     points = _points(NOTEBOOK)
     assert re.search(rf"{NOTEBOOK}: {points}(\.0)? of {points}(\.0)? points", text), text[:3000]
     text = " ".join(text.split())
     # Each check's verdict and message; the hidden checks' code never (kit/nbgrader_glue/feedback_page.py).
     assert f"✓ passed: check_{EXERCISE}" in text and f"✓ passed: hidden_{EXERCISE}" in text, text[:3000]
     assert "hidden_check(" not in text, text[:3000]
+
+
+def _ann_reads_her_graded_feedback_with_nobody_doing_anything(page, hub) -> None:
+    _score_and_checks_shown(_fetch_feedback(page, hub, _submissions(ANN)[-1]))
+
+
+def _service_pid(course: Course) -> int | None:
+    try:
+        return int((service_folder(course.course) / "lock").read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _the_grading_service_is_killed(course: Course) -> int:
+    pid = _service_pid(course)
+    assert pid and Path(f"/proc/{pid}").exists()
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def _the_hub_starts_the_grading_service_again(hub, course: Course, killed: int) -> None:
+    deadline = time.monotonic() + jupyterhub.WAIT
+    while (pid := _service_pid(course)) in (killed, None) or not Path(f"/proc/{pid}").exists():
+        assert time.monotonic() < deadline, hub.log.read_text()[-3000:]
+        time.sleep(1)
+    assert f"Service {service_name(COURSE_ID)} exited" in hub.log.read_text()
+
+
+def _ann_hands_in_again_over_the_limit_and_is_told_when_the_next_graded_feedback_comes(page, hub, course) -> None:
+    _submit(page)
+    [first, again] = _submissions(ANN)
+    text = " ".join(_fetch_feedback(page, hub, again, graded=False, screenshot="hub-over-the-limit.png").split())
+    assert "collected" in text and "Next graded feedback at" in text, text[:3000]
+    assert re.search(r"Next graded feedback at \d{4}-\d\d-\d\d \d\d:\d\d UTC", text), text
+    notice = next(Path(f"~{ANN}").expanduser().glob(f"{ASSIGNMENT}/feedback/{again}/{NOTEBOOK}.html")).read_bytes()
+    [released] = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
+                  if path.read_bytes() == notice]
+    assert readers(released) == {pwd.getpwnam(ANN).pw_uid}
+    read = subprocess.run(["runuser", "-u", BO, "--", "cat", str(released)], capture_output=True, text=True)
+    assert read.returncode != 0 and "Permission denied" in read.stderr
+
+
+def _the_services_log_names_each_hand_ins_outcome(course: Course) -> dict[str, float]:
+    """Waits for bo's outcome; returns the score the service gave each student's first hand-in."""
+    log = service_folder(course.course) / f"{ASSIGNMENT}.log"
+    deadline = time.monotonic() + jupyterhub.WAIT
+    while f"of {BO}: graded" not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()[-3000:]
+        time.sleep(1)
+    text = log.read_text()
+    [first, again] = _submissions(ANN)
+    assert re.search(rf"hand-in {ANN}\+{ASSIGNMENT}\+{re.escape(again)}\S* of {ANN}: over the limit: collected, "
+                     rf"and its feedback says: next graded feedback at ", text), text
+    return {student: float(re.search(rf"hand-in {student}\+{ASSIGNMENT}\+{re.escape(_submissions(student)[0])}"
+                                     rf"\S* of {student}: graded, ([\d.]+) / ", text)[1]) for student in (ANN, BO)}
+
+
+def _ann_reads_her_score_and_her_checks_message(page, hub) -> None:
+    """After the instructor's loop, her newest hand-in's page is the graded one."""
+    text = _fetch_feedback(page, hub, _submissions(ANN)[-1])
+    page.set_viewport_size({"width": 1280, "height": 700})
+    DOCS.mkdir(exist_ok=True)
+    page.screenshot(path=str(DOCS / "hub-assignment-list.png"))
+    _score_and_checks_shown(text)
 
 
 def _bo_cannot_read_anns_feedback(course: Course) -> None:
@@ -319,20 +433,23 @@ def _bo_cannot_read_anns_feedback(course: Course) -> None:
     student's account alone (kit/hand_in/feedback.py)."""
     ann_home, bo_home = (Path(f"~{user}").expanduser() for user in (ANN, BO))
     cache = Path(".local/share/jupyter/nbgrader_cache") / COURSE_ID
-    [held] = (ann_home / cache).glob(f"{ANN}+{ASSIGNMENT}+*")
-    shutil.copytree(held, bo_home / cache / held.name)
+    held = sorted((ann_home / cache).glob(f"{ANN}+{ASSIGNMENT}+*"))
+    for submission in held:
+        shutil.copytree(submission, bo_home / cache / submission.name)
     subprocess.run(["chown", "-R", f"{BO}:{BO}", bo_home / ".local"], check=True)
     # Outside the hub's mount namespace /etc/jupyter is not the test's: the course and exchange given here.
     asked = jupyterhub.as_account(BO, course.students_python, *course.nbgrader(
         "fetch_feedback", ASSIGNMENT, f"--student={ANN}", f"--course={COURSE_ID}",
         f"--Exchange.root={course.exchange}", python=course.students_python),
         cwd=bo_home)
-    [anns] = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
-              if path.read_bytes() == next(ann_home.glob(f"{ASSIGNMENT}/feedback/*/{NOTEBOOK}.html")).read_bytes()]
-    assert readers(anns) == {pwd.getpwnam(ANN).pw_uid} and anns.stat().st_mode & 0o007 == 0  # group bits: the mask
-    read = subprocess.run(["runuser", "-u", BO, "--", "cat", str(anns)], capture_output=True, text=True)
+    newest = ann_home / ASSIGNMENT / "feedback" / _submissions(ANN)[-1] / f"{NOTEBOOK}.html"
+    anns = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
+            if path.read_bytes() == newest.read_bytes()]  # her two hand-ins' pages: the same work, the same page
+    assert anns and all(readers(page) == {pwd.getpwnam(ANN).pw_uid} and page.stat().st_mode & 0o007 == 0
+                        for page in anns)  # group bits: the mask
+    read = subprocess.run(["runuser", "-u", BO, "--", "cat", str(anns[0])], capture_output=True, text=True)
     # Stock fetch_feedback also fetches bo's own feedback here (his own cache entry): only ann's counts.
-    anns_submitted_at = held.name.split("+")[2]
-    got = list((bo_home / ASSIGNMENT / "feedback" / anns_submitted_at).glob("*.html"))
+    got = [page for submitted_at in _submissions(ANN)
+           for page in (bo_home / ASSIGNMENT / "feedback" / submitted_at).glob("*.html")]
     assert read.returncode != 0 and "Permission denied" in read.stderr, (read.returncode, read.stderr)
     assert not got, (got, asked.stderr[-3000:])

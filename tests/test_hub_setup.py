@@ -110,10 +110,56 @@ def instructor():
         shutil.rmtree(shared)
 
 
-def setup(tmp_path, instructor: str) -> subprocess.CompletedProcess:
+def setup(tmp_path, instructor: str, *more: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "kit.hub", "setup", f"--instructor={instructor}",
-                           f"--exchange={tmp_path / 'exchange'}", f"--config-dir={tmp_path / 'etc'}"],
+                           f"--exchange={tmp_path / 'exchange'}", f"--config-dir={tmp_path / 'etc'}", *more],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def _course_of(account: str, home: Path) -> Path:
+    """A course folder of the account's (its course.toml is all the set-up reads of it) and its Python."""
+    course = home / "course"
+    (course / ".venv" / "bin").mkdir(parents=True)
+    shutil.copy(ROOT / "course.toml", course / "course.toml")
+    (course / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    subprocess.run(["chown", "-R", f"{account}:{account}", course], check=True)
+    return course
+
+
+@as_root
+def test_the_grading_service_is_the_hubs_managed_service_run_as_the_instructor_in_their_course(tmp_path, instructor):
+    from traitlets.config import PyFileConfigLoader
+
+    from kit.hub.managed_service import service_name
+
+    name, home = instructor
+    course = _course_of(name, home)
+    hub_config = tmp_path / "jupyterhub_config.py"
+    hub_config.write_text("c = get_config()\nc.JupyterHub.services = [{'name': 'other', 'api_token': 'x'}]\n")
+    hub_config.chmod(0o600)  # a hub's configuration may hold secrets: its mode is kept
+    for _ in range(2):  # set up again: replaced, not added
+        made = setup(tmp_path, name, f"--hub-config={hub_config}", f"--course={course}")
+        assert made.returncode == 0, made.stderr
+    assert f"Grading service {service_name(COURSE_ID)}" in made.stdout and "[service] on = true" in made.stdout
+    assert oct(hub_config.stat().st_mode & 0o777) == "0o600"
+    loaded = PyFileConfigLoader(hub_config.name, str(tmp_path)).load_config()
+    assert loaded.JupyterHub.services == [
+        {"name": "other", "api_token": "x"},
+        {"name": service_name(COURSE_ID), "user": name, "cwd": str(course),
+         "command": [str(course / ".venv" / "bin" / "python"), "-m", "kit.grading_service"],
+         "environment": {"PYTHONPATH": str(course)}}]
+
+
+@as_root
+def test_the_grading_service_is_refused_a_course_that_is_not_the_instructors(tmp_path, instructor):
+    name, home = instructor
+    course = _course_of(name, home)
+    subprocess.run(["chown", "root:root", course], check=True)
+    made = setup(tmp_path, name, f"--hub-config={tmp_path / 'jupyterhub_config.py'}", f"--course={course}")
+    assert made.returncode == 1 and f"is not a course folder of {name}'s" in made.stderr
+    assert not (tmp_path / "jupyterhub_config.py").exists()
+    without = setup(tmp_path, name, f"--hub-config={tmp_path / 'jupyterhub_config.py'}")
+    assert without.returncode == 1 and "--hub-config needs --course" in without.stderr
 
 
 @as_root

@@ -14,7 +14,11 @@ hand-in's refusal: every other student is collected, and a rerun never stops
 at it either. Nothing already in submitted/ is replaced until its successor
 is copied whole (a copy beside it, then two renames); a copy this machine
 cannot write (the course's disk full) is named and the others go on, the
-command then ending with an error.
+command then ending with an error. A submission secret is compared with every
+hand-in's in inbound/, whoever is collected, so a copy of a classmate's is
+refused also when one student is. `--TrustedCollect.hand_ins=<name>` (given
+once per hand-in) collects those hand-ins only: the grading service's way
+(kit/grading_service/), with nothing else changed.
 
 The time of a hand-in is the one its name claims, unless the bytes copied
 were last changed later than that (the latest inode change time in the
@@ -38,6 +42,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode, parse_utc
+from traitlets import List, Unicode
 
 from kit.course import course
 from kit.hand_in.accounts import account_map, owners_of
@@ -60,7 +65,7 @@ def read_refused(root: Path, assignment: str) -> list[dict]:
         return []
 
 
-def _parse(name: str, assignment: str) -> tuple[str, datetime.datetime] | None:
+def parse_name(name: str, assignment: str) -> tuple[str, datetime.datetime] | None:
     """(claimed student id, claimed time) of a hand-in folder's name, None if it is not
     <id>+<assignment>+<time>[+<random>]."""
     parts = name.rsplit("+", 3)
@@ -75,6 +80,9 @@ def _parse(name: str, assignment: str) -> tuple[str, datetime.datetime] | None:
 
 
 class TrustedCollect(ExchangeCollect):
+    hand_ins = List(Unicode(), help="Only these hand-ins (their folders' names in inbound/), each for the student "
+                                    "its name claims: the grading service's (kit/grading_service/). Empty: every "
+                                    "student's newest, as nbgrader's collect takes them.").tag(config=True)
 
     def init_src(self):
         if self.coursedir.course_id == "":
@@ -94,10 +102,9 @@ class TrustedCollect(ExchangeCollect):
                 self.duedate = None
         self.refused: list[dict] = []
         hand_ins = defaultdict(list)
-        for name in sorted(os.listdir(self.inbound_path)):
-            if f"+{assignment}+" not in name:
-                continue  # another assignment's
-            claim = _parse(name, assignment)
+        everyone = sorted(name for name in os.listdir(self.inbound_path) if f"+{assignment}+" in name)
+        for name in everyone if not self.hand_ins else sorted(set(self.hand_ins) & set(everyone)):
+            claim = parse_name(name, assignment)
             if claim is None:
                 self._refuse(name, "?", f"its name is not <student>+{assignment}+<time>")
             elif only not in ("", "*") and claim[0] != only:
@@ -108,7 +115,7 @@ class TrustedCollect(ExchangeCollect):
             else:
                 hand_ins[claim[0]].append({"username": claim[0], "filename": name, "timestamp": claim[1]})
         self.src_records = {student: self._in_order(records) for student, records in sorted(hand_ins.items())}
-        self.secrets = secrets_in(Path(self.inbound_path), [r["filename"] for rs in hand_ins.values() for r in rs])
+        self.secrets = secrets_in(Path(self.inbound_path), everyone)  # a copy of any classmate's, whoever is collected
 
     def _in_order(self, records: list[dict]) -> list[dict]:
         """The order to try a student's hand-ins in: newest first (with --before-duedate, those before it first)."""
@@ -186,7 +193,7 @@ class TrustedCollect(ExchangeCollect):
         secret = read_secret(copy)
         _, changed = self.secrets.get(record["filename"], (secret, float("inf")))
         for name, (other_secret, other_changed) in self.secrets.items():
-            claim = _parse(name, self.coursedir.assignment_id)
+            claim = parse_name(name, self.coursedir.assignment_id)
             if other_secret == secret and claim and claim[0] != record["username"] and other_changed <= changed:
                 raise Refused(f"its submission secret is {shown(claim[0])}'s, handed in earlier (copied from their "
                               f"files: its feedback would replace theirs)")
@@ -208,8 +215,13 @@ class TrustedCollect(ExchangeCollect):
         root, assignment, only = Path(self.coursedir.root), self.coursedir.assignment_id, self.coursedir.student_id
         path = refused_path(root, assignment)
         path.parent.mkdir(exist_ok=True)
-        others = [] if only in ("", "*") else [r for r in read_refused(root, assignment) if r["student"] != shown(only)]
-        path.write_text(json.dumps(others + self.refused, indent=1) + "\n")  # a collect of one student: the rest kept
+        if self.hand_ins:  # some hand-ins: every other refusal kept
+            kept = [r for r in read_refused(root, assignment) if r["hand_in"] not in set(map(shown, self.hand_ins))]
+        elif only not in ("", "*"):  # one student: the rest of the class's kept
+            kept = [r for r in read_refused(root, assignment) if r["student"] != shown(only)]
+        else:
+            kept = []
+        path.write_text(json.dumps(kept + self.refused, indent=1) + "\n")
         self.log.info("Collected %d hand-ins of '%s'; refused %d%s", collected, self.coursedir.assignment_id,
                       len(self.refused), " (kept in the exchange, never graded):" if self.refused else ".")
         for refusal in self.refused:

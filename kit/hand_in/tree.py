@@ -219,6 +219,24 @@ def _copy(top_fd: int, checked: dict, limits: Limits, target: Path, ignored) -> 
     return files, size
 
 
+def require_owner(status: os.stat_result, owners: set[int]) -> None:
+    """Refused unless a hand-in's folder (its lstat) belongs to one of `owners`."""
+    if status.st_uid not in owners:
+        raise Refused(f"it belongs to {account_name(status.st_uid)}, not to "
+                      f"{' or '.join(sorted(map(account_name, owners)))}")
+
+
+def _top(inbound_fd: int, name: str) -> os.stat_result:
+    """The lstat of the hand-in `name` in the open inbound folder; Refused unless it is a folder."""
+    try:
+        top = os.stat(name, dir_fd=inbound_fd, follow_symlinks=False)
+    except OSError as e:
+        raise _unreadable(name, e) from None
+    if not stat.S_ISDIR(top.st_mode):
+        raise Refused(f"it is {NOT_A_FILE.get(stat.S_IFMT(top.st_mode), 'not a folder')}, not a folder")
+    return top
+
+
 def copy_hand_in(inbound: Path, name: str, owners: set[int], limits: Limits, target: Path,
                  ignored=lambda name: False) -> Copied:
     """Copy the hand-in `inbound/name` into the new folder `target` (see the module's docstring); entries
@@ -227,15 +245,8 @@ def copy_hand_in(inbound: Path, name: str, owners: set[int], limits: Limits, tar
         raise Refused(f"its name {shown(name)!r} holds control characters or undecodable bytes")
     inbound_fd = os.open(inbound, FOLDER)
     try:
-        try:
-            top = os.stat(name, dir_fd=inbound_fd, follow_symlinks=False)
-        except OSError as e:
-            raise _unreadable(name, e) from None
-        if not stat.S_ISDIR(top.st_mode):
-            raise Refused(f"it is {NOT_A_FILE.get(stat.S_IFMT(top.st_mode), 'not a folder')}, not a folder")
-        if top.st_uid not in owners:
-            raise Refused(f"it belongs to {account_name(top.st_uid)}, not to "
-                          f"{' or '.join(sorted(map(account_name, owners)))}")
+        top = _top(inbound_fd, name)
+        require_owner(top, owners)
         top_fd = _open_folder(PurePosixPath(name), inbound_fd, top)
         try:
             checked = _walk(top_fd, owners, limits)
@@ -248,5 +259,27 @@ def copy_hand_in(inbound: Path, name: str, owners: set[int], limits: Limits, tar
         finally:
             os.close(top_fd)
         return Copied(files, size, max([top.st_ctime, *(status.st_ctime for status in checked.values())]))
+    finally:
+        os.close(inbound_fd)
+
+
+def last_changed(inbound: Path, name: str, limits: Limits) -> float:
+    """The latest inode change time (Unix seconds) of the hand-in `inbound/name` and everything in it, read as
+    `copy_hand_in` reads it, no link followed: how long it has been still (the grading service waits for a
+    hand-in nbgrader's submit is still writing). Raises Refused for a hand-in that cannot be walked."""
+    inbound_fd = os.open(inbound, FOLDER)
+    try:
+        top = _top(inbound_fd, name)
+        top_fd = _open_folder(PurePosixPath(name), inbound_fd, top)
+        try:
+            latest, count = top.st_ctime, 0
+            with closing(_entries(top_fd, limits)) as entries:
+                for _, _, status in entries:
+                    latest, count = max(latest, status.st_ctime), count + 1
+                    if count > limits.max_entries:
+                        raise Refused(f"it holds more than {limits.max_entries} files and folders")
+            return latest
+        finally:
+            os.close(top_fd)
     finally:
         os.close(inbound_fd)

@@ -1,6 +1,8 @@
-"""`python -m kit.hub setup --instructor ACCOUNT [--exchange DIR] [--config-dir DIR]`, as root: the
-shared exchange (exchange.py) and every account's nbgrader configuration (students.py), then what was
-made and what a student can and cannot reach. `python -m kit.hub students --prefix DIR`, as root: the
+"""`python -m kit.hub setup --instructor ACCOUNT [--exchange DIR] [--config-dir DIR] [--hub-config FILE
+--course DIR [--python PYTHON]]`, as root: the shared exchange (exchange.py) and every account's nbgrader
+configuration (students.py), then what was made and what a student can and cannot reach; with
+--hub-config, the grading service as the hub's managed service, run as the instructor in their course
+(managed_service.py). `python -m kit.hub students --prefix DIR`, as root: the
 Python every account's server runs, with what the release needs and nothing of the course
 (students_env.py)."""
 
@@ -15,6 +17,7 @@ from pathlib import Path
 from kit.course import course
 from kit.hub import students
 from kit.hub.exchange import ExchangeRefused, make_exchange, require_access_lists
+from kit.hub.managed_service import ServiceRefused, service_name, write_service
 from kit.hub.quota import per_account_quota
 from kit.hub.students_env import SYSTEM_PYTHON, StudentsEnvironmentRefused
 from kit.hub.students_env import main as make_students
@@ -39,6 +42,13 @@ NO_QUOTA = """\
 WARNING: no per-account quota on {exchange}'s file system: one account can fill it, and every later
   nbgrader submit and release_feedback then fails until root removes the file. Put the exchange on a
   file system of its own with a quota for every account (README: JupyterHub and nbgrader's shared exchange)."""
+
+
+GRADING_SERVICE = """\
+Grading service {name}, in {hub_config}: JupyterHub starts it with the hub, as {instructor}, in {course},
+  and starts it again whenever it exits. It grades each hand-in as it arrives once {course}/course.toml
+  says [service] on = true (README: Grading on hand-in). Watch it: {course}/service/{assignment}.log, or
+  `python -m kit.grading_service status` in {course} as {instructor}. Restart the hub to start it now."""
 
 
 def setup(instructor: str, exchange: Path, config_dir: Path, course_id: str) -> None:
@@ -68,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--config-dir", type=Path, default=Path("/etc/jupyter"),
                          help="the system's Jupyter configuration (elsewhere for a test)")
     command.add_argument("--course-id", default=course().course_id)
+    command.add_argument("--hub-config", type=Path,
+                         help="the hub's configuration file (jupyterhub_config.py, or one it loads): the grading "
+                              "service is added to it as a managed service, run as the instructor")
+    command.add_argument("--course", type=Path, help="with --hub-config: the instructor's course folder")
+    command.add_argument("--python", type=Path,
+                         help="with --hub-config: the course's Python (default: the course's .venv/bin/python)")
     students_env = commands.add_parser("students", help="make the Python every account's server runs (as root)")
     students_env.add_argument("--prefix", type=Path, default=Path("/opt/attention-students"))
     students_env.add_argument("--python", default=SYSTEM_PYTHON, help="the Python it is made from, readable by all")
@@ -90,12 +106,27 @@ def main(argv: list[str] | None = None) -> int:
     except KeyError:
         print(f"no account {args.instructor!r} on this machine: make it first (useradd)", file=sys.stderr)
         return 1
+    if args.hub_config and not args.course:
+        print("--hub-config needs --course: the instructor's course folder the grading service runs in",
+              file=sys.stderr)
+        return 1
     try:
         setup(args.instructor, Path(os.path.abspath(args.exchange)), args.config_dir, args.course_id)
-    except (ExchangeRefused, PermissionError) as refused:  # PermissionError: the instructor's own files
+        if args.hub_config:
+            grading_service(args.hub_config, args.instructor, Path(os.path.abspath(args.course)), args.python,
+                            args.course_id)
+    except (ExchangeRefused, ServiceRefused, PermissionError) as refused:  # PermissionError: the instructor's files
         print(f"Refused: {refused}", file=sys.stderr)
         return 1
     return 0
+
+
+def grading_service(hub_config: Path, instructor: str, course_folder: Path, python: Path | None,
+                    course_id: str) -> None:
+    python = Path(os.path.abspath(python or course_folder / ".venv" / "bin" / "python"))
+    written = write_service(hub_config, instructor, course_folder, python, course_id)
+    print(GRADING_SERVICE.format(name=service_name(course_id), hub_config=written, instructor=instructor,
+                                 course=course_folder, assignment=course(course_folder).assignment))
 
 
 if __name__ == "__main__":

@@ -33,8 +33,8 @@ BEGIN, END = "# >>> python -m kit.hub setup >>>", "# <<< python -m kit.hub setup
 def for_everyone(config_dir: Path, course_id: str, exchange: Path) -> list[Path]:
     """Write the students' nbgrader and Jupyter configuration into `config_dir` (/etc/jupyter)."""
     nbgrader = f"c.CourseDirectory.course_id = {course_id!r}\nc.Exchange.root = {str(exchange)!r}\n"
-    return [_write_block(config_dir / "nbgrader_config.py", nbgrader),
-            _write_block(config_dir / "jupyter_server_config.py", _server_extensions(enabled=False)),
+    return [write_block(config_dir / "nbgrader_config.py", nbgrader),
+            write_block(config_dir / "jupyter_server_config.py", _server_extensions(enabled=False)),
             _write_page_config(config_dir, enabled=False)]
 
 
@@ -42,7 +42,7 @@ def for_instructor(instructor: str) -> list[Path]:
     """Enable the instructor-only parts again in `instructor`'s ~/.jupyter, written as the instructor."""
     config_dir = Path(pwd.getpwnam(instructor).pw_dir) / ".jupyter"
     return as_account(instructor, lambda: [
-        _write_block(config_dir / "jupyter_server_config.py", _server_extensions(enabled=True)),
+        write_block(config_dir / "jupyter_server_config.py", _server_extensions(enabled=True)),
         _write_page_config(config_dir, enabled=True)])
 
 
@@ -80,15 +80,18 @@ def _server_extensions(enabled: bool) -> str:
     return f"c.ServerApp.jpserver_extensions.update({ {name: enabled for name in INSTRUCTOR_ONLY_SERVER} !r})\n"
 
 
-def _write_block(path: Path, text: str) -> Path:
-    """Put `text` in `path` between this command's markers, replacing an earlier block, keeping the rest."""
+def write_block(path: Path, text: str, mode: int | None = 0o644) -> Path:
+    """Put `text` in `path` between this command's markers, replacing an earlier block, keeping the rest; the
+    file's mode `mode` (None: an existing file's own, 0600 for a new one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     old = path.read_text() if path.exists() else "c = get_config()  # noqa: F821\n"
+    if mode is None:
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o600
     if BEGIN in old:
         before, _, rest = old.partition(BEGIN)
         old = before + rest.partition(END)[2].lstrip("\n")
     path.write_text(f"{old.rstrip()}\n{BEGIN}\n{text}{END}\n")
-    path.chmod(0o644)
+    path.chmod(mode)
     return path
 
 

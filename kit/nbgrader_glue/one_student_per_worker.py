@@ -5,7 +5,10 @@ student's folder at a time: in a worker process (worker_pool.py), or in this
 one, student after student (`convert_one_by_one`, with one worker). A student
 nbgrader cannot convert is logged as nbgrader logs it, the others go on (also
 where nbgrader's loop would stop the whole class: the gradebook locked past its
-wait), and the command ends with nbgrader's error.
+wait), and the command ends with nbgrader's error. Students excluded on the
+command line (`--CourseDirectory.student_id_exclude`, as the grading service
+excludes every student but a round's) are left out from the start: nbgrader
+would skip each in its loop, but the grading run would grade them all first.
 """
 
 from __future__ import annotations
@@ -26,6 +29,13 @@ Folders = Callable[[list[str]], Iterable[tuple[str, object]]]  # failed list →
 class OneStudentPerWorker:
     def convert_here(self) -> None:
         raise NotImplementedError
+
+    def init_notebooks(self) -> None:
+        """nbgrader's, without the students excluded on the command line."""
+        super().init_notebooks()
+        excluded = set(filter(None, (self.coursedir.student_id_exclude or "").split(",")))
+        self.assignments = {folder: notebooks for folder, notebooks in self.assignments.items()
+                            if self.student_of(folder)[0] not in excluded}
 
     def prepare_one(self, folder: str, payload: object) -> None:
         """In a worker process, before nbgrader's loop converts `folder` (with its payload)."""

@@ -9,6 +9,10 @@ without those fields (an older grader) still counts: the failure is then
 
 Written answers (nbgrader task cells, kit/written.py) are graded by hand: the
 gradebook says which have a grader's score yet and which still wait for one.
+
+Where the grading service graded hand-ins as they arrived (kit/grading_service/),
+its journal says how each student's graded attempts went, exercise by exercise:
+how many it took before an exercise passed.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from autograder.grade import REPORT_FILE
 from autograder.handed_in import set_aside
 from autograder.mistakes import MISTAKES
 from autograder.source_assignment import GradeId, SourceAssignment
+from kit.grading_service.journal import attempts, journal_path
 from kit.hand_in.collect import read_refused
 
 UNRECORDED = "not recorded"      # a failed cell whose report says nothing of how it failed
@@ -42,9 +47,18 @@ class Exercise:
     mistakes: dict[str, list[str]] = field(default_factory=dict)  # named mistake → students who made it
     known_mistakes: dict[str, int] = field(default_factory=dict)  # the grader's mistakes of this exercise → section
     failures: dict[str, list[str]] = field(default_factory=dict)  # kind → students who failed, no mistake named
+    attempts: dict[str, list[bool]] = field(default_factory=dict)  # graded on hand-in: student → each attempt passed?
 
     def share(self, students: list[str]) -> float:
         return len(students) / self.students if self.students else 0.0
+
+    def passed_at(self) -> dict[str, int]:
+        """Graded on hand-in: student → the graded attempt (1: the first) at which the exercise first passed."""
+        return {student: tries.index(True) + 1 for student, tries in self.attempts.items() if True in tries}
+
+    def not_passed_yet(self) -> dict[str, int]:
+        """Graded on hand-in: student → their graded attempts so far, none of which passed the exercise."""
+        return {student: len(tries) for student, tries in self.attempts.items() if True not in tries}
 
 
 @dataclass
@@ -133,6 +147,9 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
                 _unreadable(submitted_folder, report), list((report or {}).get("tampering", [])), report is not None))
         roster = sorted(s.id for s in gb.students)
         written = written_questions(entry, sections)
+    for name, students in attempts(journal_path(Path(coursedir.root), assignment)).items():
+        if name in exercises:
+            exercises[name].attempts = students
     return ClassResults(assignment, list(exercises.values()), students, [s for s in roster if s not in submitted],
                         read_refused(Path(coursedir.root), assignment), written)
 

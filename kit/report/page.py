@@ -31,6 +31,11 @@ def _count(students: list[str], exercise: Exercise) -> str:
     return f"{len(students)} of {exercise.students} ({percent(exercise.share(students))})"
 
 
+def median(values) -> str:
+    values = list(values)
+    return f"{statistics.median(values):g}" if values else ""
+
+
 def render(results: ClassResults, charts: list[Chart], anonymous: bool = False,
            similarity: Similarity | None = None) -> str:
     scores = [s.score for s in results.students] or [0.0]
@@ -38,6 +43,7 @@ def render(results: ClassResults, charts: list[Chart], anonymous: bool = False,
                             low=min(scores), high=max(scores))
     return _TEMPLATES.get_template("page.html.j2").render(
         r=results, charts=charts, anonymous=anonymous, describe=describe, percent=percent, count=_count, ranked=_ranked,
+        median=median,
         stats=stats, max_score=max((s.max_score for s in results.students), default=0.0),
         late=[s for s in results.students if s.seconds_late > 0],
         unreadable=[s for s in results.students if s.unreadable],

@@ -29,6 +29,11 @@ def summary(results: ClassResults, anonymous: bool = False, top: int = 5, simila
         lines.append(f"Scores after late penalties (out of {max(s.max_score for s in results.students):g}): "
                      f"mean {statistics.mean(scores):.1f}, median {statistics.median(scores):.1f}, "
                      f"lowest {min(scores):g}, highest {max(scores):g}")
+    on_hand_in = [e for e in results.exercises if e.attempts]
+    if on_hand_in:
+        slowest = sorted(on_hand_in, key=lambda e: (-statistics.median(e.passed_at().values() or [0]), e.name))[:3]
+        lines.append("Graded on hand-in, attempts before passing (median): " + ", ".join(
+            f"{e.name} {statistics.median(e.passed_at().values() or [0]):g}" for e in slowest))
     graded, ungraded = results.written_counts()
     if graded or ungraded:
         lines.append(f"Written answers: {graded} graded, {ungraded} not yet graded")
