@@ -184,7 +184,7 @@ def _notebook_pages(folder: Path) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def feedback_pages(graded_class, hostile_class, unconfined_feedback) -> dict[str, list[Path]]:
+def feedback_pages(graded_class, hostile_class, unconfined_feedback, tmp_path_factory) -> dict[str, list[Path]]:
     """Kind → every notebook's feedback page of its student (the written answers with the grader's points and
     comments in 05 and 08); graded unconfined: notebook 03's."""
     pages = {kind: _notebook_pages(graded_class.course / "feedback" / student / "attention")
@@ -194,19 +194,18 @@ def feedback_pages(graded_class, hostile_class, unconfined_feedback) -> dict[str
     assert "not started" in pages["not started"][2].read_text()
     assert "softmax over the wrong axis" in pages["failed with a diagnosis"][2].read_text()
     assert all("Late submission penalty" in page.read_text() for page in pages["late"])
-    return {**pages, "graded unconfined": [unconfined_feedback], "over the limit": _over_the_limit(graded_class)}
+    return {**pages, "graded unconfined": [unconfined_feedback], "over the limit": _over_the_limit(graded_class, tmp_path_factory.mktemp("over-the-limit"))}
 
 
-def _over_the_limit(graded_class) -> list[Path]:
-    """The pages ada's hand-in gets over the grading service's limit, one notebook named as markup."""
-    import tempfile
+def _over_the_limit(graded_class, folder: Path) -> list[Path]:
+    """The pages ada's hand-in gets over the grading service's limit, one notebook named as markup (a file name
+    holds no slash)."""
     import time
 
     from kit.grading_service.notice import write_notices
 
-    folder = Path(tempfile.mkdtemp(prefix="over-the-limit-"))
     shutil.copytree(graded_class.course / "submitted" / "ada" / "attention", folder / "submitted")
-    shutil.copy(folder / "submitted" / f"{NOTEBOOK}.ipynb", folder / "submitted" / "<i>mine</i>.ipynb")
+    shutil.copy(folder / "submitted" / f"{NOTEBOOK}.ipynb", folder / "submitted" / "<b>mine<b> & <i>co.ipynb")
     return write_notices(folder / "notices", folder / "submitted", "attention", time.time() + 3600,
                          "You have had 3 graded feedbacks in the last 24 hours; the course gives at most 3 a day.")
 

@@ -25,9 +25,11 @@ from tests.disguised_class import KINDS, REFERENCE, given_exercises, judged, lis
 
 SEEDS = range(4)
 # Measured when this was written (benchmarks/REPORT.md has the 16 classes): copies found of 4, per kind.
-FOUND = {"renamed": 2, "comments": 3, "reordered": 2, "rewritten": 4, "helper": 3, "comprehension": 2,
+# Since comments and blank lines a copy kept count (kit/report/traces.py): renamed 2 -> 3, comprehension 2 -> 3,
+# and one more honest pair (3 -> 4; seed 3's, two honest students alike in multi_head_attention and attention).
+FOUND = {"renamed": 3, "comments": 3, "reordered": 2, "rewritten": 4, "helper": 3, "comprehension": 3,
          "short answers": 4, "reference module": 4, "chain": 2}
-HONEST = 3  # honest pairs listed in the four classes, at most
+HONEST = 4  # honest pairs listed in the four classes, at most
 
 
 @cache
@@ -174,3 +176,49 @@ def test_the_similarity_section_with_its_pairs_and_distributions_passes_the_audi
                 page.close()
         finally:
             browser.close()
+
+
+# ---- what a copy kept beyond its statements (kit/report/traces.py), and readings that renaming must not change
+
+ANSWER = """def f(Q, K):
+    d = K.shape[-1]{comment}
+{blank}    s = np.einsum('...qd,...kd->...qk', Q, K) / d ** 0.5
+    return s
+"""
+
+
+def test_does_a_copy_that_kept_its_comments_and_blank_lines_stand_out_more():
+    """The same statements twice: sharing a comment and a blank line is the more unusual, by class frequencies
+    (a comment everyone writes would add nothing); differing in them costs nothing."""
+    from kit.report.similarity import Settings, _read
+    from kit.report.traces import evidence
+
+    kept = ANSWER.format(comment="  # the last axis, as in the lecture", blank="\n")
+    bare = ANSWER.format(comment="", blank="")
+    one, other = _read((kept, "f")), _read((kept, "f"))
+    assert len(one.marks) == 2  # the comment on `d = ...`, the blank line after it
+    holding = {}
+    assert evidence(one.marks, other.marks, holding, holding, (1 << 30) - 1, Settings().smoothing) > 2 * 4.0
+    assert evidence(one.marks, _read((bare, "f")).marks, holding, holding, (1 << 30) - 1, 0.5) == 0.0
+
+
+def test_is_an_einsum_read_the_same_whatever_the_cell_names_its_variables():
+    """A one-word string is code as it is: a variable named like the einsum's letters ("qk") changes nothing
+    in it (a copier's renaming hid the copy); a message's words still follow the cell's names."""
+    one = "def f(Q, K):\n    qk = np.einsum('...qd,...kd->...qk', Q, K)\n    return qk\n"
+    other = "def f(Q, K):\n    t1 = np.einsum('...qd,...kd->...qk', Q, K)\n    return t1\n"
+    assert tokens(one) == tokens(other)
+    assert tokens("n = 1\nraise ValueError('n must be 1')") == tokens("k = 1\nraise ValueError('k must be 1')")
+
+
+def test_are_four_students_with_one_answer_a_common_answer_rather_than_a_ring_of_copies():
+    """Three alike (a copy of a copy) are judged against the rest of the class; a fourth alike makes the
+    answer one the class writes, and no pair of the four is listed."""
+    made = second_class(0)
+    answers = {s: dict(by) for s, by in made.answers.items()}
+    planted = {s for each in made.planted.values() for _, pair in each for s in pair}
+    four = [s for s in sorted(answers) if s not in planted and "NotStarted" not in answers[s]["attention"]][:4]
+    for student in four[1:]:
+        answers[student]["attention"] = answers[four[0]]["attention"]
+    attention = next(e for e in similar_answers(given(), answers).exercises if e.name == "attention")
+    assert not [p for p in attention.flagged if set(p.students) <= set(four)]

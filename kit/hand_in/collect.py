@@ -49,11 +49,11 @@ from kit.hand_in.accounts import account_map, owners_of
 from kit.hand_in.secret import read_secret, secrets_in
 from kit.hand_in.tree import Copied, Limits, Refused, copy_hand_in, shown
 
-REFUSED = "refused"  # refused/<assignment>.json in the course folder
+REFUSALS = Path("refused")  # refused/<assignment>.json in the course folder (not an outcome: a folder)
 
 
 def refused_path(root: Path, assignment: str) -> Path:
-    return Path(root) / REFUSED / f"{assignment}.json"
+    return Path(root) / REFUSALS / f"{assignment}.json"
 
 
 def read_refused(root: Path, assignment: str) -> list[dict]:

@@ -272,8 +272,11 @@ class _Emitter:
 
 
 def _string(value: str, bound: set[str]) -> str:
-    """A string's token: its words, case and spacing aside, a name the cell binds as "V" (a message copied word
-    for word is evidence; renaming throughout, strings too, is no disguise)."""
+    """A string's token: its words, case and spacing aside, a name the cell binds as "V" in a string of several
+    words (a message copied word for word is evidence; renaming throughout, strings too, is no disguise). A
+    string of one word (an einsum's '...qd,...kd->...qk', a key) is code as it is: a name of the cell that
+    happens to be spelled like it ("qk") changes nothing in it."""
+    bound = bound if re.search(r"\s", value.strip()) else set()
     words = " ".join("V" if word in bound else word.lower() for word in re.findall(r"\w+|[^\w\s]", value))
     return f"S{zlib.crc32(words.encode(errors='surrogatepass')):08x}" if words else "S"  # "\ud83d" is a string
 

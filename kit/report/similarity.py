@@ -15,8 +15,11 @@ scored, never every pair.
 How unusual a pair is comes from the class itself (chance.py): the chance that another student of the class
 writes all the statements the two share, by a chain rule over them with the class's own frequencies, each
 paid for once, times the ways of choosing that many of an answer's statements. Times the pairs of the
-exercise, that is the number of pairs as alike expected by chance. The "others" leave out at most 3
-students nearly the same as the pair's two (a ring of copies, so the copy of a copy is found). Each
+exercise, that is the number of pairs as alike expected by chance. The "others" leave out one student
+nearly the same as the pair's two (a ring of three copies, so the copy of a copy is found; four or more
+alike is an answer the class writes, not a ring). Comments and blank lines the two share on the same
+statements (traces.py: what a copier left as it was) add to the surprise by how rarely the others who
+wrote those statements marked them so; differing in them costs nothing. Each
 statement one of the two wrote and the other did not costs log(1 / edit_rate) = 1.6 nats of the surprise
 (a copier changes a statement about one time in five; honest students of one style differ in a few). A pair
 is listed when it shares at least 3 statements and either at least 95% of the two answers' statements are
@@ -66,6 +69,7 @@ from typing import NamedTuple
 from kit.report.answers import Exercise
 from kit.report.chance import Statements, across, surprise, ways
 from kit.report.normalise import read
+from kit.report.traces import Marks, evidence, traces
 
 DISTRIBUTION_BINS = 10
 DISTRIBUTION_PAIRS = 20_000
@@ -84,7 +88,7 @@ class Settings:
     flag_expected: float = 0.01    # ...and at most this many
     smoothing: float = 0.5         # students added to a statement's writers when its share is counted
     shrink: float = 3.0            # students' worth a share among a few others is shrunk towards the share alone
-    ring_most: int = 3             # near-copies of a pair's two, at most this many, are left out of "the others"
+    ring_most: int = 1             # near-copies of a pair's two, at most this many, are left out of "the others"
     edit_rate: float = 0.2         # the chance a copier changes a statement: each statement one of the two wrote
                                    # and the other did not costs log(1 / edit_rate) of the surprise
     tail_expected: float = 1.0     # an exercise's chance counts as no smaller than a pair's this often expected
@@ -167,6 +171,7 @@ class Answer(NamedTuple):
     statements: Statements            # its statements, in canonical order
     lines: dict[int, frozenset[int]]  # a statement → the lines it was written on
     parsed: bool                      # read with `ast` (False: with Python's tokenizer, a statement a line)
+    marks: Marks                      # its comments and blank lines, each on a statement (traces.py)
 
 
 def _read(task: tuple[str, str]) -> Answer:
@@ -188,7 +193,7 @@ def _read(task: tuple[str, str]) -> Answer:
         statements.setdefault(key, before)
         written[key] = written.get(key, frozenset()) | frozenset(lines[serial])
         before = key
-    return Answer(statements, written, parsed)
+    return Answer(statements, written, parsed, traces(source, written))
 
 
 def _read_all(tasks: set[tuple[str, str]], workers: int) -> dict[tuple[str, str], Answer]:
@@ -210,6 +215,7 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
     results, tails, commons, unparsed, shown = [], {}, {}, {}, {}
     for name, exercise in exercises.items():
         given = cache[exercise.given, name].statements
+        given_marks = cache[exercise.given, name].marks
         held = {s: by[name] for s, by in answers.items() if name in by}
         statements = {s: {h: b for h, b in cache[code, name].statements.items() if h not in given}
                       for s, code in held.items()}
@@ -220,7 +226,9 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
         unparsed_here = sorted(s for s in statements if not cache[held[s], name].parsed)
         if unparsed_here:
             unparsed[name] = unparsed_here
-        result, tail, commons[name] = _compare(name, statements, {f: s for f, s in forms.items() if s}, settings)
+        marks = {s: {m: h for m, h in cache[held[s], name].marks.items() if m not in given_marks} for s in statements}
+        result, tail, commons[name] = _compare(name, statements, {f: s for f, s in forms.items() if s}, settings,
+                                               marks)
         result.untouched = untouched
         results.append(result)
         tails[name] = tail
@@ -238,8 +246,8 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
     return Similarity(results, repeated, unparsed, settings)
 
 
-def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Statements], settings: Settings) \
-        -> tuple[ExerciseSimilarity, dict[tuple[str, str], Pair], set[int]]:
+def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Statements], settings: Settings,
+             marks: dict[str, Marks]) -> tuple[ExerciseSimilarity, dict[tuple[str, str], Pair], set[int]]:
     """The exercise's listed pairs and students alike the reference, its pairs at least min_in_common alike
     (pair → Pair) for `_repeated`, and the statements most of the class wrote."""
     n = len(statements)
@@ -256,6 +264,8 @@ def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Stat
             holding[h] |= bit[student]
             holding[before, h] |= bit[student]
             writers[h].append(student)
+        for mark in marks[student]:
+            holding[mark] |= bit[student]
     cap = min(settings.common_most, max(settings.common_least, round(settings.common_share * n)))
     candidates = set()
     for who in writers.values():
@@ -282,7 +292,8 @@ def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Stat
         others = everyone & ~bit[a] & ~bit[b] & ~(ring if ring.bit_count() <= settings.ring_most else 0)
         edits = len(statements[a].keys() ^ statements[b].keys()) * math.log(1 / settings.edit_rate)
         nats = surprise(statements[a], statements[b], holding, others, settings) - \
-            ways(statements[a], statements[b], shared) - edits
+            ways(statements[a], statements[b], shared) - edits + \
+            evidence(marks[a], marks[b], holding, holding, others, settings.smoothing)
         tail[a, b] = found = Pair(name, (a, b), in_common, shared, nats, pairs * math.exp(-nats))
         if _unusual(found, settings):
             result.flagged.append(found)
