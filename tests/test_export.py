@@ -171,3 +171,13 @@ def test_an_export_of_several_assignments_asks_which_one(tmp_path):
     assert code != 0 and "name one with --assignment" in log
     assert nbgrader(tmp_path, {}, *moodle, "--assignment=attention")[0] == 0
     assert rows(tmp_path / "moodle.csv")[0][-1] == "attention"
+
+
+@pytest.mark.parametrize("exporter", [[], ["--exporter=kit.nbgrader_glue.export.MoodleExport"]], ids=["csv", "moodle"])
+def test_an_export_names_the_students_an_interrupted_autograde_left_part_way(tmp_path, exporter):
+    new_course(tmp_path, {})
+    (tmp_path / "autograded" / "fay").mkdir(parents=True)
+    (tmp_path / "autograded" / "fay" / ".attention.unfinished").touch()  # whole_or_absent.py's mark
+    code, log = nbgrader(tmp_path, {}, "export", *exporter)
+    assert code == 0, log[-2000:]
+    assert re.search(r"left the autograde of fay part-way.*run `nbgrader autograde attention`", log), log

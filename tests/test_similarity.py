@@ -180,6 +180,7 @@ HOSTILE_ANSWERS = {
                                                  + ")" * 300 + "\n",
     "a megabyte of statements": "def attention(Q, K, V, mask=None):\n" + "    Q = Q + 1\n" * 80_000,
     "a null byte": "def attention(Q, K, V, mask=None):\n    return Q\x00\n",
+    "a string of lone surrogates": 'def attention(Q, K, V, mask=None):\n    return "\\ud83d\\ude00 \\udfff"\n',
 }
 
 

@@ -40,6 +40,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Enum, Unicode
 
+from kit.nbgrader_glue.whole_or_absent import unfinished_students
+
 
 def final_score(gradebook: Gradebook, assignment: str, student: str) -> float:
     """The student's score after the late penalty; 0 when they submitted nothing."""
@@ -60,7 +62,22 @@ def points(value: float) -> str:
     return repr(round(float(value), 6))
 
 
-class CsvExport(ExportPlugin):
+class WarnsOfUnfinished(ExportPlugin):
+    """An export that says which students an interrupted autograde left part-way (whole_or_absent.py):
+    their rows hold only the grades recorded so far."""
+
+    def warn_of_unfinished(self, assignments) -> None:
+        coursedir = getattr(self.parent, "coursedir", None)
+        if coursedir is None:
+            return
+        students = unfinished_students(coursedir, assignments)
+        if students:
+            self.log.warning("An interrupted run left the autograde of %s part-way: their rows hold only the "
+                             "grades recorded so far; run `nbgrader autograde %s`, then export again",
+                             ", ".join(students), " ".join(assignments))
+
+
+class CsvExport(WarnsOfUnfinished):
     """nbgrader's CSV export, its columns and rows, with scores free of the database's rounding noise."""
 
     columns = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
@@ -89,9 +106,10 @@ class CsvExport(ExportPlugin):
         with open(destination, "w", newline="", encoding="utf-8") as f:
             csv.writer(f, lineterminator="\n").writerows([["" if v is None else str(v) for v in row] for row in rows])
         self.log.info("Exported %d rows to %s", len(rows) - 1, destination)
+        self.warn_of_unfinished(sorted({row[0] for row in rows[1:]}))
 
 
-class LmsExport(ExportPlugin):
+class LmsExport(WarnsOfUnfinished):
     """One row per student, one column: the assignment's score after the late penalty."""
 
     default_file = "grades.csv"
@@ -116,6 +134,7 @@ class LmsExport(ExportPlugin):
         with open(destination, "w", newline="", encoding="utf-8") as f:
             csv.writer(f, lineterminator="\n").writerows(self.table(assignment, students, scores))
         self.log.info("Exported %s for %d students to %s", assignment.name, len(students), destination)
+        self.warn_of_unfinished([assignment.name])
 
 
 class CanvasExport(LmsExport):

@@ -14,11 +14,13 @@ and removes it once every notebook is converted and recorded in the gradebook. A
 run that finds a mark converts that student again from the start, whatever nbgrader
 would have skipped, and says so. A converter whose input was left unfinished
 (generate_feedback from an interrupted autograde) fails that student, naming the
-command to run first; the others go on.
+command to run first; the others go on. `nbgrader export` warns of every
+student so marked (`unfinished_students`): their rows hold what was recorded.
 """
 
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 
 from nbgrader.converters import NbGraderException
@@ -65,3 +67,11 @@ class WholeOrAbsent:
         """nbgrader's last step for a student once every notebook is converted: the output is whole."""
         super().set_permissions(assignment_id, student_id)
         unfinished_mark(self._format_dest(assignment_id, student_id)).unlink(missing_ok=True)
+
+
+def unfinished_students(coursedir, assignments) -> list[str]:
+    """The students whose autograde of one of `assignments` an interrupted run left part-way (nbgrader's
+    CourseDirectory `coursedir` says where their autograded folders are)."""
+    marks = [unfinished_mark(coursedir.format_path(coursedir.autograded_directory, "*", assignment))
+             for assignment in assignments]
+    return sorted({Path(found).parent.name for mark in marks for found in glob.glob(str(mark))})

@@ -275,7 +275,7 @@ def _string(value: str, bound: set[str]) -> str:
     """A string's token: its words, case and spacing aside, a name the cell binds as "V" (a message copied word
     for word is evidence; renaming throughout, strings too, is no disguise)."""
     words = " ".join("V" if word in bound else word.lower() for word in re.findall(r"\w+|[^\w\s]", value))
-    return f"S{zlib.crc32(words.encode()):08x}" if words else "S"
+    return f"S{zlib.crc32(words.encode(errors='surrogatepass')):08x}" if words else "S"  # "\ud83d" is a string
 
 
 def _object_names(node: ast.AST) -> set[str]:

@@ -183,7 +183,8 @@ def _read(task: tuple[str, str]) -> Answer:
     written: dict[int, frozenset[int]] = {}
     before = 0
     for serial, words in texts.items():
-        key = int.from_bytes(hashlib.blake2b("\x1f".join(words).encode(), digest_size=8).digest(), "big")
+        joined = "\x1f".join(words).encode(errors="surrogatepass")
+        key = int.from_bytes(hashlib.blake2b(joined, digest_size=8).digest(), "big")
         statements.setdefault(key, before)
         written[key] = written.get(key, frozenset()) | frozenset(lines[serial])
         before = key
