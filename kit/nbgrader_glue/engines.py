@@ -13,7 +13,8 @@ borrow one engine per (process id, URL): its pool of connections and its
 compiled SQL live for the whole run, and its tables are checked by the first
 open only (`create_all` is skipped for a URL whose tables this process
 already made sure of, and so is Gradebook's question whether the database
-has any tables), and so is its course: Gradebook.__init__ makes sure its
+has any tables; the first adds the indexes nbgrader lacks, indexes.py), and
+so is its course: Gradebook.__init__ makes sure its
 course exists (`check_course`: a query and a commit), once per process, URL
 and course here. Nothing else changes: nbgrader still opens a session
 per use, commits when it commits (a grade is in the database once nbgrader's
@@ -44,6 +45,8 @@ import sqlalchemy
 from sqlalchemy import MetaData, create_engine
 from sqlalchemy.engine import Engine
 from sqlalchemy.engine.base import OptionEngine
+
+from kit.nbgrader_glue.indexes import add_indexes
 
 _engines: dict[tuple[int, str, tuple], Engine] = {}  # (process id, URL, create_engine's options) → engine
 _tables_checked: set[tuple[int, str]] = set()  # (process id, URL) whose tables exist (create_all done)
@@ -79,6 +82,7 @@ def _create_all_once(metadata: MetaData, bind, **kwargs) -> None:
     key = (os.getpid(), str(bind.url))
     if key not in _tables_checked:
         MetaData.create_all(metadata, bind, **kwargs)
+        add_indexes(bind)
         _tables_checked.add(key)
 
 
