@@ -16,7 +16,7 @@ already made sure of, and so is Gradebook's question whether the database
 has any tables; the first adds the indexes nbgrader lacks, indexes.py), and
 so is its course: Gradebook.__init__ makes sure its
 course exists (`check_course`: a query and a commit), once per process, URL
-and course here. Nothing else changes: nbgrader still opens a session
+and course here (then it only looks the course up by its key). Nothing else changes: nbgrader still opens a session
 per use, commits when it commits (a grade is in the database once nbgrader's
 commit returns, so a run killed part-way loses nothing recorded) and removes
 the session when it closes the Gradebook (the connection goes back to the
@@ -103,8 +103,8 @@ def _inspect_once(subject):
 
 
 def _check_course_once(nbgrader_check_course):
-    """Gradebook.check_course, skipped for a borrowed engine's course this process already made sure of (its
-    one caller in nbgrader, Gradebook.__init__, ignores what it returns)."""
+    """Gradebook.check_course; for a borrowed engine's course this process already made sure of, only the course
+    looked up by its key (nbgrader's looks it up by a query, makes it if missing, and commits)."""
 
     def check_course(gradebook, course_id: str = "default_course", **kwargs):
         key = (os.getpid(), str(gradebook.engine.url), course_id)
@@ -113,7 +113,9 @@ def _check_course_once(nbgrader_check_course):
             if isinstance(gradebook.engine, BorrowedEngine):
                 _courses_checked.add(key)
             return course
-        return None
+        from nbgrader.api import Course
+
+        return gradebook.db.get(Course, course_id)
 
     return check_course
 

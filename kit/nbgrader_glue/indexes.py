@@ -15,7 +15,7 @@ per process and gradebook, when it makes sure of the tables.
 
 from __future__ import annotations
 
-from sqlalchemy import Index
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 INDEXES = (("ix_kit_grade_notebook", "grade", "notebook_id"),
@@ -25,8 +25,6 @@ INDEXES = (("ix_kit_grade_notebook", "grade", "notebook_id"),
 
 def add_indexes(engine: Engine) -> None:
     """Create each index of INDEXES that the gradebook behind `engine` lacks (its tables exist)."""
-    from nbgrader.api import Base
-
     with engine.begin() as connection:
         for name, table, column in INDEXES:
-            Index(name, Base.metadata.tables[table].c[column]).create(connection, checkfirst=True)
+            connection.execute(text(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})"))
