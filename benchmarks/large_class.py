@@ -62,9 +62,10 @@ def _step(course: Path, name: str, argv: list[str], env: dict[str, str]) -> Meas
 
 
 def through_the_loop(scratch: Path, n_students: int, grading: str = "out-of-process",
-                     steps: list[tuple[str, list[str]]] = LOOP) -> dict[str, Measured]:
-    """A course of `n_students` handed in, then each of `steps` measured: step → Measured."""
-    course = copy_course(scratch / f"course-{n_students}-{grading}")
+                     steps: list[tuple[str, list[str]]] = LOOP, name: str = "course") -> dict[str, Measured]:
+    """A course of `n_students` handed in (in scratch/<name>-<n>-<grading>), then each of `steps` measured:
+    step → Measured."""
+    course = copy_course(scratch / f"{name}-{n_students}-{grading}")
     env = environment(grading)
     for name, args in SETUP[:2]:
         _step(course, name, command(*args), env)
@@ -123,7 +124,7 @@ def growth_table(runs: dict[int, dict[str, Measured]]) -> list[str]:
 
 def comparison(scratch: Path, n_students: int) -> list[str]:
     """The same class autograded on the kit's path and on nbgrader's stock path, one after the other."""
-    graded = {grading: through_the_loop(scratch, n_students, grading, LOOP[:2])["autograde"]
+    graded = {grading: through_the_loop(scratch, n_students, grading, LOOP[:2], "compared")["autograde"]
               for grading in ("out-of-process", "in-kernel")}
     kit, stock = graded["out-of-process"], graded["in-kernel"]
     cpu = lambda m: m.confined_cpu_s if m.confined_cpu_s is not None else m.cpu_s  # noqa: E731
