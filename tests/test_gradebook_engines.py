@@ -1,5 +1,6 @@
 """One gradebook engine per process for a whole autograde run (kit/nbgrader_glue/engines.py):
-do nbgrader's Gradebooks share it, see each other's commits, and does a forked worker keep off its parent's?"""
+do nbgrader's Gradebooks share it, see each other's commits, and does a forked worker keep off its parent's?
+Are the tables and the course made sure of once per process?"""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import multiprocessing
 import os
 
 import pytest
-from nbgrader.api import Gradebook
+from nbgrader.api import Course, Gradebook
 
 from kit.nbgrader_glue import engines as gradebook_engines
 from kit.nbgrader_glue.engines import BorrowedEngine, shared_engines
 from kit.nbgrader_cli import environment
+from tests.gradebooks import statements_counted
 
 
 @pytest.fixture
@@ -65,3 +67,17 @@ def test_a_forked_worker_never_uses_its_parents_engine_or_connections(gradebook_
         assert pooled_in_inherited == [0]  # the parent's pooled connection was closed before the fork
         with Gradebook(gradebook_url, "course") as gb:  # the parent's gradebook still works, and sees the child's
             assert [s.id for s in gb.students] == ["from_the_child"]
+
+
+def test_does_a_second_gradebook_open_in_a_run_skip_the_table_and_course_checks(gradebook_url):
+    with shared_engines():
+        with Gradebook(gradebook_url, "course"):
+            pass
+        with statements_counted() as count:
+            with Gradebook(gradebook_url, "course") as gb:
+                assert gb.check_course("course").id == "course"  # the course, looked up by its key
+        assert count[0] <= 2  # that look-up, and the one of nbgrader's own open
+        with Gradebook(gradebook_url, "another_course") as gb:  # a course not seen yet is made as nbgrader makes it
+            assert gb.check_course("another_course") is not None
+    with Gradebook(gradebook_url, "course") as gb:
+        assert {c.id for c in gb.db.query(Course)} == {"course", "another_course"}

@@ -9,8 +9,10 @@
   overwrite_cells.py (OverwriteCells reading a notebook's cells in two queries);
 - what a student wrote in markdown, shown as text in every page nbgrader
   renders: written_as_text.py;
-- feedback, late policy and exports: feedback.py, feedback_page.py (with
-  templates/: the feedback page, and the formgrader's view of a submission),
+- feedback, late policy and exports: feedback.py, get_grades.py (a page's
+  grades in two queries), feedback_page.py, feedback_exporter.py (the page's
+  set-up once per process) with templates/ (the feedback page, and the
+  formgrader's view of a submission),
   late.py, export.py;
 - the gradebook: reachable.py (it answers, or the command stops), engines.py
   (one engine per process), sqlite_wal.py (SQLite in WAL mode),

@@ -18,8 +18,10 @@ It puts in place:
   replaces them in the apps' modules (autograde.py, feedback.py);
 - what a student wrote in markdown shown as text in the autograded notebook
   and the feedback, on either grading path (written_as_text.py);
-- feedback that hides hidden checks' code and written answers' rubrics, on
-  the kit's page (feedback_page.py, templates/kit_feedback/), and the
+- feedback that hides hidden checks' code and written answers' rubrics, its
+  grades read in a few queries per notebook (get_grades.py), on the kit's
+  page, set up once per process (feedback_page.py, feedback_exporter.py,
+  templates/kit_feedback/), and the
   formgrader's view of a submission in the kit's template over nbgrader's
   (templates/kit_formgrade/); the late policy (late.py) and the exports
   (export.py).
@@ -80,13 +82,15 @@ def _feedback(c, course: Course) -> None:
     and comment, never its rubric (nbgrader's own ClearMarkScheme, as the release runs it: kit/written.py);
     several students' pages are written at once, on either grading path."""
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-    from nbgrader.preprocessors import ClearMarkScheme, GetGrades
+    from nbgrader.preprocessors import ClearMarkScheme
 
-    from kit.nbgrader_glue.feedback_page import TEMPLATES, FeedbackExporter, HideHiddenTests
+    from kit.nbgrader_glue.feedback_exporter import FeedbackExporter
+    from kit.nbgrader_glue.feedback_page import TEMPLATES, HideHiddenTests
+    from kit.nbgrader_glue.get_grades import GetGradesAtOnce
     from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
 
     # Written answers as text first, while the questions still read as in the source (ClearMarkScheme cuts them).
-    c.GenerateFeedback.preprocessors = [GetGrades, WrittenAnswersAsText, CSSHTMLHeaderPreprocessor, ClearMarkScheme,
+    c.GenerateFeedback.preprocessors = [GetGradesAtOnce, WrittenAnswersAsText, CSSHTMLHeaderPreprocessor, ClearMarkScheme,
                                         HideHiddenTests]
     # ... on the kit's page, which passes WCAG 2.1 AA at any width (tests/test_accessibility.py), with no "¶" link
     # in every heading. FeedbackExporter's own settings: the formgrader's HTMLExporter keeps nbgrader's template.
@@ -127,6 +131,9 @@ def _out_of_process(c, course: Course) -> None:
                                           OverwriteCellsAtOnce, CheckCellMetadataOnce, WrittenAnswersAsText]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveScoresFromReport, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
+    # Each notebook checked against nbformat's schema once its steps are done, not after each of its fourteen steps
+    # (a notebook a step broke still fails its student, as before).
+    c.NotebookExporter.optimistic_validation = True
     c.ParallelAutograde.workers = course.workers
     c.ParallelAutograde.scheduler = course.scheduler
     c.GradingRun.threads = course.workers or len(os.sched_getaffinity(0))

@@ -12,7 +12,11 @@ for every open. That was about a third of nbgrader's own work per student.
 borrow one engine per (process id, URL): its pool of connections and its
 compiled SQL live for the whole run, and its tables are checked by the first
 open only (`create_all` is skipped for a URL whose tables this process
-already made sure of). Nothing else changes: nbgrader still opens a session
+already made sure of, and so is Gradebook's question whether the database
+has any tables; the first adds the indexes nbgrader lacks, indexes.py), and
+so is its course: Gradebook.__init__ makes sure its
+course exists (`check_course`: a query and a commit), once per process, URL
+and course here (then it only looks the course up by its key). Nothing else changes: nbgrader still opens a session
 per use, commits when it commits (a grade is in the database once nbgrader's
 commit returns, so a run killed part-way loses nothing recorded) and removes
 the session when it closes the Gradebook (the connection goes back to the
@@ -37,12 +41,16 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+import sqlalchemy
 from sqlalchemy import MetaData, create_engine
 from sqlalchemy.engine import Engine
 from sqlalchemy.engine.base import OptionEngine
 
+from kit.nbgrader_glue.indexes import add_indexes
+
 _engines: dict[tuple[int, str, tuple], Engine] = {}  # (process id, URL, create_engine's options) → engine
 _tables_checked: set[tuple[int, str]] = set()  # (process id, URL) whose tables exist (create_all done)
+_courses_checked: set[tuple[int, str, str]] = set()  # (process id, URL, course id) known to exist (check_course)
 _lock = threading.Lock()
 _fork_hook_installed = False
 
@@ -74,7 +82,42 @@ def _create_all_once(metadata: MetaData, bind, **kwargs) -> None:
     key = (os.getpid(), str(bind.url))
     if key not in _tables_checked:
         MetaData.create_all(metadata, bind, **kwargs)
+        add_indexes(bind)
         _tables_checked.add(key)
+
+
+class _HasTables:
+    """What `inspect(engine)` answers Gradebook.__init__, its one caller in nbgrader.api, for a database whose
+    tables this process made sure of: it asks only whether there are any."""
+
+    @staticmethod
+    def get_table_names() -> list[str]:
+        return ["(made sure of by this process)"]
+
+
+def _inspect_once(subject):
+    """sqlalchemy.inspect, answered without a query for a borrowed engine whose tables this process made sure of."""
+    if isinstance(subject, BorrowedEngine) and (os.getpid(), str(subject.url)) in _tables_checked:
+        return _HasTables
+    return sqlalchemy.inspect(subject)
+
+
+def _check_course_once(nbgrader_check_course):
+    """Gradebook.check_course; for a borrowed engine's course this process already made sure of, only the course
+    looked up by its key (nbgrader's looks it up by a query, makes it if missing, and commits)."""
+
+    def check_course(gradebook, course_id: str = "default_course", **kwargs):
+        key = (os.getpid(), str(gradebook.engine.url), course_id)
+        if not isinstance(gradebook.engine, BorrowedEngine) or kwargs or key not in _courses_checked:
+            course = nbgrader_check_course(gradebook, course_id, **kwargs)
+            if isinstance(gradebook.engine, BorrowedEngine):
+                _courses_checked.add(key)
+            return course
+        from nbgrader.api import Course
+
+        return gradebook.db.get(Course, course_id)
+
+    return check_course
 
 
 def _after_fork_in_child() -> None:
@@ -100,16 +143,18 @@ def shared_engines() -> Iterator[None]:
     if not _fork_hook_installed:
         os.register_at_fork(before=dispose_engines, after_in_child=_after_fork_in_child)
         _fork_hook_installed = True
-    saved_create_engine = api.create_engine
-    api.create_engine = engine_for
+    saved = api.create_engine, api.inspect, api.Gradebook.check_course
+    api.create_engine, api.inspect = engine_for, _inspect_once
+    api.Gradebook.check_course = _check_course_once(saved[2])
     api.Base.metadata.create_all = _create_all_once.__get__(api.Base.metadata)
     try:
         yield
     finally:
-        api.create_engine = saved_create_engine
+        api.create_engine, api.inspect, api.Gradebook.check_course = saved
         del api.Base.metadata.create_all
         dispose_engines()
         with _lock:
             for key in [k for k in _engines if k[0] == os.getpid()]:
                 del _engines[key]
             _tables_checked.difference_update({k for k in _tables_checked if k[0] == os.getpid()})
+            _courses_checked.difference_update({k for k in _courses_checked if k[0] == os.getpid()})

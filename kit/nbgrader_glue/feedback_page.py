@@ -11,14 +11,14 @@ its task cell, kit/written.py); nbgrader's own ClearMarkScheme, put before this
 in the same list, removes it, so the student reads the grader's points and
 comment under their answer, never the rubric.
 
-`FeedbackExporter` (GenerateFeedback.exporter_class, set by configure.py) writes
-the page with the kit's template (templates/kit_feedback/), which makes it pass
-WCAG 2.1 AA at any width from 320 CSS px (tests/test_accessibility.py audits it).
+`FeedbackExporter` (feedback_exporter.py; GenerateFeedback.exporter_class, set by
+configure.py) writes the page with the kit's template (templates/kit_feedback/),
+which makes it pass WCAG 2.1 AA at any width from 320 CSS px
+(tests/test_accessibility.py audits it).
 """
 
 from pathlib import Path
 
-from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
@@ -40,10 +40,3 @@ class HideHiddenTests(Preprocessor):
 
 
 TEMPLATES = Path(__file__).with_name("templates")  # the kit's nbconvert templates: kit_feedback/
-
-
-class FeedbackExporter(HTMLExporter):
-    """The feedback page: nbgrader's HTMLExporter with the kit's template (templates/kit_feedback/: the page in
-    English, laid out and coloured for WCAG 2.1 AA from 320 CSS px up, what the student wrote labelled as
-    theirs). A class of its own, so configure.py names the template for feedback alone: the formgrader's
-    HTMLExporter, configured from the same nbgrader_config.py, keeps nbgrader's."""

@@ -71,7 +71,7 @@ def notebook_rows(gradebook: Gradebook, model: type[Grade] | type[Comment], cell
     return {row.cell_name: row for row in ranked}  # the preferred type written last
 
 
-def _row(rows: dict, cell, what: str, info: dict):
+def cell_row(rows: dict, cell, what: str, info: dict):
     name = cell.metadata.nbgrader["grade_id"]
     if name not in rows:  # nbgrader's own message (find_grade, find_comment)
         raise MissingEntry(f"No such {what}: {info['assignment']}/{info['notebook']}/{name} for {info['student']}")
@@ -91,12 +91,12 @@ class SaveScoresFromReport(NbGraderPreprocessor):
             new_grades, new_comments = {}, {}  # row id → its new values (a cell twice in `nb`: the last)
             for cell in nb.cells:
                 if utils.is_grade(cell):
-                    grade = _row(grades, cell, "grade", info)
+                    grade = cell_row(grades, cell, "grade", info)
                     score = auto_score(cell, earned, self.log)
                     new_grades[grade.id] = {"id": grade.id, "auto_score": score,
                                             "needs_manual_grade": grade.manual_score is not None or score is None}
                 if utils.is_solution(cell) or utils.is_task(cell):
-                    comment = _row(comments, cell, "comment", info)
+                    comment = cell_row(comments, cell, "comment", info)
                     unchanged = cell.metadata.nbgrader.get("checksum", None) == utils.compute_checksum(cell)
                     new_comments[comment.id] = {"id": comment.id, "auto_comment": "No response."
                                                 if unchanged and not utils.is_task(cell) else None}
