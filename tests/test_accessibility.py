@@ -41,6 +41,7 @@ import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,7 @@ import pytest
 from explorer.reference import reference_source
 from explorer.server import start
 from kit import nbgrader_cli
+from kit.grading_service.notice import write_notices
 from kit.notebooks import ROOT
 from tests.axe import AUDIT_RECORDS, TAGS, audit, require_axe
 from tests.browser import DOCS, chromium, lab_page, open_notebook, require_browser, run_all, running_lab, shown_cells
@@ -194,16 +196,13 @@ def feedback_pages(graded_class, hostile_class, unconfined_feedback, tmp_path_fa
     assert "not started" in pages["not started"][2].read_text()
     assert "softmax over the wrong axis" in pages["failed with a diagnosis"][2].read_text()
     assert all("Late submission penalty" in page.read_text() for page in pages["late"])
-    return {**pages, "graded unconfined": [unconfined_feedback], "over the limit": _over_the_limit(graded_class, tmp_path_factory.mktemp("over-the-limit"))}
+    over_the_limit = _over_the_limit(graded_class, tmp_path_factory.mktemp("over-the-limit"))
+    return {**pages, "graded unconfined": [unconfined_feedback], "over the limit": over_the_limit}
 
 
 def _over_the_limit(graded_class, folder: Path) -> list[Path]:
     """The pages ada's hand-in gets over the grading service's limit, one notebook named as markup (a file name
     holds no slash)."""
-    import time
-
-    from kit.grading_service.notice import write_notices
-
     shutil.copytree(graded_class.course / "submitted" / "ada" / "attention", folder / "submitted")
     shutil.copy(folder / "submitted" / f"{NOTEBOOK}.ipynb", folder / "submitted" / "<b>mine<b> & <i>co.ipynb")
     return write_notices(folder / "notices", folder / "submitted", "attention", time.time() + 3600,
