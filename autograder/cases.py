@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.exercises import BEHAVIOURS, REGISTRY, Exercise  # noqa: F401  (BEHAVIOURS: for the tests)
-from autograder.exercises.spec import CaseSpec, Seed as DrawnSeed, in_integers
+from autograder.exercises.spec import IN_INTEGERS, CaseSpec, Seed as DrawnSeed, in_integers
 from autograder.judge import Seed, fresh_inputs, load_cases
 
 EXERCISES = tuple(REGISTRY)
@@ -106,15 +106,27 @@ def hidden_cases(func: str) -> tuple[dict, ...]:
     return tuple(build(exercise, spec) for spec in hidden_specs(exercise))
 
 
+# The exercises whose honest answers in the example class (examples/class: the notebooks' solutions as they were
+# handed in) compute in the input's dtype: 8-bit integers that wrap round (3 − 5 = 254) would cost them points
+# they earned, so they get no uint8 case of their own. Their mutants that skip the conversion stay in
+# mutation/open.txt.
+INPUT_DTYPE_ANSWERS = frozenset({"token_movement", "self_preference", "multi_head_attention", "head_patterns",
+                                 "head_score_ranks", "ablate_head"})
+
+
 def hidden_specs(exercise: Exercise) -> list:
-    """The exercise's hidden case specs; where it meets "integers" and none checks them, its first case that
-    raises nothing and has a float array to round, once more on integers (spec.in_integers: notebook 01's
-    general rule)."""
+    """The exercise's hidden case specs; where it meets "integers", for each of int64 and uint8 that no case
+    of its own tries through spec.in_integers, its first case that raises nothing and has a float array to
+    round, once more in those integers (notebook 01's general rule). uint8 is left out for the exercises of
+    INPUT_DTYPE_ANSWERS."""
     specs = list(exercise.hidden(exercise.hidden_rng()))
-    if "integers" in exercise.meets and not any("integers" in spec.checks for spec in specs):
-        rounded = (in_integers(spec) for spec in specs if not spec.raises)
-        specs.append(next(spec for spec in rounded if any(isinstance(a, np.ndarray) and a.dtype.kind == "i"
-                                                          for a in (*spec.args, *spec.kwargs.values()))))
+    if "integers" in exercise.meets:
+        for dtype in (np.int64,) if exercise.name in INPUT_DTYPE_ANSWERS else (np.int64, np.uint8):
+            suffix = IN_INTEGERS[np.dtype(dtype).kind]
+            if not any(spec.label.endswith(suffix) for spec in specs):
+                rounded = (in_integers(spec, dtype) for spec in specs if not spec.raises)
+                specs.append(next(spec for spec in rounded if spec.label.endswith(suffix) and any(
+                    isinstance(a, np.ndarray) and a.dtype == dtype for a in (*spec.args, *spec.kwargs.values()))))
     return specs
 
 

@@ -346,7 +346,7 @@ def source_shares(weights, source, n_sources: int | None = None) -> np.ndarray:
     one_hot = (source[:, None] == np.arange(n_sources)[None, :]).astype(weights.dtype)
     summed = weights @ one_hot
     total = weights.sum(axis=-1, keepdims=True)
-    return np.divide(summed, total, out=np.zeros_like(summed), where=total > 0)
+    return summed / np.where(total > 0, total, np.inf)  # a row without weight: 0 / ∞ = 0, never 0 / 0
 
 
 # ---------------------------------------------------------------- section 7
@@ -562,25 +562,21 @@ def self_preference(S) -> tuple[float, float]:
 def _permutation(name: str, perm, n: int) -> np.ndarray:
     """`perm` as an (n,) integer array holding each of 0 … n − 1 once, or a ValueError."""
     perm = np.asarray(perm)
-    if perm.shape != (n,) or perm.dtype.kind not in "iu" or not np.array_equal(np.sort(perm), np.arange(n)):
+    # Sorted, a permutation is 0 … n − 1 exactly: a repeat, a gap or any other shape is unequal.
+    if perm.dtype.kind not in "iu" or not np.array_equal(np.sort(perm), np.arange(n)):
         raise ValueError(f"{name} must hold each position 0 … {n - 1} of the {n} tokens once, got {perm.tolist()!r}")
     return perm
 
 
-def _fixed_mix(V, kernel) -> np.ndarray:
+def _fixed_mix(V: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     """A convolution of the rows of V: output i is Σ_k kernel[k + r] · V[i + k], k = −r … r, zero-padded.
 
-    V: (n, d_v); kernel: (2r + 1,), kernel[0] weighing the row r places before.
-    Returns (n, d_v) in the dtype V and kernel share. Not an exercise: permutation_gaps's helper.
+    V: (n, d_v); kernel: (2r + 1,), kernel[0] weighing the row r places before (permutation_gaps has
+    checked it). Not an exercise: permutation_gaps's helper.
     """
-    V, kernel = _as_float("V", V, 2), _as_float("kernel", kernel, 0)
-    if kernel.ndim != 1 or kernel.size % 2 == 0:
-        raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
-    n, r = V.shape[-2], kernel.size // 2
-    offset = np.arange(n)[None, :] - np.arange(n)[:, None]  # j − i
-    C = np.where(np.abs(offset) <= r, kernel[np.clip(offset + r, 0, kernel.size - 1)], 0).astype(kernel.dtype)
-    dtype = _same_dtype(V, kernel)
-    return C.astype(dtype, copy=False) @ V.astype(dtype, copy=False)
+    r = kernel.size // 2
+    # np.eye(n, k=k) holds a 1 where column j = row i + k: row i takes kernel[k + r] of row i + k.
+    return sum(kernel[k + r] * np.eye(len(V), k=k) for k in range(-r, r + 1)) @ V
 
 
 def permutation_gaps(X, W_q, W_k, W_v, kernel, perm) -> tuple[float, float]:
@@ -593,15 +589,14 @@ def permutation_gaps(X, W_q, W_k, W_v, kernel, perm) -> tuple[float, float]:
     computed in float64 whatever the inputs' dtype. Attention's is 0 up to float64 rounding.
     Raises ValueError when perm is not a permutation of 0 … n − 1 or kernel is not 1-D of odd length.
     """
+    # X in float64 makes every product below float64, whatever the matrices and the kernel hold.
     X = _as_float("X", X, 2).astype(np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be one sentence (n, d), got shape {X.shape}")
-    kernel = _as_float("kernel", kernel, 0).astype(np.float64)
+    kernel = np.asarray(kernel)
     if kernel.ndim != 1 or kernel.size % 2 == 0:
         raise ValueError(f"kernel must be 1-D with an odd number of weights, got shape {kernel.shape}")
     perm = _permutation("perm", perm, X.shape[0])
-    W_q, W_k, W_v = (_as_float(name, w, 2).astype(np.float64)
-                     for name, w in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)))
 
     def attended(T):
         return attention(*project_qkv(T, W_q, W_k, W_v))[0]
@@ -798,8 +793,8 @@ def gradient_size(Q, K) -> tuple[float, float]:
     Raises ValueError when Q is not (t, d_k) or K not (t, n_k, d_k) with the same t and d_k.
     """
     Q, K = _as_float("Q", Q, 2), _as_float("K", K, 3)
-    if Q.ndim != 2 or K.ndim != 3 or K.shape[0] != Q.shape[0] or K.shape[2] != Q.shape[1] or 0 in K.shape:
-        raise ValueError(f"Q must be (t, d_k) and K (t, n_k, d_k) with the same t and d_k (all at least 1), "
+    if Q.ndim != 2 or K.ndim != 3 or K.shape[0] != Q.shape[0] or K.shape[2] != Q.shape[1]:
+        raise ValueError(f"Q must be (t, d_k) and K (t, n_k, d_k) with the same t and d_k, "
                          f"got Q {Q.shape} and K {K.shape}")
     raw = np.einsum("td,tkd->tk", Q.astype(np.float64), K.astype(np.float64))
     raw_size, scaled_size = (float(np.linalg.norm(softmax_jacobian(s), axis=(-2, -1)).mean())

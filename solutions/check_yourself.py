@@ -22,11 +22,7 @@ def equal_scores(V) -> np.ndarray:
     V: (..., n_k, d_v). Returns (..., d_v); float dtypes are kept, integers
     are averaged in float64.
     """
-    V = np.asarray(V)
-    if V.dtype.kind not in "fiu" or V.ndim < 2 or V.shape[-2] == 0:
-        raise ValueError(f"V must be real numbers of shape (..., n_k, d_v) with n_k >= 1, "
-                         f"got shape {V.shape} and dtype {V.dtype}")
-    return V.mean(axis=-2)
+    return np.asarray(V).mean(axis=-2)  # the text states no error: any V with a key axis is averaged
 
 
 ANSWERS = {

@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from autograder.exercises.inputs import f32, normal, normal_draws, worked
-from autograder.exercises.spec import COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges, one_sequence_only
+from autograder.exercises.spec import (COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges,
+                                       one_sequence_only, past_float32)
 from solutions import attention as ref
 from solutions.check_yourself import ANSWERS
 
@@ -53,6 +54,21 @@ def hull_excess_hidden(rng):
         case("V one number wide against outputs 3 wide", weights @ V, V[:, :1], raises="ValueError"),
         case("allowed given as 0.0 and 1.0", causal @ V, V, allowed.astype(float), raises="ValueError"),
         case("allowed of shape (1, 6), one row for all queries", causal @ V, V, allowed[-1:], raises="ValueError"),
+        case("O a batch of one (1, 3, 3) against V (6, 3)", (weights @ V)[None, :3], V, raises="ValueError",
+             checks="bad shape"),
+        case("V a stack of 3 (3, 3, 3) against O (3, 3)", (weights @ V)[:3], np.stack([V[:3]] * 3), raises="ValueError",
+             checks="bad shape"),
+        case("O one number wide against V 3 wide", (weights @ V)[:, :1], V, raises="ValueError", checks="bad shape"),
+        case("one query, allowed of 2 rows", (weights @ V)[:1], V, np.ones((2, 6), dtype=bool), raises="ValueError",
+             checks="bad shape"),
+        case("one value row, allowed of 3 columns", weights[:, :1] @ V[:1], V[:1], np.ones((5, 3), dtype=bool),
+             raises="ValueError", checks="bad shape"),
+        case("value row 5 hidden from every query", weights @ V, V, np.arange(6)[None, :].repeat(5, 0) < 5),
+        case("query 2 may see nothing, the others everything", weights @ V, V, np.arange(5)[:, None].repeat(6, 1) != 2,
+             raises="ValueError"),
+        case("value rows all below −1, outputs raised by 0.5, causal allowed", causal @ (-1 - np.abs(V)) + 0.5,
+             -1 - np.abs(V), allowed),
+        case("sizes past 256: 3 outputs of width 300 from 4 value rows", ref.softmax(n(3, 4)) @ n(4, 300), n(4, 300)),
     ]
 
 
@@ -163,7 +179,15 @@ def leaked_targets_hidden(rng):
             case("7 tokens, each seeing itself and the token two ahead, never the next", n(7, 4), _two_ahead_mask(7)),
             case("X of shape (2, 5, 4)", n(2, 5, 4), ref.causal_mask(5), raises="ValueError"),
             case("a mask of shape (1, 5)", n(5, 4), np.zeros((1, 5)), raises="ValueError"),
-            case("a mask of 6 × 6 for 5 tokens", n(5, 4), ref.causal_mask(6), raises="ValueError")]
+            case("a mask of 6 × 6 for 5 tokens", n(5, 4), ref.causal_mask(6), raises="ValueError"),
+            case("X of shape (5, 5, 4): 5 sequences of 5 tokens", n(5, 5, 4), ref.causal_mask(5), raises="ValueError",
+                 checks="bad shape"),
+            case("masks of a batch of 6, (6, 5, 5)", n(5, 4), np.zeros((6, 5, 5)), raises="ValueError",
+                 checks="bad shape"),
+            case("4 tokens of one number, 1, −1, 2, −2, no mask: the outputs that leak move down",
+                 np.array([[1.0], [-1.0], [2.0], [-2.0]]), np.zeros((4, 4))),
+            case("integers past 2²⁵, where float32 holds every fourth only, no mask", past_float32(n(5, 2)),
+                 np.zeros((5, 5)), checks="integers")]
 
 
 def _two_ahead_mask(n: int) -> np.ndarray:
@@ -287,7 +311,19 @@ def gradient_size_hidden(rng):
         case("Q of head size 4 against keys of head size 3", n(5, 4), n(5, 6, 3), raises="ValueError"),
         case("the keys of 6 queries against 1 query (one query for all)", n(1, 4), n(6, 5, 4), raises="ValueError"),
         case("K of shape (6, 4), no key axis", n(6, 4), n(6, 4), raises="ValueError"),
-        case("a batch of 2 × 3 queries, Q (2, 3, 4)", n(2, 3, 4), n(2, 3, 5, 4), raises="ValueError")]
+        case("a batch of 2 × 3 queries, Q (2, 3, 4)", n(2, 3, 4), n(2, 3, 5, 4), raises="ValueError"),
+        case("the keys of 1 query for 6 queries, K (1, 5, 4)", n(6, 4), n(1, 5, 4), raises="ValueError",
+             checks="bad shape"),
+        case("300 queries against 3 keys each, head size 2", n(300, 2), n(300, 3, 2)),
+        case("keys of head size 1 against queries of head size 4", n(5, 4), n(5, 6, 1), raises="ValueError",
+             checks="bad shape"),
+        case("queries of head size 1 against keys of head size 4", n(5, 1), n(5, 6, 4), raises="ValueError",
+             checks="bad shape"),
+        case("queries of two numbers near 10,000 that nearly cancel against keys 5, −5: float32 would round the "
+             "difference", np.array([[10000.3, 10000.1], [5000.7, 5000.2], [20000.05, 20000.15]]),
+             np.array([[[5.0, -5.0], [0.0, 0.0]]] * 3)),
+        case("small integer queries, integer keys past 2²⁵ that differ in their last digits",
+             np.rint(n(8, 3)).astype(np.int64), past_float32(n(8, 5, 3)), checks="integers")]
 
 
 def _near(centre: float, rng, t: int, n_k: int, d_k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -61,6 +61,36 @@ def _widths(d, d_h, d_v, d_out):
     return f"d = {d}, d_h = {d_h}, d_v = {d_v}, d_out = {d_out}"
 
 
+def layer_edges(*after, stacks: bool = True) -> list:
+    """The shapes of a layer's four matrices at the edges of the rule for shapes their texts state, for the
+    exercises that read them (crossover_length, attention_params, the arguments `after` the matrices): W_k wider than
+    W_q, W_v a row short and over, W_o 2 rows short and over, W_q, W_k and W_v stacks of 2 (W_o fits them;
+    2 heads divide every width; only where `stacks`: a text that asks for 2-D matrices), a layer of width 1
+    throughout (1 for each argument after) and one past 256,
+    and integer matrices (only their shapes count). Zeros: only the shapes are read."""
+    z = np.zeros
+    stacked = [case("W_q, W_k and W_v stacks of 2 matrices, W_o (6, 6)", z((2, 6, 4)), z((2, 6, 4)), z((2, 6, 6)),
+                    z((6, 6)), *after, raises="ValueError", checks="bad shape")] if stacks else []
+    return stacked + [
+        case("W_k wider than W_q", z((6, 4)), z((6, 6)), z((6, 4)), z((4, 6)), *after, raises="ValueError",
+             checks="bad shape"),
+        case("W_v of 5 rows for width 6", z((6, 4)), z((6, 4)), z((5, 4)), z((4, 6)), *after, raises="ValueError",
+             checks="bad shape"),
+        case("W_v of 7 rows for width 6", z((6, 4)), z((6, 4)), z((7, 4)), z((4, 6)), *after, raises="ValueError",
+             checks="bad shape"),
+        case("W_o of 2 rows for a W_v of 4 columns", z((6, 4)), z((6, 4)), z((6, 4)), z((2, 6)), *after,
+             raises="ValueError", checks="bad shape"),
+        case("W_o of 6 rows for a W_v of 4 columns", z((6, 4)), z((6, 4)), z((6, 4)), z((6, 6)), *after,
+             raises="ValueError", checks="bad shape"),
+        case("a layer of width 1: every matrix (1, 1)", z((1, 1)), z((1, 1)), z((1, 1)), z((1, 1)), *(1,) * len(after)),
+        case("sizes past 256: d = 260, d_h = 2, d_v = 258, d_out = 3", z((260, 2)), z((260, 2)), z((260, 258)),
+             z((258, 3)), *after),
+        case("integer matrices: only their shapes count", *(np.ones(s, dtype=np.int64) for s in
+                                                            ((5, 4), (5, 4), (5, 6), (6, 5))), *after),
+        case("matrices of 8-bit unsigned integers", *(np.ones(s, dtype=np.uint8) for s in
+                                                      ((5, 4), (5, 4), (5, 6), (6, 5))), *after)]
+
+
 def crossover_length_visible():
     w = worked()
     return [case("the worked example's matrices, W_o the identity (width 4: 2·d = 8)", w.W_q, w.W_k, w.W_v, np.eye(4)),
@@ -78,14 +108,14 @@ def crossover_length_hidden(rng):
         case("W_v of 5 rows for width 6", W_q, W_k, W_v[:5], W_o, raises="ValueError", checks="bad shape"),
         case("W_o of 3 rows for a W_v of 4 columns", W_q, W_k, W_v, W_o[:3], raises="ValueError", checks="bad shape"),
         case("an empty W_v and W_o", W_q, W_k, W_v[:, :0], W_o[:0], raises="ValueError", checks="bad shape"),
-        case("a 1-D W_q and W_k", W_q[0], W_k[0], W_v, W_o, raises="ValueError", checks="bad shape")]
+        case("a 1-D W_q and W_k", W_q[0], W_k[0], W_v, W_o, raises="ValueError", checks="bad shape")] + layer_edges()
 
 
 def _crossover_with(W_q, W_k, W_v, W_o, *, output=True, mixing="d_v", grid=True, round_up=True):
     """crossover_length counted from the shapes alone, with no check that they fit (the defaults: the right
     count), or otherwise: W_o left out (`output`), the mixing counted at d_h or left out (`mixing`), rounded
     down (`round_up`) or the chapter's square layer (`grid` False: 2·d)."""
-    (d, d_h), (_, d_v), (_, d_out) = np.shape(W_q), np.shape(W_v), np.shape(W_o)
+    (d, d_h), (_, d_v), (_, d_out) = np.shape(W_q)[-2:], np.shape(W_v)[-2:], np.shape(W_o)[-2:]  # a stack read as its last matrix
     if not grid:
         return 2 * d
     per_token = 2 * d * d_h + d * d_v + (d_v * d_out if output else 0)
@@ -142,7 +172,7 @@ def attention_params_hidden(rng):
              checks="bad shape"),
         case("4 heads: d_v = 8 divides, d_h = 6 does not", n(8, 6), n(8, 6), n(8, 8), n(8, 8), 4, raises="ValueError",
              checks="bad shape")] + \
-        count_edges((n(6, 4), n(6, 4), n(6, 2), n(2, 6), 2), {4: "n_heads"})
+        count_edges((n(6, 4), n(6, 4), n(6, 2), n(2, 6), 2), {4: "n_heads"}) + layer_edges(2, stacks=False)
 
 
 def _params_with(W_q, W_k, W_v, W_o, n_heads, *, own_output=True, whole=False):

@@ -8,7 +8,7 @@ import numpy as np
 
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges, counted,
-                                       one_sequence_only)
+                                       one_sequence_only, past_float32, small_unsigned)
 from autograder.exercises.variants import attention_with
 from solutions import attention as ref
 
@@ -150,7 +150,18 @@ def multi_head_attention_hidden(rng):
              W(8, 8), 2, mask=ref.causal_mask(6) + ref.padding_mask(np.array([6, 4, 2]), 6), checks="batched"),
         case("width 10 in 4 heads", n(3, 10), W(10, 10), W(10, 10), W(10, 10), W(10, 10), 4, raises="ValueError",
              checks="bad shape"),
-    ] + count_edges((n(3, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 2), {5: "n_heads"})
+    ] + count_edges((n(3, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 2), {5: "n_heads"}) + [
+        case("every width different: d = 8, d_h = 6, d_v = 4, d_out = 5, 2 heads", n(4, 8), W(8, 6), W(8, 6), W(8, 4),
+             W(4, 5), 2),
+        case("a 1-D mask of one number per key (5,)", n(5, 8), W(8, 8), W(8, 8), W(8, 8), W(8, 8), 2,
+             mask=np.where(np.arange(5) >= 3, -np.inf, 0.0)),
+        case("a mask of one number per query (5, 1)", n(5, 8), W(8, 8), W(8, 8), W(8, 8), W(8, 8), 2,
+             mask=np.array([[0.0], [-1.0], [2.0], [0.5], [1.0]])),
+        case("sizes past 256: 2 tokens of width 260, d_h = 258, 2 heads", n(2, 260), W(260, 258), W(260, 258),
+             W(260, 258), W(258, 2), 2),
+        case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 2 heads", small_unsigned(5, 4),
+             small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), small_unsigned(4, 4), small_unsigned(4, 3, k=1), 2,
+             checks="integers")]
 
 
 def head_patterns_visible():
@@ -172,7 +183,16 @@ def head_patterns_hidden(rng):
         case("width 12 in 5 heads", X, W_q, W_k, 5, raises="ValueError", checks="bad shape"),
         case("W_q and W_k of different widths", X, n(12, 8), n(12, 6), 2, raises="ValueError", checks="bad shape"),
         case("W_q that does not fit X", X, n(10, 12), n(10, 12), 2, raises="ValueError", checks="bad shape")] + \
-        count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"})
+        count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"}) + [
+        case("a W_k that is a stack of 2 matrices (2, 6, 6)", n(5, 6), n(6, 6), n(2, 6, 6), 2, raises="ValueError",
+             checks="bad shape"),
+        case("a W_k that is a stack of 6 matrices (6, 6, 6)", n(5, 6), n(6, 6), n(6, 6, 6), 2, raises="ValueError",
+             checks="bad shape"),
+        case("W_q and W_k stacks of 6 matrices (6, 6, 4)", n(5, 6), n(6, 6, 4), n(6, 6, 4), 2, raises="ValueError",
+             checks="bad shape"),
+        case("sizes past 256: 3 tokens of width 260, d_h = 4, 2 heads", n(3, 260), n(260, 4), n(260, 4), 2),
+        case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 2 heads", small_unsigned(5, 4),
+             small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), 2, checks="integers")]
 
 
 def _patterns_with(X, W_q, W_k, n_heads, *, split=ref.split_heads, scale=None, axis=-1):
@@ -235,7 +255,23 @@ def head_score_ranks_hidden(rng):
         case("a batch of 2 sequences, X (2, 5, 12)", n(2, 5, 12), W_q, W_k, 3, raises="ValueError", checks="bad shape"),
         case("10 tokens of width 12 a million times smaller, 3 heads", X * 1e-6, W_q, W_k, 3),
         case("10 tokens of width 12 in float32, 3 heads", X.astype(f32), W_q.astype(f32), W_k.astype(f32), 3)] + \
-        count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"})
+        count_edges((n(5, 6), n(6, 6), n(6, 6), 2), {3: "n_heads"}) + [
+        case("a batch of 2 sequences of 12 tokens, X (2, 12, 12)", n(2, 12, 12), W_q, W_k, 3, raises="ValueError",
+             checks="bad shape"),
+        case("a W_k that is a stack of 2 matrices (2, 12, 12)", X, W_q, n(2, 12, 12), 3, raises="ValueError",
+             checks="bad shape"),
+        case("a W_k that is a stack of 12 matrices (12, 12, 12)", X, W_q, n(12, 12, 12), 3, raises="ValueError",
+             checks="bad shape"),
+        case("W_q and W_k stacks of 12 matrices (12, 12, 6)", X, n(12, 12, 6), n(12, 12, 6), 3, raises="ValueError",
+             checks="bad shape"),
+        case("10 tokens of width 12 into d_h = 10, 2 heads", X, n(12, 10), n(12, 10), 2),
+        case("sizes past 256: 3 tokens of width 260, d_h = 8, 2 heads", n(3, 260), n(260, 8), n(260, 8), 2),
+        case("8 tokens within 1e-4 of 3 directions, in float32, 3 heads: ranks 3 in float32 (4 in float64)",
+             (flat + n(8, 12, scale=1e-4)).astype(f32), *(n(12, 12).astype(f32) for _ in range(2)), 3),
+        case("6 tokens of width 12, matrices of integers past 2²⁵, where float32 holds every fourth only, 2 heads",
+             n(6, 12), past_float32(n(12, 8)), past_float32(n(12, 8)), 2, checks="integers"),
+        case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 1 head", small_unsigned(5, 4),
+             small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), 1, checks="integers")]
 
 
 def _ranks_of_any_batch(X, W_q, W_k, n_heads, tol=None):

@@ -6,7 +6,7 @@ import numpy as np
 
 from autograder.exercises.inputs import f32, normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, COUNTS, Exercise, Mistake, Points, Requirement, case, count_edges,
-                                       one_sequence_only)
+                                       in_integers, one_sequence_only, past_float32)
 from solutions import attention as ref
 
 NOTEBOOK = "05_masks_and_cross_attention"
@@ -81,6 +81,9 @@ def first_changed_output_hidden(rng):
         return n(6, 6, scale=0.5)
 
     return [
+        case("one number per token, values = the tokens: token 0's own output only goes up, causal mask",
+             np.array([[1.0], [2.0], [3.0]]), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), 0,
+             mask=ref.causal_mask(3)),
         case("token 3 of 7 changed, causal mask", n(7, 6), W(), W(), W(), 3, mask=ref.causal_mask(7)),
         case("token 5 of 6 changed, no mask", n(6, 6), W(), W(), W(), 5),
         case("the last real token of 4 changed under a padding mask of length 4 in 6",
@@ -98,6 +101,11 @@ def first_changed_output_hidden(rng):
         case("position −1", n(4, 6), W(), W(), W(), -1, raises="ValueError"),
         case("position True", n(4, 6), W(), W(), W(), True, raises="ValueError"),
         case("a position two past the end", n(4, 6), W(), W(), W(), 6, raises="ValueError"),
+        case("position 2.0, a float", n(4, 6), W(), W(), W(), 2.0, raises="ValueError"),
+        case("values of one column of negative weights: every output that changes goes down", n(5, 6),
+             n(6, 6, scale=0.05), n(6, 6, scale=0.05), -1 - np.abs(n(6, 1)), 2, mask=ref.causal_mask(5)),
+        case("integers past 2²⁵, where float32 holds every fourth only: token 2 of 4 changed", past_float32(n(4, 6)),
+             n(6, 6, scale=1e-8), n(6, 6, scale=1e-8), W(), 2, mask=ref.causal_mask(4), checks="integers"),
     ]
 
 
@@ -170,7 +178,10 @@ def padding_mask_hidden(rng):
             case("lengths given as floats", np.array([3.0, 1.0]), 5, raises="ValueError"),
             case("no lengths at all", np.array([], dtype=int), 5, raises="ValueError"),
             case("a length of 8 in a grid of 7", np.array([3, 8]), 7, raises="ValueError")] + \
-        count_edges((np.array([1, 1]), 3), {1: "n"})
+        count_edges((np.array([1, 1]), 3), {1: "n"}) + [
+            case("lengths 3 and 2 in a grid of 5: no sequence fills it", np.array([3, 2]), 5),
+            case("lengths as 8-bit unsigned integers", np.array([2, 4], dtype=np.uint8), 4),
+            case("one length as a 0-d array", np.array(3), 4, raises="ValueError", checks="bad shape")]
 
 
 def _padding_mask_checking(lengths, n, *, n_checked=True, form_checked=True, range_checked=True):
@@ -227,7 +238,16 @@ def padding_leak_hidden(rng):
             case("a length of 9 for 8 tokens", unmasked, np.array([8, 9, 2]), raises="ValueError"),
             case("lengths given as floats", unmasked, lengths.astype(float), raises="ValueError"),
             case("weights of 2 heads, (2, 3, 8, 8)", np.stack([unmasked, masked]), lengths, raises="ValueError"),
-            case("the weights of one sequence, (8, 8)", unmasked[0], np.array([5]), raises="ValueError")]
+            case("the weights of one sequence, (8, 8)", unmasked[0], np.array([5]), raises="ValueError"),
+            case("a sequence of length 1", unmasked, np.array([8, 1, 2])),
+            case("lengths as 8-bit unsigned integers", unmasked, lengths.astype(np.uint8)),
+            case("one length for a batch of 3", unmasked, np.array([5]), raises="ValueError", checks="bad shape"),
+            case("3 lengths for a batch of 1", unmasked[:1], lengths, raises="ValueError", checks="bad shape"),
+            case("weights (3, 8, 1): one key each", unmasked[..., :1], np.array([1, 1, 1]), raises="ValueError",
+                 checks="bad shape"),
+            case("weights (3, 1, 8): one query each", unmasked[:, :1], np.array([1, 1, 1]), raises="ValueError",
+                 checks="bad shape"),
+            case("300 tokens, lengths 300 and 120", ref.softmax(n(2, 300, 300)), np.array([300, 120]))]
 
 
 def _padding_leak_with(weights, lengths, *, every_query=False, mean=False):
@@ -283,7 +303,14 @@ def block_mask_hidden(rng):
             case("an allowed table of 0s and 1s", np.array([1, 2]), np.array([[1, 0], [1, 1]]), raises="ValueError"),
             case("group sizes as a (2, 1) column", np.array([[2], [1]]), np.ones((2, 2), dtype=bool),
                  raises="ValueError", checks="bad shape"),
-            case("no groups at all", np.array([], dtype=int), np.ones((0, 0), dtype=bool), raises="ValueError")]
+            case("no groups at all", np.array([], dtype=int), np.ones((0, 0), dtype=bool), raises="ValueError"),
+            case("one group of 5 that sees itself", np.array([5]), np.array([[True]])),
+            case("group sizes as 8-bit unsigned integers", np.array([1, 3], dtype=np.uint8),
+                 np.array([[True, False], [True, True]])),
+            case("group sizes given as the floats 2.0 and 1.0", np.array([2.0, 1.0]), np.ones((2, 2), dtype=bool),
+                 raises="ValueError"),
+            case("one group size as a 0-d array", np.array(3), np.ones((1, 1), dtype=bool), raises="ValueError",
+                 checks="bad shape")]
 
 
 def _block_mask_checking(group_sizes, allowed, *, sizes_checked=True, allowed_checked=True):
@@ -356,7 +383,20 @@ def source_shares_hidden(rng):
         case("n_sources = 0", weights, np.zeros(7, dtype=int), n_sources=0, raises="ValueError", checks="bad size"),
         case("n_sources = 3.0", weights, three, n_sources=3.0, raises="ValueError"),
         case("the weights of one query, 1-D", weights[0], three, raises="ValueError", checks="bad shape"),
-    ]
+        case("ids 1 and 2 only: source 0 has no key", weights, three + 1),
+        case("ids as 8-bit unsigned integers", weights, three.astype(np.uint8)),
+        case("no keys at all, n_sources = 0", np.zeros((4, 0)), np.zeros(0, dtype=int), n_sources=0,
+             raises="ValueError", checks="bad size"),
+        case("n_sources = 2 with an id of 3", weights, np.array([0, 1, 3, 0, 1, 0, 1]), n_sources=2,
+             raises="ValueError"),
+        case("an id of −1", weights, np.array([0, 1, -1, 0, 1, 2, 1]), raises="ValueError"),
+        case("one key, its id as a 0-d array", weights[:, :1], np.array(0), raises="ValueError", checks="bad shape"),
+        case("one key, its id as a (1, 1) grid", weights[:, :1], np.zeros((1, 1), dtype=int), raises="ValueError",
+             checks="bad shape"),
+        case("300 keys of 2 sources", ref.softmax(n(3, 300)), np.arange(300) % 2),
+        in_integers(case("e to each score: rows that do not add up to 1", np.exp(n(4, 6)), np.array([1, 0, 1, 0, 0, 2])),
+                    np.uint8),
+    ] + count_edges((weights, np.zeros(7, dtype=int), 3), {2: "n_sources"})
 
 
 def _float_weights(weights) -> np.ndarray:
@@ -420,14 +460,14 @@ def _shares_checking(weights, source, n_sources=None, *, weights_checked=True, i
     """source_shares with a check left out, computed as an answer without that check would compute it:
     1-D weights taken as one query, float ids made integers, a negative id counted from the end
     (np.eye(n)[id]), too small an n_sources widened, and a short source read key by key (the keys
-    past its end left out)."""
+    past its end left out), a source of other than one axis read flattened."""
     weights, source = _float_weights(weights), np.asarray(source)
     if weights_checked and weights.ndim < 2:
         raise ValueError(f"weights must be (..., n_q, n_k), got shape {weights.shape}")
     weights = np.atleast_2d(weights)
     if integers_checked and source.dtype.kind not in "iu":
         raise ValueError(f"source must hold integers, got {source.dtype}")
-    source = source.astype(np.int64)
+    source = source.astype(np.int64) if length_checked else source.astype(np.int64).reshape(-1)
     if source.ndim != 1 or (length_checked and source.shape[0] != weights.shape[-1]):
         raise ValueError(f"source must be 1-D with one id per key, got shape {source.shape}")
     if negative_checked and (source < 0).any():

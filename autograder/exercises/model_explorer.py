@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, count_edges
+from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, count_edges, small_unsigned
 from model import grammar, heads
 from model.reference import REFERENCE, run, trained, untrained
 from model.transformer import HEADS, LAYERS, forward
@@ -222,6 +222,8 @@ def copy_score_hidden(rng):
         case("the trained model on a hidden sentence", _logits(h.model, h.sentences[1]), h.sentences[1]),
         case("drawn logits on 12 tokens of 3 kinds (rows with several targets)", h.logits_12, h.small_alphabet),
         case("no token repeats", h.logits_5, np.arange(5)),
+        case("a token written twice in a row (A A), the model predicting A again: no earlier copy to read past",
+             np.eye(5)[[0, 3, 2, 4, 1]], np.array([3, 3, 1, 2, 0])),
     ]
 
 
@@ -354,7 +356,13 @@ def prefix_gaps_hidden(rng):
             case("values of 4 tokens for 5", n(5, 4), n(5, 4), n(4, 4), ref.causal_mask(5), raises="ValueError",
                  checks="bad shape"),
             case("a mask of one row, (1, 6)", n(6, 4), n(6, 4), n(6, 4), np.zeros((1, 6)), raises="ValueError",
-                 checks="bad shape")]
+                 checks="bad shape"),
+            case("Q, K and V batches of one (1, 5, 4), a mask (1, 1)", n(1, 5, 4), n(1, 5, 4), n(1, 5, 4),
+                 np.zeros((1, 1)), raises="ValueError", checks="bad shape"),
+            case("sizes past 256: 260 tokens of width 1, causal mask", n(260, 1), n(260, 1), n(260, 1),
+                 ref.causal_mask(260)),
+            case("8-bit unsigned integers of 0 and 1 (nothing wraps round), causal mask", small_unsigned(5, 3),
+                 small_unsigned(5, 3, k=1), small_unsigned(5, 2, k=2), ref.causal_mask(5), checks="integers")]
 
 
 def _prefix_gaps_with(Q, K, V, mask, *, short=False, prefix_masked=True, row=-1, largest=True, checked=True):
@@ -418,7 +426,11 @@ def ablate_head_hidden(rng):
             case("head 3 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 3, raises="ValueError"),
             case("head −1 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, -1, raises="ValueError"),
             case("head 5 of 3", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 5, raises="ValueError"),
-            case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError")] + \
+            case("head 1.0", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, 1.0, raises="ValueError"),
+            case("head True", X, W(12, 12), W(12, 12), W(12, 12), W(12, 12), 3, True, raises="ValueError"),
+            case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 2 heads, head 1 removed",
+                 small_unsigned(5, 4), small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), small_unsigned(4, 4),
+                 small_unsigned(4, 3, k=1), 2, 1, checks="integers")] + \
         count_edges((n(4, 6), W(6, 6), W(6, 6), W(6, 6), W(6, 6), 2, 0), {5: "n_heads"})
 
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, COUNTS, HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed,
-                                       count_edges,
-                                       case, one_sequence_only)
+                                       case, count_edges, dimension_edges, in_integers, one_sequence_only,
+                                       past_float32, small_unsigned)
 from solutions import attention as ref
 
 NOTEBOOK = "02_scores_and_scaling"
@@ -37,7 +37,9 @@ def scores_hidden(rng):
                  n(2, 3, 6, 16, dtype=np.float32), checks="batched, float32, cross"),
             case("integer queries and keys", rng.integers(-3, 4, (4, 3)), rng.integers(-3, 4, (5, 3)), checks="cross"),
             case("mismatched d_k", n(3, 5), n(3, 4), raises="ValueError", checks="bad shape"),
-            case("a 1-D query", n(5), n(3, 5), raises="ValueError", checks="bad shape")]
+            case("a 1-D query", n(5), n(3, 5), raises="ValueError", checks="bad shape"),
+            case("sizes past 256: 2 queries against 3 keys, d_k = 300", n(2, 300), n(3, 300), checks="cross")] + \
+        dimension_edges((n(3, 5), n(4, 5)), {1: "K"})
 
 
 def _scores_unbatched(Q, K):
@@ -80,7 +82,8 @@ def self_preference_visible():
     return [case("the worked example's tokens against themselves, X Xᵀ", w.X @ w.X.T),
             case("the worked example's queries against its keys, Q Kᵀ", w.Q @ w.K.T),
             case("the first token written twice (rows 0 and 1 tie)", repeated @ repeated.T),
-            case("a grid of one row and 4 columns", w.Q[:1] @ w.K.T, raises="ValueError")]
+            case("a grid of one row and 4 columns", w.Q[:1] @ w.K.T, raises="ValueError"),
+            case("an empty grid", np.zeros((0, 0)), raises="ValueError")]
 
 
 def self_preference_hidden(rng):
@@ -94,16 +97,29 @@ def self_preference_hidden(rng):
     favours_itself[np.arange(6), np.arange(6)] = favours_itself.max(axis=1) + 0.1
     return cases + [case("6 queries that each score their own key highest (columns need not)", favours_itself),
                     case("one token", n(1, 1)),
-                    case("a grid that is not square", n(3, 4), raises="ValueError"),
-                    case("a grid of one row and 4 columns", n(1, 4), raises="ValueError"),
-                    case("a 3 × 3 × 3 cube", n(3, 3, 3), raises="ValueError"),
-                    case("an empty grid", n(0, 0), raises="ValueError")]
+                    case("a grid that is not square", n(3, 4), raises="ValueError", checks="bad shape"),
+                    case("a grid of one row and 4 columns", n(1, 4), raises="ValueError", checks="bad shape"),
+                    case("a 3 × 3 × 3 cube", n(3, 3, 3), raises="ValueError", checks="bad shape"),
+                    case("an empty grid", n(0, 0), raises="ValueError"),
+                    case("a grid of 4 rows and one column", n(4, 1), raises="ValueError", checks="bad shape"),
+                    case("300 tokens", n(300, 300)),
+                    in_integers(case("7 queries against 7 keys", n(7, 4) @ n(7, 4).T)),
+                    case("integer scores past 2²⁵, where float32 holds every fourth only", past_float32(n(6, 6)),
+                         checks="integers"),
+                    case("a symmetric grid of 8-bit unsigned integers of 0 to 2 (nothing wraps round)",
+                         small_unsigned(5, 5) + small_unsigned(5, 5).T, checks="integers")]
 
 
 def _self_preference_unchecked(S):
     """self_preference that lets NumPy broadcast S − Sᵀ for any shape."""
     S = np.asarray(S, dtype=float)
     return float(np.abs(S - S.T).max()), float((np.diagonal(S) >= S.max(axis=-1)[:len(np.diagonal(S))]).mean())
+
+
+def _self_preference_of_nothing(S):
+    """self_preference that answers an empty grid with zeros instead of refusing it."""
+    S = np.asarray(S, dtype=float)
+    return (0.0, 0.0) if S.size == 0 else ref.self_preference(S)
 
 
 def _asymmetry_of_differing_pairs(S):
@@ -280,6 +296,7 @@ EXERCISES = (
         Requirement("(0.0 when `S` is symmetric)", _asymmetry_of_differing_pairs),
         Requirement("(a tie with another entry still counts)", "a tie not counted"),
         Requirement("Raise a `ValueError` when `S` is not a non-empty square 2-D grid", _self_preference_unchecked),
+        Requirement("non-empty", _self_preference_of_nothing),
     ), shows="X Xᵀ of the worked example is symmetric; Q Kᵀ is not."),
     Exercise("scaled_scores", ref.scaled_scores, scores_hidden, scores_visible, stream=3,
              meets=ARRAYS | frozenset({"cross"}), points=Points(1, 2),

@@ -9,7 +9,7 @@ import numpy as np
 from autograder.exercises.inputs import (attention_inputs, f32, f64, forbidding_row, normal_draws, property_examples,
                                          worked)
 from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges,
-                                       one_sequence_only)
+                                       dimension_edges, one_sequence_only)
 from autograder.exercises.variants import attention_with, softmax_no_max, softmax_no_max_guarded, softmax_unguarded
 from solutions import attention as ref
 
@@ -148,7 +148,11 @@ def attention_hidden(rng):
         case("float32 with a float64 causal mask", n(5, 4, dtype=f32), n(5, 4, dtype=f32), n(5, 3, dtype=f32),
              mask=ref.causal_mask(5), checks="float32"),
     ] + [case(f"a drawn example: Q {Q.shape}, K {K.shape}, V {V.shape}, {Q.dtype}", Q, K, V)
-         for Q, K, V in property_examples(attention_inputs(), 6)] + _broadcast_masks(n)
+         for Q, K, V in property_examples(attention_inputs(), 6)] + _broadcast_masks(n) + [
+        case("a causal mask on a batch (2, 4) of 4 tokens", n(2, 4, 4, 3), n(2, 4, 4, 3), n(2, 4, 4, 2),
+             mask=ref.causal_mask(4), checks="batched"),
+        case("sizes past 256: 2 queries against 260 keys, d_k = 300", n(2, 300), n(260, 300), n(260, 2),
+             checks="cross")] + dimension_edges((n(3, 4), n(5, 4), n(5, 2)), {1: "K", 2: "V"})
 
 
 def _broadcast_masks(n):
@@ -293,6 +297,13 @@ def permutation_gaps_hidden(rng):
              checks="bad shape"),
         case("a kernel given as a (1, 3) grid", *sentence(5), kernel(3)[None], _shuffle(rng, 5),
              raises="ValueError", checks="bad shape"),
+        case("a kernel of 4 weights", *sentence(5), kernel(4), _shuffle(rng, 5), raises="ValueError",
+             checks="bad shape"),
+        case("a kernel given as a (3, 1) column", *sentence(5), kernel(3)[:, None], _shuffle(rng, 5),
+             raises="ValueError", checks="bad shape"),
+        case("a kernel of one weight given as a 0-d array", *sentence(5), kernel(1)[0], _shuffle(rng, 5),
+             raises="ValueError", checks="bad shape"),
+        case("a shuffle given as unsigned integers", *sentence(6), kernel(3), _shuffle(rng, 6).astype(np.uint8)),
     ]
 
 
@@ -350,6 +361,9 @@ def reach_hidden(rng):
         case("a (5, 4) grid", ref.softmax(n(5, 4)), raises="ValueError", checks="bad shape"),
         case("a batch of 2 (3, 4) grids", ref.softmax(n(2, 3, 4)), raises="ValueError", checks="bad shape"),
         case("one row of 6 weights", ref.softmax(n(6)), raises="ValueError", checks="bad shape"),
+        case("a (1, 5) grid: one query's weights", ref.softmax(n(1, 5)), raises="ValueError", checks="bad shape"),
+        case("a (5, 1) grid: 5 queries, one key", ref.softmax(n(5, 1)), raises="ValueError", checks="bad shape"),
+        case("300 tokens", ref.softmax(n(300, 300, scale=2))),
     ]
 
 

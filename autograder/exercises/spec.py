@@ -123,18 +123,63 @@ def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, *
     return found
 
 
-def in_integers(spec: CaseSpec) -> CaseSpec:
+def dimension_edges(good: tuple, arrays: dict[int, str], *, more: tuple[int, ...] = (), together: bool = True,
+                    **kwargs) -> list[CaseSpec]:
+    """An exercise's own rule for an array's dimensions (use it only where its text states one), at its edges: every array of `arrays` (its index in `good`
+    → its name) with one dimension fewer (its first row: one token `(d,)` where `(n, d)` is asked), one at a
+    time and, when there are several and `together`, all at once; and every array of `more` (its shape has no `...`) with one
+    dimension more (a batch of one). A ValueError each, tagged "bad shape"; the other arguments as in `good`."""
+    def changed(indices, change):
+        return tuple(change(a) if i in indices else a for i, a in enumerate(good))
+
+    def shape(args, i):
+        return "(" + ", ".join(map(str, np.shape(args[i]))) + ("," if np.ndim(args[i]) == 1 else "") + ")"
+    found = []
+    sets = [(i,) for i in arrays] + ([tuple(arrays)] if together and len(arrays) > 1 else [])
+    for indices in sets:
+        args = changed(indices, lambda a: a[0])
+        label = " and ".join(f"{arrays[i]} {shape(args, i)}" for i in indices)
+        found.append(case(f"{label}: one dimension fewer", *args, raises="ValueError", checks="bad shape", **kwargs))
+    for i in more:
+        args = changed((i,), lambda a: a[None])
+        found.append(case(f"{arrays.get(i, f'argument {i + 1}')} {shape(args, i)}: one dimension more", *args,
+                          raises="ValueError", checks="bad shape", **kwargs))
+    return found
+
+
+# How in_integers labels a case, by the kind of integers it makes: signed (int64) or unsigned (uint8).
+IN_INTEGERS = {"i": ", in integers", "u": ", in 8-bit unsigned integers"}
+
+
+def in_integers(spec: CaseSpec, dtype=np.int64) -> CaseSpec:
     """`spec` on integers, for the general rule of notebook 01 that integer input is computed in float64: every
-    finite float array among its inputs becomes int64 (three times its numbers, rounded, for some spread); a mask
-    holding −inf stays as it is. Tagged "integers"."""
+    finite float array among its inputs becomes `dtype`: int64, three times its numbers rounded (some spread),
+    or uint8, 64 times their sizes rounded, at most 255 (so that a product or a difference computed in 8-bit
+    integers wraps round: 3 − 5 is 254 there). A mask holding −inf stays as it is. Tagged "integers"."""
+    unsigned = np.dtype(dtype).kind == "u"
+
     def rounded(x):
         if isinstance(x, np.ndarray) and x.dtype.kind == "f" and np.isfinite(x).all():
-            return np.rint(3 * x).astype(np.int64)
+            return (np.minimum(np.rint(64 * np.abs(x)), np.iinfo(dtype).max) if unsigned else np.rint(3 * x)).astype(dtype)
         return x
-    return CaseSpec(f"{spec.label}, in integers", tuple(rounded(a) for a in spec.args),
+    return CaseSpec(spec.label + IN_INTEGERS[np.dtype(dtype).kind], tuple(rounded(a) for a in spec.args),
                     {k: rounded(v) for k, v in spec.kwargs.items()}, spec.raises,
                     tuple(sorted(set(spec.checks) - {"float32", "1e4"} | {"integers"})), spec.memory_limit_bytes,
                     spec.grid_bytes, spec.seconds)
+
+
+def small_unsigned(*shape: int, k: int = 0) -> np.ndarray:
+    """8-bit unsigned integers of 0 and 1 in a fixed pattern (`k` shifts it): small enough that no product, sum
+    or difference the exercise computes wraps round, so an answer computed in the input's dtype is right too;
+    only an answer that refuses unsigned integers, which notebook 01's rule on integers includes, fails."""
+    return ((np.arange(int(np.prod(shape))) * 7 + k) % 3 % 2).reshape(shape).astype(np.uint8)
+
+
+def past_float32(x: np.ndarray) -> np.ndarray:
+    """`x` as int64 integers past 2²⁵ = 33,554,432 (2²⁵ plus three times its numbers, rounded), where float32
+    holds only every fourth whole number: an answer that computes them in float32, not float64 as notebook 01's
+    rule says, loses their last digits (and adding 1 to one changes nothing)."""
+    return (2**25 + np.rint(3 * x)).astype(np.int64)
 
 
 def counted(n: int, noun: str) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.exercises.inputs import normal_draws, worked
-from autograder.exercises.spec import ARRAYS, Exercise, Mistake, Requirement, case, one_sequence_only
+from autograder.exercises.spec import (ARRAYS, Exercise, Mistake, Requirement, case, dimension_edges, one_sequence_only,
+                                       small_unsigned)
 from solutions import attention as ref
 
 NOTEBOOK = "01_worked_example"
@@ -26,7 +27,12 @@ def token_movement_hidden(rng):
                  checks="float32"),
             case("shapes that differ", n(3, 4), n(4, 4), raises="ValueError", checks="bad shape"),
             case("shapes that broadcast: a batch against one sequence", n(2, 4, 3), n(4, 3), raises="ValueError",
-                 checks="bad shape")]
+                 checks="bad shape"),
+            case("shapes that broadcast: one sequence against a batch", n(4, 3), n(2, 4, 3), raises="ValueError",
+                 checks="bad shape"),
+            case("8-bit unsigned integers of 0 to 2, X at or above O everywhere (nothing wraps round)",
+                 small_unsigned(4, 3) + small_unsigned(4, 3, k=1), small_unsigned(4, 3), checks="integers")] + \
+        dimension_edges((n(4, 3), n(4, 3)), {0: "X", 1: "O"}, together=False)
 
 
 def _movement_last_two_axes_only(X, O):
@@ -77,7 +83,13 @@ def project_qkv_hidden(rng):
                  checks="bad shape"),
             case("a W_k wider than W_q", n(5, 6), n(6, 3), n(6, 4), n(6, 3), raises="ValueError", checks="bad shape"),
             case("a W_k narrower than W_q", n(5, 6), n(6, 3), n(6, 2), n(6, 3), raises="ValueError",
-                 checks="bad shape")]
+                 checks="bad shape"),
+            case("a W_v that is a stack of 2 matrices (2, 6, 3)", n(5, 6), n(6, 3), n(6, 3), n(2, 6, 3),
+                 raises="ValueError", checks="bad shape"),
+            case("a W_v that is a stack of 6 matrices (6, 6, 3), its first dimension d", n(5, 6), n(6, 3), n(6, 3),
+                 n(6, 6, 3), raises="ValueError", checks="bad shape"),
+            case("sizes past 256: 2 tokens of width 260, d_k = 257, d_v = 2", n(2, 260), n(260, 257), n(260, 257),
+                 n(260, 2))]
 
 
 def _projections_of_a_column(X, W_q, W_k, W_v):

@@ -110,7 +110,8 @@ def token_movement(X, O):
     Raises ValueError when the shapes differ.
     """
     ### BEGIN SOLUTION
-    X, O = np.asarray(X), np.asarray(O)
+    # Integers are computed in float64 (the general rules above); float32 stays float32.
+    X, O = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in map(np.asarray, (X, O)))
     if X.shape != O.shape:
         raise ValueError(f"X and O must have the same shape, got X {X.shape} and O {O.shape}")
     return np.abs(X - O).mean(axis=-1)

@@ -132,6 +132,7 @@ def self_preference(S):
     """
     ### BEGIN SOLUTION
     S = np.asarray(S)
+    S = S if S.dtype.kind == "f" else S.astype(np.float64)  # integers in float64 (notebook 01's general rules)
     if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
         raise ValueError(f"S must be a non-empty square (n, n) grid, got shape {S.shape}")
     asymmetry = float(np.abs(S - S.T).max())

@@ -157,15 +157,18 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None
     Returns (..., n, d_out).
     """
     ### BEGIN SOLUTION
-    X = np.asarray(X)
+    # Integers are computed in float64 (notebook 01's general rules); float32 stays float32.
+    X, W_q, W_k, W_v, W_o = (a if a.dtype.kind == "f" else a.astype(np.float64)
+                             for a in map(np.asarray, (X, W_q, W_k, W_v, W_o)))
     context = X if context is None else np.asarray(context)
-    Q = X @ np.asarray(W_q)
-    K, V = context @ np.asarray(W_k), context @ np.asarray(W_v)
+    context = context if context.dtype.kind == "f" else context.astype(np.float64)
+    Q = X @ W_q
+    K, V = context @ W_k, context @ W_v
     if mask is not None and np.ndim(mask) >= 2:
         mask = np.expand_dims(mask, -3)  # one head axis, shared by every head
     heads, _ = attention(split_heads(Q, n_heads), split_heads(K, n_heads), split_heads(V, n_heads), mask)
     joined = merge_heads(heads)
-    return joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
+    return joined @ W_o.astype(joined.dtype, copy=False)
     ### END SOLUTION
 
 
@@ -198,7 +201,8 @@ def head_patterns(X, W_q, W_k, n_heads):
     Raises ValueError when the shapes do not fit or n_heads does not divide d_h.
     """
     ### BEGIN SOLUTION
-    X, W_q, W_k = np.asarray(X), np.asarray(W_q), np.asarray(W_k)
+    # Integers are computed in float64 (notebook 01's general rules); float32 stays float32.
+    X, W_q, W_k = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in map(np.asarray, (X, W_q, W_k)))
     if W_q.ndim != 2 or W_q.shape != W_k.shape or W_q.shape[0] != X.shape[-1]:
         raise ValueError(f"W_q and W_k must both be (d, d_h), got X {X.shape}, W_q {W_q.shape}, W_k {W_k.shape}")
     Q, K = split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads)
@@ -285,7 +289,7 @@ def head_score_ranks(X, W_q, W_k, n_heads):
     Raises ValueError when the shapes do not fit or n_heads does not divide d_h.
     """
     ### BEGIN SOLUTION
-    X, W_q, W_k = np.asarray(X), np.asarray(W_q), np.asarray(W_k)
+    X, W_q, W_k = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in map(np.asarray, (X, W_q, W_k)))
     if X.ndim != 2 or W_q.ndim != 2 or W_q.shape != W_k.shape or W_q.shape[0] != X.shape[1]:
         raise ValueError(f"X must be (n, d) and W_q, W_k (d, d_h), got {X.shape}, {W_q.shape}, {W_k.shape}")
     Q, K = split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads)

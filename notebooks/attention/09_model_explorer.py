@@ -421,12 +421,14 @@ def ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None):
     ### BEGIN SOLUTION
     if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
         raise ValueError(f"head must be an integer from 0 to {n_heads - 1}, got {head!r}")
-    X = np.asarray(X)
+    # Integers are computed in float64 (notebook 01's general rules); float32 stays float32.
+    X, W_q, W_k, W_v, W_o = (a if a.dtype.kind == "f" else a.astype(np.float64)
+                             for a in map(np.asarray, (X, W_q, W_k, W_v, W_o)))
     heads, _ = attention(split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads),
                          split_heads(X @ W_v, n_heads), mask)
     heads[head] = 0
     joined = merge_heads(heads)
-    return joined @ np.asarray(W_o).astype(joined.dtype, copy=False)
+    return joined @ W_o.astype(joined.dtype, copy=False)
     ### END SOLUTION
 
 
