@@ -9,20 +9,20 @@ import numpy as np
 from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges, counted,
                                        one_sequence_only, past_float32, small_unsigned)
-from autograder.exercises.variants import attention_with
+from autograder.exercises.variants import as_computed, attention_with
 from solutions import attention as ref
 
 NOTEBOOK = "04_heads"
 
 
 def _split_no_transpose(M, n_heads):
-    M = np.asarray(M)
+    M = as_computed(M)
     n, d = M.shape[-2:]
     return M.reshape(*M.shape[:-2], n_heads, n, d // n_heads)
 
 
 def _merge_no_transpose(H):
-    H = np.asarray(H)
+    H = as_computed(H)
     h, n, d_k = H.shape[-3:]
     return H.reshape(*H.shape[:-3], n, h * d_k)
 

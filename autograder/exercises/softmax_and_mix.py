@@ -119,7 +119,8 @@ def attention_visible():
             case("that batch with a padding mask: the second sequence 3 tokens long", *_twice_in_float32(Q, K, V),
                  mask=ref.padding_mask(np.array([4, 3]), 4)),
             case("keys of width 1 against queries of width 4", Q, K[:, :1], V, raises="ValueError"),
-            case("one value for the 4 keys", Q, K, V[:1], raises="ValueError")]
+            case("one value for the 4 keys", Q, K, V[:1], raises="ValueError"),
+            case("one key and its value, each given as a 1-D vector", Q, K[0], V[0], raises="ValueError")]
 
 
 def _twice_in_float32(*arrays):
@@ -152,7 +153,7 @@ def attention_hidden(rng):
         case("a causal mask on a batch (2, 4) of 4 tokens", n(2, 4, 4, 3), n(2, 4, 4, 3), n(2, 4, 4, 2),
              mask=ref.causal_mask(4), checks="batched"),
         case("sizes past 256: 2 queries against 260 keys, d_k = 300", n(2, 300), n(260, 300), n(260, 2),
-             checks="cross")] + dimension_edges((n(3, 4), n(5, 4), n(5, 2)), {1: "K", 2: "V"})
+             checks="cross")] + dimension_edges((n(3, 4), n(5, 4), n(5, 2)), {0: "Q", 1: "K", 2: "V"})
 
 
 def _broadcast_masks(n):
@@ -194,6 +195,11 @@ def _attention_by_einsum(Q, K, V, mask=None, *, check_widths=True, check_keys=Tr
         S = S + np.asarray(mask).astype(S.dtype)
     A = ref.softmax(S)
     return np.einsum("...qk,...kv->...qv", A, V), A
+
+
+def _attention_of_rows(Q, K, V, mask=None):
+    """attention that reads a 1-D Q, K or V as one row (np.atleast_2d) instead of refusing it."""
+    return ref.attention(*(np.atleast_2d(a) for a in (Q, K, V)), mask)
 
 
 def _kernel_grid(n, kernel, *, wrap=False, flipped=False):
@@ -467,6 +473,7 @@ EXERCISES = (
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_widths=False)),
         Requirement("`K` and `V` differ in the number of keys",
                     lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_keys=False)),
+        Requirement("when one of `Q`, `K`, `V` has fewer than 2 dimensions", _attention_of_rows),
     ), shows='The chapter\'s new vector for "cube" is +0.58, -1.08, +0.54, +0.12.'),
     Exercise("permutation_gaps", ref.permutation_gaps, permutation_gaps_hidden, permutation_gaps_visible, stream=44,
              meets=frozenset({"bad shape", "integers"}),

@@ -13,17 +13,25 @@ import numpy as np
 from solutions import attention as ref
 
 
+def as_computed(a) -> np.ndarray:
+    """`a` as an array, read as notebook 01's general rule says every answer reads numbers: integers as float64,
+    floats in their own dtype. A mistake's writing starts from it, so that it is the one mistake it is named for
+    and not a second slip besides (8-bit integers that wrap round: 3 − 5 is 254)."""
+    a = np.asarray(a)
+    return a.astype(np.float64) if a.dtype.kind in "iu" else a
+
+
 def softmax_no_max(S, axis=-1):
     """softmax without subtracting the row maximum (overflows for large scores), written as most write it:
     a slice whose every score is −inf is NaN too."""
-    S = np.asarray(S)
+    S = as_computed(S)
     e = np.exp(S)
     return e / e.sum(axis=axis, keepdims=True)
 
 
 def softmax_no_max_guarded(S, axis=-1):
     """The same mistake by one who guards a slice whose every score is −inf (it gives zeros)."""
-    S = np.asarray(S)
+    S = as_computed(S)
     e = np.exp(S)
     total = e.sum(axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e, dtype=np.result_type(e, total)), where=total > 0)
@@ -31,7 +39,7 @@ def softmax_no_max_guarded(S, axis=-1):
 
 def softmax_unguarded(S, axis=-1):
     """softmax that subtracts the row maximum but leaves an all −inf row as NaN (−inf − −inf)."""
-    S = np.asarray(S)
+    S = as_computed(S)
     e = np.exp(S - np.max(S, axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 

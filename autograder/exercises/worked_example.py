@@ -7,6 +7,7 @@ import numpy as np
 from autograder.exercises.inputs import normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, Exercise, Mistake, Requirement, case, dimension_edges, one_sequence_only,
                                        small_unsigned)
+from autograder.exercises.variants import as_computed
 from solutions import attention as ref
 
 NOTEBOOK = "01_worked_example"
@@ -118,11 +119,11 @@ EXERCISES = (
     Exercise("token_movement", ref.token_movement, token_movement_hidden, token_movement_visible, stream=0,
              meets=ARRAYS, mistakes=(
         Mistake("signed difference", 1, "Take the size of each difference (np.abs) before averaging.",
-                lambda X, O: (np.asarray(X) - np.asarray(O)).mean(axis=-1)),
+                lambda X, O: (as_computed(X) - as_computed(O)).mean(axis=-1)),
         Mistake("signed difference", 1, "Take the size of each difference (np.abs) before averaging.",
-                lambda X, O: (np.asarray(O) - np.asarray(X)).mean(axis=-1)),  # the mirror image, O − X
+                lambda X, O: (as_computed(O) - as_computed(X)).mean(axis=-1)),  # the mirror image, O − X
         Mistake("sum instead of mean", 1, "Average the sizes over the d numbers of a token; do not add them.",
-                lambda X, O: np.abs(np.asarray(X) - np.asarray(O)).sum(axis=-1)),
+                lambda X, O: np.abs(as_computed(X) - as_computed(O)).sum(axis=-1)),
     ), requirements=(
         Requirement("any leading batch dimensions", _movement_last_two_axes_only),
         Requirement("Raise a `ValueError` naming both shapes when they differ", _movement_unchecked),
@@ -132,15 +133,15 @@ EXERCISES = (
         Mistake("transposed weights", 2, "Rows of X are tokens: multiply X @ W, not X @ W.T.",
                 lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ np.asarray(W).T for W in (W_q, W_k, W_v))),
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
-                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_k, W_q, W_v))),
+                lambda X, W_q, W_k, W_v: tuple(as_computed(X) @ as_computed(W) for W in (W_k, W_q, W_v))),
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
-                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_q, W_v, W_k))),
+                lambda X, W_q, W_k, W_v: tuple(as_computed(X) @ as_computed(W) for W in (W_q, W_v, W_k))),
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
-                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_v, W_k, W_q))),
+                lambda X, W_q, W_k, W_v: tuple(as_computed(X) @ as_computed(W) for W in (W_v, W_k, W_q))),
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
-                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_k, W_v, W_q))),
+                lambda X, W_q, W_k, W_v: tuple(as_computed(X) @ as_computed(W) for W in (W_k, W_v, W_q))),
         Mistake("projections in the wrong order", 2, "Return (Q, K, V) in that order.",
-                lambda X, W_q, W_k, W_v: tuple(np.asarray(X) @ W for W in (W_v, W_q, W_k))),
+                lambda X, W_q, W_k, W_v: tuple(as_computed(X) @ as_computed(W) for W in (W_v, W_q, W_k))),
     ), requirements=(
         Requirement("`X` is `(..., n, d)`", one_sequence_only(ref.project_qkv)),
         Requirement("`d_v` may differ from `d_k`", _projections_of_one_width),

@@ -192,8 +192,8 @@ with demonstration("softmax", "lead_share"):
 # output is `(..., n_q, d_v)` and the weights `(..., n_q, n_k)`. Use your
 # `softmax`. Add the mask in the dtype of the scores (a float64 mask must not
 # turn float32 scores into float64). Raise a `ValueError` naming the shapes when
-# `Q` and `K` differ in `d_k`, or `K` and `V` differ in the number of keys.
-# About 8 lines.
+# `Q` and `K` differ in `d_k`, or `K` and `V` differ in the number of keys, or
+# when one of `Q`, `K`, `V` has fewer than 2 dimensions. About 8 lines.
 
 # %% solution id=attention
 def attention(Q, K, V, mask=None):
@@ -202,7 +202,7 @@ def attention(Q, K, V, mask=None):
     Q: (..., n_q, d_k); K: (..., n_k, d_k); V: (..., n_k, d_v);
     mask: additive, broadcastable to (..., n_q, n_k): 0 allows a pair, −inf forbids it.
     Returns (output (..., n_q, d_v), weights (..., n_q, n_k)); n_q ≠ n_k is cross-attention.
-    Raises ValueError when Q and K differ in d_k or K and V in the number of keys.
+    Raises ValueError when Q and K differ in d_k, K and V in the number of keys, or one has fewer than 2 dimensions.
     """
     ### BEGIN SOLUTION
     Q, K, V = (np.asarray(a) for a in (Q, K, V))

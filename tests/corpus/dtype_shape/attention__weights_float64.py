@@ -7,7 +7,7 @@ import numpy as np
 
 def attention(Q, K, V, mask=None):
     Q, K, V = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in map(np.asarray, (Q, K, V)))
-    if Q.shape[-1] != K.shape[-1] or K.shape[-2] != V.shape[-2]:
+    if min(Q.ndim, K.ndim, V.ndim) < 2 or Q.shape[-1] != K.shape[-1] or K.shape[-2] != V.shape[-2]:
         raise ValueError(f"shapes do not fit: Q {Q.shape}, K {K.shape}, V {V.shape}")
     S = (Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])).astype(np.float64)
     if mask is not None:

@@ -4,7 +4,7 @@ import numpy as np
 
 
 def hull_excess(O, V, allowed=None):
-    O, V = np.asarray(O), np.asarray(V)
+    O, V = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in map(np.asarray, (O, V)))
     if O.ndim != 2 or V.ndim != 2 or O.shape[1] != V.shape[1]:
         raise ValueError("O and V do not fit")
     allowed = np.ones((len(O), len(V)), dtype=bool) if allowed is None else np.asarray(allowed)
