@@ -200,3 +200,35 @@ def test_outside_grading_classify_head_runs_the_students_measures_and_names_the_
     with pytest.raises(CheckFailed) as failed:
         check("classify_head", measures["classify_head"])
     assert "classify_head calls your previous_score, which fails its own check" in str(failed.value)
+
+
+ASKS_FOR_AN_AXIS_THE_SCORES_LACK = '''
+import math
+
+import numpy as np
+
+
+def attention(Q, K, V, mask=None):
+    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
+    S = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])
+    weights = softmax(S, axis=7)
+    return weights @ V, weights
+'''
+
+
+def test_a_hidden_message_quotes_the_students_line_when_the_reference_standing_in_refuses_its_input(tmp_path):
+    """The grading child's stand-in raises the reference's error in the grader's own code (child.py); the
+    message must quote the student's line that called it, never that one."""
+    from autograder.cases import hidden_cases
+    from autograder.judge import verdict
+    from autograder.submission import Submission
+    from tests.corpus_submissions import make_submission
+
+    answer = tmp_path / "attention.py"
+    answer.write_text(ASKS_FOR_AN_AXIS_THE_SCORES_LACK)
+    make_submission(answer, tmp_path / "attention")
+    case = hidden_cases("attention")[0]
+    with Submission(tmp_path / "attention") as submission:
+        message = verdict("attention", submission.outcome("attention", case), case)
+    assert "raised ValueError: axis 7 is out of range" in message
+    assert message.endswith("(line 9: weights = softmax(S, axis=7))")
