@@ -5,6 +5,7 @@ to fix it, and the notebook goes on (workbook.demonstration)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -15,6 +16,9 @@ from tests.execute import errors_outside_graded_cells, execute
 SOURCE = ROOT / "source" / "attention"
 BROKEN_SOFTMAX = 'def softmax(S, axis=-1):\n    raise ValueError("a planted bug")\n'
 FLAT_MASK = "def causal_mask(n):\n    return np.zeros(n)\n"  # runs, but returns (n,), not (n, n)
+# Keys that carry their token's position, 0.1 a place: a "flag" a layer could tell a copy from its original by.
+POSITIONAL_KEYS = ("def project_qkv(X, W_q, W_k, W_v):\n    X = np.asarray(X, dtype=float)\n"
+                   "    return X @ W_q, X @ W_k + 0.1 * np.arange(X.shape[-2])[:, None], X @ W_v\n")
 
 
 def _with_answer(folder, notebook: str, grade_id: str, source: str):
@@ -54,3 +58,17 @@ def test_the_model_names_the_piece_whose_return_it_cannot_use_and_the_notebook_g
     assert named, "no demonstration named causal_mask"
     assert all("where the model needs real numbers of shape" in t and "Run the check of causal_mask" in t
                and "softmax" not in t for t in named), named
+
+
+def test_notebook_05s_trust_demonstration_measures_the_students_own_functions(tmp_path):
+    """The copy on the page and the instruction it copies get one key and one weight because the student's
+    project_qkv and attention read nothing but the vectors: measured through them, a project_qkv whose keys
+    carry the token's position shows the two apart (a measurement that held by construction would not)."""
+    _with_answer(tmp_path, "01_worked_example.ipynb", "project_qkv", POSITIONAL_KEYS)
+    nb = execute(tmp_path / "05_masks_and_cross_attention.ipynb", with_graders=True, timeout=300)
+    printed = "".join(_printed(nb))
+    keys = re.search(r"the instruction's key and its copy's on the page: largest difference (\S+)", printed)
+    weights = re.search(r"answer token 0 weighs the instruction and its copy on the page: (\S+) and (\S+)", printed)
+    assert keys and weights, printed[-2000:]
+    assert float(keys[1]) == pytest.approx(0.4)  # token 5 against token 1: 4 places apart
+    assert float(weights[1]) != pytest.approx(float(weights[2]))

@@ -457,9 +457,9 @@ def source_shares(weights, source, n_sources=None):
 # instruction.
 #
 # The cell first shows that attention has no place for a "trusted" flag: a
-# layer's weights come from the token vectors and the mask alone, so the copy
-# on the page gets the same key as the instruction it copies, and every query
-# scores the two alike. Then it shows where the two answer tokens look, by source. Last, it adds a
+# layer's weights come from the token vectors and the mask alone, so your
+# `project_qkv` gives the copy on the page the same key as the instruction it
+# copies, and your `attention` has every query score the two alike. Then it shows where the two answer tokens look, by source. Last, it adds a
 # mask made by your `block_mask` from a table saying that the answer may read
 # the instructions and itself but not the page.
 
@@ -468,15 +468,14 @@ ORIGINS = ("instructions", "web page", "answer")
 SOURCE = np.repeat([0, 1, 2], [4, 4, 2])
 tokens = np.round(np.random.default_rng(1).normal(0, 0.9, (10, 4)), 1)
 tokens[5] = tokens[1]  # a sentence of the instructions, copied onto the page
-with demonstration("source_shares", "attention", "causal_mask", "block_mask"):
+with demonstration("project_qkv", "source_shares", "attention", "causal_mask", "block_mask"):
     def weights_of(vectors, mask):
         """The weights of one attention layer over the tokens: all it is given is their vectors and the mask."""
-        Q_s, K_s, V_s = vectors @ W_q, vectors @ W_k, vectors @ W_v
-        return attention(Q_s, K_s, V_s, mask)[1]
+        return attention(*project_qkv(vectors, W_q, W_k, W_v), mask)[1]
 
     causal = causal_mask(10)
     page_untrusted = weights_of(tokens, causal)
-    keys = tokens @ W_k
+    keys = project_qkv(tokens, W_q, W_k, W_v)[1]
     print("the instruction's key and its copy's on the page: largest difference", np.abs(keys[1] - keys[5]).max())
     print("answer token 0 weighs the instruction and its copy on the page:",
           page_untrusted[8, 1], "and", page_untrusted[8, 5])

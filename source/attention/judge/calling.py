@@ -53,11 +53,14 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
         return Outcome.raising(type(e).__name__, f"{e}{where}")
 
 
-# Code that is never the answer's own: Python's and the installed packages' (NumPy's), and the grader's (this
-# folder; in the kit, the autograder package around it, whose grading child stands in for the reference).
+# Code that is never the answer's own: Python's and the installed packages' (NumPy's), and the grader's: this
+# folder, and the folder around it where the grading child's program (child.py, whose stand-ins raise the
+# reference's errors) sits beside it: the kit's autograder package, or the grading child's own copy of the
+# grader. In a student's release the folder around the judge is the student's own, and stays theirs.
 _JUDGE = Path(__file__).resolve().parent
+_GRADERS = {_JUDGE, _JUDGE.parent} if (_JUDGE.parent / "child.py").is_file() else {_JUDGE}
 _NOT_ANSWERS = tuple(str(p) for p in {Path(sysconfig.get_path(k)).resolve() for k in ("stdlib", "purelib", "platlib")}
-                     | {_JUDGE, _JUDGE.parent if _JUDGE.parent.name == "autograder" else _JUDGE})
+                     | _GRADERS)
 
 
 def _answers(filename: str) -> bool:
