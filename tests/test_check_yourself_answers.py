@@ -14,10 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autograder.judge.verdicts import answer_as_given
 from solutions import attention as ref
 from solutions.check_yourself import ANSWERS
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "attention" / "08_check_yourself.py"
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def offered_letters(question: str) -> list[str]:
@@ -138,3 +140,20 @@ def test_every_option_of_8_9_keeps_the_four_d_squared_weights():
     """The question's premise: however the layer is split into heads, the weights are 4·d²."""
     square = [np.zeros((512, 512))] * 4  # only their shapes are counted
     assert {int(ref.attention_params(*square, h).sum()) for h in (1, 2, 4, 8, 16, 64, 512)} == {4 * 512**2}
+
+
+def test_what_the_readme_says_of_a_count_is_what_the_grader_does_with_it():
+    """README's sentences on counts quote numbers: one after "never", or before "refused", in its clause is
+    refused by the grader's reading of a count (notebook 01's rule, which notebook 08 follows), any other
+    accepted (`128`, never `128.0`)."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    number = r"`(-?\d[\d.e+]*)`"
+    clauses = [c for s in re.split(r"(?<=[.)])\s+(?=[A-Z])", text) if "count" in s for c in s.split(";")
+               if re.search(number, c)]
+    assert clauses, "README says nothing of how a count is read"
+    for clause in clauses:
+        for found in re.finditer(number, clause):
+            literal = found[1]
+            refused = "never" in clause[:found.start()] or "refused" in clause[found.end():]
+            value = float(literal) if any(c in literal for c in ".e") else int(literal)
+            assert (type(answer_as_given(value, "count")) is int) is not refused, (literal, clause)
