@@ -27,8 +27,8 @@ def blockwise_attention_visible():
     long = np.random.default_rng(6).standard_normal((3, VISIBLE_TOKENS, 8))
     return [case("the worked example, blocks of 3", w.Q, w.K, w.V, 3),
             case("the worked example, blocks of 2, causal", w.Q, w.K, w.V, 2, causal=True),
-            case("every size different: 3 queries, 5 keys in blocks of 2, d_k = 2, d_v = 6", w.Q[:3, :2],
-                 np.vstack([w.K, w.K[:1] + 1])[:, :2], np.hstack([np.vstack([w.V, w.V[:1] - 1])] * 2)[:, :6], 2),
+            case("every size different: 3 queries, 5 keys in blocks of 4, d_k = 2, d_v = 6", w.Q[:3, :2],
+                 np.vstack([w.K, w.K[:1] + 1])[:, :2], np.hstack([np.vstack([w.V, w.V[:1] - 1])] * 2)[:, :6], 4),
             case("the worked example and its keys reversed, a batch (2, n, d) in float32, blocks of 3",
                  *(f32(np.stack([a, a[::-1] if a is not w.Q else a])) for a in (w.Q, w.K, w.V)), 3),
             case(f"{VISIBLE_TOKENS:,} random tokens in blocks of 64, with its memory measured", *long, 64,

@@ -23,7 +23,10 @@ def hull_excess_visible():
     O_masked, _ = ref.attention(w.Q, w.K, w.V, np.where(last_hidden, 0.0, -np.inf))
     first_sees_nothing = last_hidden.copy()
     first_sees_nothing[0] = False
+    V5 = np.vstack([w.V, w.V[:1] - 1])[:, :3]  # 5 value rows of 3 numbers
     return [case("the worked example's outputs", w.O, w.V),
+            case("every size different: 2 outputs of 5 value rows of 3 numbers",
+                 ref.softmax(ref.scaled_scores(w.Q[:2], np.vstack([w.K, w.K[:1] + 1]))) @ V5, V5),
             case("the worked example with 'cube' hidden from every query", O_masked, w.V, last_hidden),
             case("the outputs multiplied by W_o (no longer a mix of V)", w.O @ w.W_o, w.V),
             case("unmasked outputs, though 'cube' was hidden (a mask left out)", w.O, w.V, last_hidden),
@@ -107,6 +110,7 @@ def _hull_excess_in_float64(O, V, allowed=None):
 def equal_scores_visible():
     w = worked()
     return [case("the worked example's value rows", w.V),
+            case("its first 3 value rows: 3 rows of 4 numbers", w.V[:3]),
             case("the worked example's value rows and twice them, as a float32 batch of 2",
                  np.stack([w.V, 2 * w.V]).astype(f32))]
 
@@ -152,6 +156,7 @@ def _head_columns_cut_short(d, n_heads):
 def leaked_targets_visible():
     X = worked().X
     return [case("the worked example's tokens, causal mask", X, ref.causal_mask(4)),
+            case("its first 3 tokens: 3 tokens of width 4, causal mask", X[:3], ref.causal_mask(3)),
             case("the worked example's tokens, no mask", X, np.zeros((4, 4))),
             case("the worked example's tokens, each seeing only the one before it", X, _lag_mask(4)),
             case("the worked example's tokens, causal, the next token seen at −25 (nearly forbidden, not forbidden)",

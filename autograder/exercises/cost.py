@@ -96,6 +96,8 @@ def crossover_length_visible():
     return [case("the worked example's matrices, W_o the identity (width 4: 2·d = 8)", w.W_q, w.W_k, w.W_v, np.eye(4)),
             case("W_q, W_k of 2 columns, W_o the identity (still 2·d)", w.W_q[:, :2], w.W_k[:, :2], w.W_v, np.eye(4)),
             case("W_v (4, 2) and W_o (2, 6): d_out = 6", w.W_q, w.W_k, w.W_v[:, :2], np.ones((2, 6))),
+            case("every width different: d = 4, d_h = 3, d_v = 2, d_out = 6", w.W_q[:, :3], w.W_k[:, :3], w.W_v[:, :2],
+                 np.ones((2, 6))),
             case("W_o of 3 rows for a W_v of 4 columns", w.W_q, w.W_k, w.W_v, np.ones((3, 4)), raises="ValueError")]
 
 
@@ -140,7 +142,8 @@ def grid_over_mlp_hidden(rng):
 
 
 def score_grid_bytes_visible():
-    return [case("512 tokens, 12 heads, 2 bytes (the chapter: 6 MiB)", 512, 12)] + \
+    return [case("512 tokens, 12 heads, 2 bytes (the chapter: 6 MiB)", 512, 12),
+            case("1,024 tokens, 6 heads, 4 bytes", 1024, 6, 4)] + \
         count_edges((512, 12, 2), {0: "n", 1: "n_heads", 2: "bytes_per_number"}, visible=True)
 
 
@@ -155,6 +158,8 @@ def attention_params_visible():
                  w.W_q, w.W_k, w.W_v, np.eye(4), h) for h in (1, 2, 4)] + [
         case("W_o (4, 6): d_out = 6", w.W_q, w.W_k, w.W_v, np.ones((4, 6)), 2),
         case("W_v (4, 2) and W_o (2, 4): d_v = 2", w.W_q, w.W_k, w.W_v[:, :2], np.ones((2, 4)), 2),
+        case("every width different: d = 4, d_h = 6, d_v = 8, d_out = 3, 2 heads", np.hstack([w.W_q, w.W_q[:, :2]]),
+             np.hstack([w.W_k, w.W_k[:, :2]]), np.hstack([w.W_v, w.W_v]), np.ones((8, 3)), 2),
         case("width 4 in 3 heads", w.W_q, w.W_k, w.W_v, np.eye(4), 3, raises="ValueError"),
         case("W_o of 3 rows for a W_v of 4 columns", w.W_q, w.W_k, w.W_v, np.ones((3, 4)), 2, raises="ValueError")]
 

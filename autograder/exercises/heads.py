@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from autograder.exercises.inputs import f32, forbidding_row, normal_draws, worked
+from autograder.exercises.inputs import f32, forbidding_row, normal_draws, widths_all_different, worked
 from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges, counted,
                                        one_sequence_only, past_float32, small_unsigned)
 from autograder.exercises.variants import as_computed, attention_with
@@ -106,12 +106,6 @@ def _merge_unchecked(H):
     return np.moveaxis(H, -3, -2).reshape(*H.shape[:-3], H.shape[-2], -1)
 
 
-def _every_size_different():
-    """W_q, W_k, W_v (4, 14) and W_o (14, 6), drawn once (seed 37), for a visible case whose sizes all differ."""
-    rng = np.random.default_rng(37)
-    return (*(np.round(rng.normal(0, 0.5, (4, 14)), 1) for _ in range(3)), np.round(rng.normal(0, 0.3, (14, 6)), 1))
-
-
 def multi_head_attention_visible():
     w = worked()
     return [case("the worked example, 2 heads", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2),
@@ -119,7 +113,7 @@ def multi_head_attention_visible():
             case("the first 2 tokens read all 4 (cross-attention), 2 heads", w.X[:2], w.W_q, w.W_k, w.W_v, w.W_o, 2,
                  context=w.X),
             case("every size different: 3 tokens read 5 of width 4, d_h = 14 in 2 heads of 7, d_out = 6",
-                 w.X[:3], *_every_size_different(), 2, context=np.vstack([w.X, w.X[:1] + 1])),
+                 w.X[:3], *widths_all_different(), 2, context=np.vstack([w.X, w.X[:1] + 1])),
             case("the worked example twice, as a float32 batch of 2, 2 heads", _float32_batch(w.X),
                  *(W.astype(f32) for W in (w.W_q, w.W_k, w.W_v, w.W_o)), 2),
             case("a batch of 2, 2 heads, a (2, 4, 4) mask: causal, the second sequence 3 tokens long",
@@ -170,7 +164,14 @@ def head_patterns_visible():
             case("the worked example, 2 heads", w.X, w.W_q, w.W_k, 2),
             case("the worked example and its tokens reversed, a float32 batch of 2, in 4 heads",
                  _float32_batch(w.X), w.W_q.astype(f32), w.W_k.astype(f32), 4),
+            _patterns_of_every_size(w),
             case("width 4 in 3 heads", w.X, w.W_q, w.W_k, 3, raises="ValueError")]
+
+
+def _patterns_of_every_size(w):
+    """The visible case of head_patterns and head_score_ranks where no two sizes tie."""
+    W_q, W_k = widths_all_different()[:2]
+    return case("every size different: 3 tokens of width 4, d_h = 14 in 2 heads of 7", w.X[:3], W_q, W_k, 2)
 
 
 def head_patterns_hidden(rng):
@@ -235,6 +236,7 @@ def head_score_ranks_visible():
             case("the worked example, 4 heads of size 1", w.X, w.W_q, w.W_k, 4),
             case("4 heads: head 0 with queries of zeros, head 1 with keys of zeros", w.X, mute_q, mute_k, 4),
             case("the worked example's tokens a million times smaller, 2 heads", w.X * 1e-6, w.W_q, w.W_k, 2),
+            _patterns_of_every_size(w),
             case("width 4 in 3 heads", w.X, w.W_q, w.W_k, 3, raises="ValueError"),
             case("the worked example twice, as a batch (2, 4, 4)", np.stack([w.X, w.X]), w.W_q, w.W_k, 2,
                  raises="ValueError")]

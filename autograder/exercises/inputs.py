@@ -30,6 +30,13 @@ def worked_example():
     return X, W_q, W_k, W_v
 
 
+def widths_all_different() -> tuple[np.ndarray, ...]:
+    """W_q, W_k, W_v (4, 14) and W_o (14, 6), drawn once (seed 37): beside the worked example's tokens of width 4,
+    a layer of the visible cases where no two sizes tie (d = 4, d_h = 14, d_out = 6; 2 heads of 7)."""
+    rng = np.random.default_rng(37)
+    return (*(np.round(rng.normal(0, 0.5, (4, 14)), 1) for _ in range(3)), np.round(rng.normal(0, 0.3, (14, 6)), 1))
+
+
 @cache
 def worked() -> SimpleNamespace:
     """What the visible cases are built from: the worked example and the reference's results on it.

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from autograder.exercises.inputs import normal_draws, worked
+from autograder.exercises.inputs import normal_draws, widths_all_different, worked
 from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, count_edges, small_unsigned
 from model import grammar, heads
 from model.reference import REFERENCE, run, trained, untrained
@@ -327,6 +327,8 @@ def prefix_gaps_visible():
     return [case("the worked example, causal mask", w.Q, w.K, w.V, ref.causal_mask(4)),
             case("the worked example, a mask of zeros (every token sees every token)", w.Q, w.K, w.V, np.zeros((4, 4))),
             case("the worked example, 'cube' hidden from every token", w.Q, w.K, w.V, _cube_hidden()),
+            case("every size different: its first 3 tokens, d_k = 2, d_v = 4, causal mask", w.Q[:3, :2], w.K[:3, :2],
+                 w.V[:3], ref.causal_mask(3)),
             case("layer 0 head 0 of the trained model on the prompt written twice, causal mask (float32)", Q, K, V,
                  ref.causal_mask(len(Q))),
             case("the worked example's 4 queries with keys and values of 3 tokens", w.Q, w.K[:3], w.V[:3],
@@ -399,6 +401,8 @@ def ablate_head_visible():
                  mask=ref.causal_mask(4)),
             case("layer 1 of the trained model on the prompt written twice, head 0 removed, causal mask (float32)",
                  X, W_q, W_k, W_v, W_o, HEADS, 0, mask=ref.causal_mask(len(X))),
+            case("every size different: 3 tokens of width 4, d_h = 14 in 2 heads of 7, d_out = 6, head 1 removed",
+                 w.X[:3], *widths_all_different(), 2, 1),
             case("head 2 of 2", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, 2, raises="ValueError"),
             case("head −1", w.X, w.W_q, w.W_k, w.W_v, w.W_o, 2, -1, raises="ValueError")]
 

@@ -172,6 +172,7 @@ def _spread_unchecked(d_k, n_samples, rng):
 def largest_weight_visible():
     return [case("head size 64, 64 keys, raw", 64, 64, False, 500, Seed(1)),
             case("head size 64, 64 keys, scaled", 64, 64, True, 500, Seed(1)),
+            case("head size 64, 16 keys, scaled", 64, 16, True, 500, Seed(1)),
             case("no keys", 64, 0, True, 10, Seed(1), raises="ValueError"),
             case("head size 0", 0, 8, True, 10, Seed(1), raises="ValueError"),
             case("no trials", 64, 8, True, 0, Seed(1), raises="ValueError")]
@@ -208,6 +209,7 @@ def softmax_jacobian_visible():
     return [case("the scores of 'cube' against the four tokens", cube),
             case("all four queries of the worked example, as a float32 batch", ref.scaled_scores(w.Q, w.K).astype(np.float32)),
             case("integer scores 1, 0, 2", np.array([1, 0, 2])),
+            case("2 queries against 3 keys: rows of 3 scores", ref.scaled_scores(w.Q[2:], w.K[:3])),
             case("a single score, not a row", np.float64(1.5), raises="ValueError")]
 
 

@@ -17,6 +17,7 @@ def token_movement_visible():
     w = worked()
     return [case("the worked example before and after attention", w.X, w.O),
             case("the worked example twice, as a batch of 2", np.stack([w.X, w.X[::-1]]), np.stack([w.O, w.O[::-1]])),
+            case("its first 3 tokens: 3 tokens of width 4 (a mean over the tokens differs)", w.X[:3], w.O[:3]),
             case("shapes that differ", w.X, w.O[:3], raises="ValueError"),
             case("shapes that differ but broadcast (one row of O)", w.X, w.O[:1], raises="ValueError")]
 
