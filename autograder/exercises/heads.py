@@ -155,6 +155,9 @@ def multi_head_attention_hidden(rng):
              W(260, 258), W(258, 2), 2),
         case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 2 heads", small_unsigned(5, 4),
              small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), small_unsigned(4, 4), small_unsigned(4, 3, k=1), 2,
+             checks="integers"),
+        case("integer tokens past 2²⁵, where float32 holds every fourth only, weights −1, 0, 1, 2 heads",
+             past_float32(n(5, 4)), *(np.sign(np.rint(n(4, 4))).astype(np.int64) for _ in range(4)), 2,
              checks="integers")]
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from autograder.exercises.inputs import (attention_inputs, f32, f64, forbidding_row, normal_draws, property_examples,
                                          worked)
 from autograder.exercises.spec import (ARRAYS, SCORES, Exercise, Mistake, Points, Requirement, case, count_edges,
-                                       dimension_edges, one_sequence_only)
+                                       dimension_edges, one_sequence_only, past_float32)
 from autograder.exercises.variants import attention_with, softmax_no_max, softmax_no_max_guarded, softmax_unguarded
 from solutions import attention as ref
 
@@ -313,6 +313,8 @@ def permutation_gaps_hidden(rng):
         case("a kernel of one weight given as a 0-d array", *sentence(5), kernel(1)[0], _shuffle(rng, 5),
              raises="ValueError", checks="bad shape"),
         case("a shuffle given as unsigned integers", *sentence(6), kernel(3), _shuffle(rng, 6).astype(np.uint8)),
+        case("integer tokens past 2²⁵, where float32 holds every fourth only", past_float32(n(6, 5)),
+             *sentence(6)[1:], kernel(3), _shuffle(rng, 6), checks="integers"),
     ]
 
 
