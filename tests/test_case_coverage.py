@@ -187,12 +187,11 @@ GENERAL_RULES = {"bad size": "A **count or size you are given**", "float32": "fl
 UNCLAIMED = {
     "token_movement": {"shapes that differ"}, "project_qkv": {"a W_q that does not fit X"},
     "raw_scores": {"mismatched d_k"}, "self_preference": {"a grid that is not square"},
-    "scaled_scores": {"mismatched d_k"}, "attention": {"scores near ±1e4", "K and V of different lengths"},
+    "scaled_scores": {"mismatched d_k"}, "attention": {"scores near ±1e4"},
     "permutation_gaps": {"a shuffle of 4 positions for 5 tokens"}, "reach": {"one row of 6 weights"},
     "multi_head_attention": {"scores near ±1e4, 2 heads", "width 10 in 4 heads"},
     "head_patterns": {"W_q and W_k of different widths", "W_q that does not fit X"},
     "head_score_ranks": {"W_q and W_k of different widths"}, "block_mask": {"group sizes as a (2, 1) column"},
-"blockwise_attention": {"K and V of different lengths"},
     "crossover_length": {"a 1-D W_q and W_k"}, "leaked_targets": {"a mask of 6 × 6 for 5 tokens"},
     "gradient_size": {"Q of head size 4 against keys of head size 3"}, "prefix_gaps": {"values of 4 tokens for 5"},
 }

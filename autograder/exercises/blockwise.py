@@ -116,6 +116,13 @@ def _blockwise_unchecked(Q, K, V, block_size=128, causal=False):
     return _blockwise_mistakes(Q, K, V, int(block_size), causal)["_right"]
 
 
+def _blockwise_of_the_values_it_needs(Q, K, V, block_size=128, causal=False):
+    """The right walk that reads only the value rows its keys need (V[..., :n_k, :], and with `causal` only the
+    first n_q of them) instead of checking that K and V have one row per key."""
+    n_k = min(np.shape(K)[-2], np.shape(Q)[-2]) if causal else np.shape(K)[-2]
+    return ref.blockwise_attention(Q, np.asarray(K)[..., :n_k, :], np.asarray(V)[..., :n_k, :], block_size, causal)
+
+
 def _blockwise_in_float64(Q, K, V, block_size=128, causal=False):
     return ref.blockwise_attention(*(np.asarray(a, dtype=np.float64) for a in (Q, K, V)), block_size, causal)
 
@@ -176,6 +183,7 @@ EXERCISES = (
                     unseen="the visible memory case is not causal: one large case is enough for a notebook"),
         Requirement("float32 in gives float32 out", _blockwise_in_float64),
         Requirement("Raise a `ValueError` when `Q` and `K` differ in their last dimension", _blockwise_unchecked),
+        Requirement("when `K` and `V` differ in their number of rows", _blockwise_of_the_values_it_needs),
     ), shows=('The blocks must add up to plain attention: "cube" becomes +0.58, -1.08, +0.54, +0.12.\n'
               "Also: float32 inputs; 2,048 random tokens, where the call may hold at most half of the 32 MiB\n"
               "grid at once; and bad inputs (V with a row more than K, a block size of True) that must raise a\n"

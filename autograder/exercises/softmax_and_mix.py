@@ -184,17 +184,26 @@ def _attention_mask_by_index(Q, K, V, mask=None):
     return A @ V.astype(A.dtype), A
 
 
-def _attention_by_einsum(Q, K, V, mask=None, *, check_widths=True, check_keys=True):
-    """attention written with einsum, which stretches an axis of size 1 where matmul would refuse it."""
+def _attention_by_einsum(Q, K, V, mask=None):
+    """attention written with einsum, which stretches an axis of size 1 where matmul would refuse it, and with no
+    check of Q's width against K's (only of K's keys against V's)."""
     Q, K, V = (np.asarray(a) for a in (Q, K, V))
     Q, K, V = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in (Q, K, V))
-    if (check_widths and Q.shape[-1] != K.shape[-1]) or (check_keys and K.shape[-2] != V.shape[-2]):
+    if K.shape[-2] != V.shape[-2]:
         raise ValueError(f"Q {Q.shape}, K {K.shape} and V {V.shape} do not fit")
     S = np.einsum("...qd,...kd->...qk", Q, K) / math.sqrt(Q.shape[-1])
     if mask is not None:
         S = S + np.asarray(mask).astype(S.dtype)
     A = ref.softmax(S)
     return np.einsum("...qk,...kv->...qv", A, V), A
+
+
+def _attention_of_the_values_it_needs(Q, K, V, mask=None):
+    """attention that fits V to the keys instead of checking it: the first n_k value rows, or one row stretched
+    over every key (NumPy's broadcasting)."""
+    V, n_k = np.asarray(V), np.shape(K)[-2]
+    V = V[..., :n_k, :] if V.shape[-2] >= n_k else np.broadcast_to(V, (*V.shape[:-2], n_k, V.shape[-1]))
+    return ref.attention(Q, K, V, mask)
 
 
 def _attention_of_rows(Q, K, V, mask=None):
@@ -475,9 +484,8 @@ EXERCISES = (
         Requirement("broadcasts to `(..., n_q, n_k)`", _attention_mask_by_index),
         Requirement("Add the mask in the dtype of the scores", _attention_mask_as_is),
         Requirement("Raise a `ValueError` naming the shapes when `Q` and `K` differ in `d_k`",
-                    lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_widths=False)),
-        Requirement("`K` and `V` differ in the number of keys",
-                    lambda Q, K, V, mask=None: _attention_by_einsum(Q, K, V, mask, check_keys=False)),
+                    _attention_by_einsum),
+        Requirement("`K` and `V` differ in the number of keys", _attention_of_the_values_it_needs),
         Requirement("when one of `Q`, `K`, `V` has fewer than 2 dimensions", _attention_of_rows),
     ), shows='The chapter\'s new vector for "cube" is +0.58, -1.08, +0.54, +0.12.'),
     Exercise("permutation_gaps", ref.permutation_gaps, permutation_gaps_hidden, permutation_gaps_visible, stream=44,
