@@ -106,10 +106,10 @@ def hidden_cases(func: str) -> tuple[dict, ...]:
     return tuple(build(exercise, spec) for spec in hidden_specs(exercise))
 
 
-# The exercises whose honest answers in the example class (examples/class: the notebooks' solutions as they were
-# handed in) compute in the input's dtype: 8-bit integers that wrap round (3 − 5 = 254) would cost them points
-# they earned, so they get no uint8 case of their own. Their mutants that skip the conversion stay in
-# mutation/open.txt.
+# The exercises some of whose honest answers in the kit's tests (corpus answers, the mistakes' writings) compute
+# in the input's dtype: 8-bit integers that wrap round (3 − 5 = 254) would fail them for that, so these get no
+# uint8 case of their own. The example class hands them in converted (examples/class, since mut37c). Their
+# mutants that skip the conversion stay in mutation/open.txt until those answers follow notebook 01's rule.
 INPUT_DTYPE_ANSWERS = frozenset({"token_movement", "self_preference", "multi_head_attention", "head_patterns",
                                  "head_score_ranks", "ablate_head"})
 
