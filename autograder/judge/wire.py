@@ -82,6 +82,11 @@ def to_line(message: dict) -> str:
     """One message between the grader and its child, as one line (no newline): in base64, a JSON header
     ``{"message": its structure (`encode`), "arrays": [[dtype.str, shape], ...]}``, a newline, then each
     array's bytes (C order), in order. TypeError for what `encode` refuses or an array not in LINE_DTYPES."""
+    return line_of(*line_parts(message))
+
+
+def line_parts(message: dict) -> tuple[dict, list, bytes]:
+    """`to_line`'s parts of a message: its structure, its arrays' [dtype.str, shape], and their bytes."""
     arrays: dict = {}
     structure = encode(message, arrays)
     shapes = []
@@ -89,8 +94,13 @@ def to_line(message: dict) -> str:
         if array.dtype.str not in LINE_DTYPES:
             raise TypeError(f"only arrays of numbers or booleans can cross, not of {array.dtype}")
         shapes.append([array.dtype.str, list(array.shape)])
+    return structure, shapes, b"".join(a.tobytes() for a in arrays.values())
+
+
+def line_of(structure, shapes: list, data: bytes) -> str:
+    """The line of a message from its parts (`line_parts`)."""
     header = json.dumps({"message": structure, "arrays": shapes}, sort_keys=True).encode()
-    return base64.b64encode(b"".join([header, b"\n", *(a.tobytes() for a in arrays.values())])).decode()
+    return base64.b64encode(b"".join([header, b"\n", data])).decode()
 
 
 def from_line(line: str | bytes) -> dict:
