@@ -103,6 +103,32 @@ def line_of(structure, shapes: list, data: bytes) -> str:
     return base64.b64encode(b"".join([header, b"\n", data])).decode()
 
 
+_NONCE = "\x00nonce\x00"  # stands for the nonce in a LineWithNonce's header: no case's text holds it
+
+
+class LineWithNonce:
+    """The lines of one message sent again and again, each time with a fresh "nonce" (a hex token): the
+    message encoded once. A line differs from `to_line`'s only by spaces after its header's JSON, so that
+    the arrays' bytes start at a multiple of three bytes and their base64 is made once; `from_line` reads
+    the same message from either."""
+
+    def __init__(self, message: dict):
+        structure, shapes, data = line_parts({**message, "nonce": _NONCE})
+        header = json.dumps({"message": structure, "arrays": shapes}, sort_keys=True)
+        placeholder = json.dumps(_NONCE)
+        if header.count(placeholder) != 1:
+            raise ValueError("the message already holds the nonce's placeholder")
+        self._before, self._after = header.split(placeholder)
+        self._data = base64.b64encode(data)
+
+    def line(self, nonce: str) -> bytes:
+        if not nonce.isalnum() or not nonce.isascii():
+            raise ValueError("a nonce is a hex token")
+        header = f'{self._before}"{nonce}"{self._after}'.encode()
+        header += b" " * (-(len(header) + 1) % 3)
+        return base64.b64encode(header + b"\n") + self._data
+
+
 def from_line(line: str | bytes) -> dict:
     """The message of a `to_line` line (each array a new, writable one). ValueError, and nothing else, for a
     line that is not one: any dtype outside LINE_DTYPES, a shape its bytes do not fill exactly, bytes left
