@@ -9,11 +9,13 @@ trace of its own. Students who write the same statements mostly give the same na
 class's convention there (a loop's `i`, a row's `row`) and differ where each has a word of their own; a
 copier renaming changes them all, the conventional ones too. So for each name of the first answer, at the
 first place it takes among the shared statements, and the name the second answer gives there: the chance
-that two others who wrote that statement agree at that place (the collision Σ share² of the names they give
-there, the pair's own two left out), from the class. The pattern of agreeing and differing places is then
+that two others who wrote that statement agree at that place, from the class (the share of pairs of those
+others giving one name there, the pair's own two left out, shrunk by two students' worth towards
+disagreeing: a few others all alike are no certainty). The pattern of agreeing and differing places is then
 weighed under two accounts:
 
-- honest: each place agrees with its collision chance, independently of the others;
+- honest: each place agrees with that chance, independently of the others (and an agreement counts as no
+  rarer than a renaming copier's: agreeing is never evidence of renaming);
 - a copy: renamed half the time (each place differs with chance `renamed_rate`), and half the time named
   the way honest students name (the honest account again: a copy that kept its names, or chose them as
   students do, loses at most log 2 by this).
@@ -77,10 +79,10 @@ def renaming(first: Names, second: Names, shared: list[int], class_names: ClassN
             others = sum(n for n in counted.values() if n > 0)
             if others < settings.names_least:
                 continue
-            collision = sum(n * n for n in counted.values() if n > 0) / (others + 1) ** 2
+            collision = sum(n * (n - 1) for n in counted.values() if n > 1) / ((others + 2) * (others - 1))
             places += 1
-            if mine == theirs:
-                honest += math.log(collision)
+            if mine == theirs:  # never evidence of renaming, however rare the name
+                honest += math.log(max(collision, 1 - settings.renamed_rate))
                 renamed += math.log(1 - settings.renamed_rate)
             else:
                 honest += math.log(1 - collision)
