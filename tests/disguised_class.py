@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from kit.notebooks import ROOT
 from kit.report.answers import exercises, handed_in, header, module_form
-from kit.report.similarity import similar_answers
+from kit.report.similarity import Settings, similar_answers
 
 EXERCISES = ("softmax", "scaled_scores", "attention", "split_heads", "merge_heads", "multi_head_attention",
              "causal_mask", "padding_mask", "block_mask")
@@ -719,10 +719,10 @@ def pair_of(a: str, b: str) -> tuple[str, str]:
     return tuple(sorted((a, b)))
 
 
-def listed_by_kit(given, answers) -> set:
+def listed_by_kit(given, answers, settings: Settings = Settings()) -> set:
     """The report's listing: its pairs, its pairs across exercises (exercise ""), its students alike the
-    reference (which it compares in both forms itself)."""
-    similarity = similar_answers(given, answers)
+    reference (which it compares in both forms itself); settings: the report's own unless given."""
+    similarity = similar_answers(given, answers, settings)
     listed = {(e.name, p.students) for e in similarity.exercises for p in e.flagged}
     listed |= {(e.name, (p.students[0], REFERENCE)) for e in similarity.exercises for p in e.reference}
     listed |= {("", r.students) for r in similarity.repeated}

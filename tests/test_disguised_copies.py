@@ -27,7 +27,8 @@ SEEDS = range(4)
 # Measured when this was written (benchmarks/REPORT.md has the 16 classes): copies found of 4, per kind.
 # Since comments and blank lines a copy kept count (kit/report/traces.py): renamed 2 -> 3, comprehension 2 -> 3,
 # and one more honest pair (3 -> 4; seed 3's, two honest students alike in multi_head_attention and attention).
-FOUND = {"renamed": 3, "comments": 3, "reordered": 2, "rewritten": 4, "helper": 3, "comprehension": 3,
+# Since renaming counts (kit/report/renaming.py): helper 3 -> 4 (seed 3's, softmax), the same four honest pairs.
+FOUND = {"renamed": 3, "comments": 3, "reordered": 2, "rewritten": 4, "helper": 4, "comprehension": 3,
          "short answers": 4, "reference module": 4, "chain": 2}
 HONEST = 4  # honest pairs listed in the four classes, at most
 
@@ -38,7 +39,7 @@ def given():
 
 
 def _statements(code: str, exercise: str) -> set[str]:
-    toks, serials, _ = read(code, arguments=True, main=exercise)
+    toks, serials = read(code, arguments=True, main=exercise)[:2]
     by: dict[int, list[str]] = {}
     for (text, _), serial in zip(toks, serials):
         by.setdefault(serial, []).append(text)

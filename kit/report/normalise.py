@@ -2,7 +2,7 @@
 
     tokens(source) → [(token, line), ...]   line: 1-based, in `source` as written
     tokens(source, arguments=True): the same, the function's parameters numbered ("V:0", "V:1", ...)
-    read(source) → Reading(tokens, the statement of each, whether `ast` read them)
+    read(source) → Reading(tokens, the statement of each, whether `ast` read them, the name behind each "V")
 
 Read with `ast` (nothing is run): docstrings, comments and type hints go; every name the cell
 binds (variables, parameters, its own functions, loop targets) becomes "V",
@@ -57,6 +57,8 @@ class Reading(NamedTuple):
     statements: list[int]  # the statement each token is part of (a block's header is one, each line of its body
                            # another), in the canonical order
     parsed: bool           # read with `ast` (False: with Python's tokenizer, a statement a line)
+    names: tuple[str, ...] = ()  # the name behind each token that a name the cell binds became ("V"), else "";
+                                 # all "" for a cell read with the tokenizer (what renaming changed: renaming.py)
 
 
 def read(source: str, arguments: bool = False, main: str | None = None) -> Reading:
@@ -78,7 +80,10 @@ def read(source: str, arguments: bool = False, main: str | None = None) -> Readi
         if text[:1] == _NAME:
             return named.get(text[1:], text[1:])
         return _string(text[1:], written | emitter.bound) if text[:1] == _TEXT else text
-    return Reading([(token(text), line) for text, line, _ in emitted], [serial for *_, serial in emitted], True)
+    toks = [(token(text), line) for text, line, _ in emitted]
+    names = tuple(text[1:] if text[:1] == _NAME and tok == "V" else ""
+                  for (text, *_), (tok, _) in zip(emitted, toks))
+    return Reading(toks, [serial for *_, serial in emitted], True, names)
 
 
 def _bound(tree: ast.Module) -> set[str]:

@@ -69,6 +69,7 @@ from typing import NamedTuple
 from kit.report.answers import Exercise
 from kit.report.chance import Statements, across, surprise, ways
 from kit.report.normalise import read
+from kit.report.renaming import ClassNames, Names, renaming
 from kit.report.traces import Marks, evidence, traces
 
 DISTRIBUTION_BINS = 10
@@ -91,6 +92,8 @@ class Settings:
     ring_most: int = 1             # near-copies of a pair's two, at most this many, are left out of "the others"
     edit_rate: float = 0.2         # the chance a copier changes a statement: each statement one of the two wrote
                                    # and the other did not costs log(1 / edit_rate) of the surprise
+    names_least: int = 3           # others who wrote a statement, at least, for the names they give in it to tell
+    renamed_rate: float = 0.95     # the chance that a copier renaming changes a name (renaming.py)
     tail_expected: float = 1.0     # an exercise's chance counts as no smaller than a pair's this often expected
     repeated_least: int = 2        # exercises alike together
     repeated_chance: float = 0.01  # pairs of the class as alike across them expected by chance, at most
@@ -172,28 +175,34 @@ class Answer(NamedTuple):
     lines: dict[int, frozenset[int]]  # a statement → the lines it was written on
     parsed: bool                      # read with `ast` (False: with Python's tokenizer, a statement a line)
     marks: Marks                      # its comments and blank lines, each on a statement (traces.py)
+    names: Names                      # the names it binds, statement by statement (renaming.py)
 
 
 def _read(task: tuple[str, str]) -> Answer:
     """An answer's statements (keyed by a stable hash of their tokens, each with the statement before it) and
     their lines."""
     source, name = task
-    toks, serials, parsed = read(source, arguments=True, main=name)
+    toks, serials, parsed, bound = read(source, arguments=True, main=name)
     texts: dict[int, list[str]] = {}
     lines: dict[int, set[int]] = {}
-    for (text, line), serial in zip(toks, serials):
+    named: dict[int, list[str]] = {}
+    for (text, line), serial, was in zip(toks, serials, bound or [""] * len(toks)):
         texts.setdefault(serial, []).append(text)
         lines.setdefault(serial, set()).add(line)
+        if was:
+            named.setdefault(serial, []).append(was)
     statements: Statements = {}
     written: dict[int, frozenset[int]] = {}
+    names: Names = {}
     before = 0
     for serial, words in texts.items():
         joined = "\x1f".join(words).encode(errors="surrogatepass")
         key = int.from_bytes(hashlib.blake2b(joined, digest_size=8).digest(), "big")
         statements.setdefault(key, before)
+        names.setdefault(key, tuple(named.get(serial, ())))
         written[key] = written.get(key, frozenset()) | frozenset(lines[serial])
         before = key
-    return Answer(statements, written, parsed, traces(source, written))
+    return Answer(statements, written, parsed, traces(source, written), names)
 
 
 def _read_all(tasks: set[tuple[str, str]], workers: int) -> dict[tuple[str, str], Answer]:
@@ -227,8 +236,10 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
         if unparsed_here:
             unparsed[name] = unparsed_here
         marks = {s: {m: h for m, h in cache[held[s], name].marks.items() if m not in given_marks} for s in statements}
+        names = {s: cache[held[s], name].names for s in statements} | \
+            {form: cache[code, name].names for form, code in exercise.forms.items()}
         result, tail, commons[name] = _compare(name, statements, {f: s for f, s in forms.items() if s}, settings,
-                                               marks)
+                                               marks, names)
         result.untouched = untouched
         results.append(result)
         tails[name] = tail
@@ -247,7 +258,8 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
 
 
 def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Statements], settings: Settings,
-             marks: dict[str, Marks]) -> tuple[ExerciseSimilarity, dict[tuple[str, str], Pair], set[int]]:
+             marks: dict[str, Marks], names: dict[str, Names]) \
+        -> tuple[ExerciseSimilarity, dict[tuple[str, str], Pair], set[int]]:
     """The exercise's listed pairs and students alike the reference, its pairs at least min_in_common alike
     (pair → Pair) for `_repeated`, and the statements most of the class wrote."""
     n = len(statements)
@@ -286,6 +298,7 @@ def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Stat
             near[a] |= bit[b]
             near[b] |= bit[a]
     everyone = (1 << n) - 1
+    class_names = ClassNames(names, writers)
     tail = {}
     for (a, b), (shared, in_common) in alike.items():
         ring = (near[a] | near[b]) & ~bit[a] & ~bit[b]  # a copy of a copy: the rest of a small ring is no chance
@@ -293,7 +306,9 @@ def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Stat
         edits = len(statements[a].keys() ^ statements[b].keys()) * math.log(1 / settings.edit_rate)
         nats = surprise(statements[a], statements[b], holding, others, settings) - \
             ways(statements[a], statements[b], shared) - edits + \
-            evidence(marks[a], marks[b], holding, holding, others, settings.smoothing)
+            evidence(marks[a], marks[b], holding, holding, others, settings.smoothing) + \
+            renaming(names[a], names[b], [h for h in statements[a] if h in statements[b]], class_names, (a, b),
+                     settings)
         tail[a, b] = found = Pair(name, (a, b), in_common, shared, nats, pairs * math.exp(-nats))
         if _unusual(found, settings):
             result.flagged.append(found)
@@ -305,7 +320,9 @@ def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Stat
                 continue
             others = everyone & ~bit[student]
             nats = surprise(statements[student], code, holding, others, settings) - \
-                ways(statements[student], code, shared)
+                ways(statements[student], code, shared) + \
+                renaming(names[student], names[form], [h for h in statements[student] if h in code], class_names,
+                         (student,), settings)
             found = Pair(name, (student, form), in_common, shared, nats, n * math.exp(-nats))
             if _unusual(found, settings):
                 result.reference.append(found)
