@@ -115,7 +115,8 @@ def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, *
     found = []
     for n, (i, name) in enumerate(sorted(counts.items())):
         edges = ((1, f"{name} = 1, the smallest allowed", None), (0, f"0 as {name}", "ValueError"),
-                 (True, f"True as {name}", "ValueError"), (float(max(2, int(good[i]))), f"{name} given as a float", "ValueError"))
+                 (True, f"True as {name}", "ValueError"),
+                 (float(max(2, int(good[i]))), f"{name} given as a float", "ValueError"))
         for value, label, raises in edges:
             if not visible or n == 0 or value in (0, 1) and type(value) is int:
                 found.append(case(label, *good[:i], value, *good[i + 1:], raises=raises,
@@ -125,10 +126,11 @@ def count_edges(good: tuple, counts: dict[int, str], *, visible: bool = False, *
 
 def dimension_edges(good: tuple, arrays: dict[int, str], *, more: tuple[int, ...] = (), together: bool = True,
                     **kwargs) -> list[CaseSpec]:
-    """An exercise's own rule for an array's dimensions (use it only where its text states one), at its edges: every array of `arrays` (its index in `good`
-    → its name) with one dimension fewer (its first row: one token `(d,)` where `(n, d)` is asked), one at a
-    time and, when there are several and `together`, all at once; and every array of `more` (its shape has no `...`) with one
-    dimension more (a batch of one). A ValueError each, tagged "bad shape"; the other arguments as in `good`."""
+    """An exercise's own rule for an array's dimensions (use it only where its text states one), at its edges:
+    every array of `arrays` (its index in `good` → its name) with one dimension fewer (its first row: one token
+    `(d,)` where `(n, d)` is asked), one at a time and, when there are several and `together`, all at once; and
+    every array of `more` (its shape has no `...`) with one dimension more (a batch of one). A ValueError each,
+    tagged "bad shape"; the other arguments as in `good`."""
     def changed(indices, change):
         return tuple(change(a) if i in indices else a for i, a in enumerate(good))
 
@@ -160,7 +162,8 @@ def in_integers(spec: CaseSpec, dtype=np.int64) -> CaseSpec:
 
     def rounded(x):
         if isinstance(x, np.ndarray) and x.dtype.kind == "f" and np.isfinite(x).all():
-            return (np.minimum(np.rint(64 * np.abs(x)), np.iinfo(dtype).max) if unsigned else np.rint(3 * x)).astype(dtype)
+            spread = np.minimum(np.rint(64 * np.abs(x)), np.iinfo(dtype).max) if unsigned else np.rint(3 * x)
+            return spread.astype(dtype)
         return x
     return CaseSpec(spec.label + IN_INTEGERS[np.dtype(dtype).kind], tuple(rounded(a) for a in spec.args),
                     {k: rounded(v) for k, v in spec.kwargs.items()}, spec.raises,
