@@ -49,6 +49,7 @@ import tempfile
 import time
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from autograder import sandbox, stand_in_server
 from autograder.exercises import REGISTRY
@@ -70,6 +71,12 @@ SUPPORT = ("judge", "workbook.py", "worked_example.npz")
 CHILD_FILES = ("child.py", "seccomp.py")
 NO_CACHES = shutil.ignore_patterns("__pycache__", "*.pyc")
 UNASKED = object()  # what _exchange returns for a message that answers no request of this call
+
+
+class Unreadable(NamedTuple):
+    """What _exchange returns for a line it could not read: written by the answer, or garbled by a process an
+    earlier answer left behind writing into the same pipe (its writes and the child's interleave)."""
+    error: str  # the exception's name
 
 
 @lru_cache(maxsize=64)
@@ -181,12 +188,16 @@ class Submission:
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
         child = self._child_for(key, limit)
         outcome = self._exchange(key, name, request, stand_ins, self._deadline(seconds), seconds, nonce)
-        if outcome is UNASKED:  # a process an earlier answer left behind wrote: it ended with that child
+        if outcome is UNASKED or isinstance(outcome, Unreadable):
+            # Perhaps a process an earlier answer left behind wrote: it ended with that child. Asked again.
             child = self._child_for(key, limit)
             outcome = self._exchange(key, name, request, stand_ins, self._deadline(seconds), seconds, nonce)
             if outcome is UNASKED:  # this answer itself writes where only the grading child may
                 outcome = self._stopped_for(name, "UnreadableAnswer", "a message came that answers no request of "
                                                                       "the grader: your code wrote to its pipe")
+            elif isinstance(outcome, Unreadable):
+                outcome = self._stopped_for(name, "UnreadableAnswer",
+                                            f"the answer could not be read back ({outcome.error})")
         if limit is not None and outcome.has_value:
             # Measured here, from outside: the child could lie about its own memory.
             outcome = Outcome.returned(outcome.value, child.peak_since_ready())
@@ -202,7 +213,8 @@ class Submission:
                   nonce: str):
         """Send `request` to child `key`, answer its stand-in calls, and return the outcome it sends back
         (or what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end);
-        UNASKED, with the child ended, when an outcome does not carry the request's `nonce`."""
+        UNASKED, with the child ended, when an outcome does not carry the request's `nonce`; Unreadable, with the
+        child ended, for a line that cannot be read."""
         child = self._children[key]
         while True:
             try:
@@ -228,9 +240,9 @@ class Submission:
                     return UNASKED
                 if "call" not in message:
                     return outcome_from_wire(message["outcome"])
-            except Exception as e:  # what it sends next cannot be trusted, and called again it would cost as much again
-                return self._stopped_for(name, "UnreadableAnswer",
-                                         f"the answer could not be read back ({type(e).__name__})")
+            except Exception as e:  # what it sends next cannot be trusted
+                self._stop(key)
+                return Unreadable(type(e).__name__)
             if self.spending.spent():
                 return self._over_budget()
             # A call without this request's token (a stand-in kept from an earlier answer) is refused.

@@ -71,6 +71,7 @@ BOUNDED = {"floods_the_reply_pipe": REFUSED,
            "sends_lines_just_under_the_limit": REFUSED,
            "trickles_a_huge_array": ("did not finish within",),
            "leaves_a_process_that_replies": ("",),
+           "garbles_the_next_answers_reply": ("",),
            "asks_for_a_large_stand_in_answer_and_never_reads_it": ("did not finish within",)}
 WAIT_OUT_THE_DEADLINE = {"trickles_a_huge_array", "asks_for_a_large_stand_in_answer_and_never_reads_it"}
 ON_THEIR_OWN = {"stalls_the_grader_with_a_fifo", "reads_another_students_work", *BOUNDED}  # graded by their tests
