@@ -164,6 +164,18 @@ def test_a_mistake_the_telling_cases_show_is_named_beside_a_second_slip_elsewher
     assert SECOND_SLIP not in alone.message
 
 
+def test_a_mistake_the_other_cases_show_is_named_beside_a_slip_on_a_case_of_integers():
+    # An answer that computes 8-bit integers in their own dtype (they wrap round) departs from every mistake on a
+    # case of notebook 01's rule on integers: that case is a second slip, not evidence against the mistake.
+    telling = _case(ROW + 1, doubled=2 * (ROW + 1))
+    on_integers = _case(ROW, doubled=2 * ROW) | {"checks": ["integers"]}
+    wrapped = np.array([2.0, 4.0, 250.0])  # 2 · 3 computed as 8-bit integers that wrapped round, say
+    (both,) = check_verdicts([([telling, on_integers], ["c", "c"], True)],
+                             lambda case: Outcome.returned(2 * (ROW + 1) if case is telling else wrapped))
+    assert both.mistake == "doubled" and both.message.endswith(f"{SECOND_SLIP} (chapter section 4)")
+    assert _names([(telling, 2 * (ROW + 1)), (_case(ROW, doubled=2 * ROW), wrapped)]) == [None]  # untagged: ruled out
+
+
 def test_an_answer_wrong_otherwise_on_a_case_that_tells_the_mistake_apart_is_not_that_mistake():
     telling = _case(ROW + 1, doubled=2 * (ROW + 1))
     also_telling = _case(ROW, doubled=2 * ROW)

@@ -29,7 +29,7 @@ def softmax(S, axis=-1):
 
 def attention(Q, K, V, mask=None):
     if min(np.ndim(Q), np.ndim(K), np.ndim(V)) < 2:
-        raise ValueError("Q, K and V need a row per query, key and value")
+        raise ValueError(f"Q, K and V need 2 dimensions or more, got {np.shape(Q)}, {np.shape(K)}, {np.shape(V)}")
     S = Q @ np.swapaxes(K, -1, -2) / Q.shape[-1] ** 0.5  # a Python float keeps float32
     if mask is not None:
         S = S + np.asarray(mask, dtype=S.dtype)

@@ -65,7 +65,8 @@ def _dimensions(case: dict) -> list[int]:
 @pytest.mark.parametrize("exercise", CALLED_LATER)
 def test_a_function_a_later_exercise_calls_has_a_visible_float32_batch(exercise):
     cases = _computed([*_visible(exercise), *hidden_cases(exercise)])
-    fewest = [min(d[i] for d in map(_dimensions, cases) if len(d) > i) for i in range(max(map(len, map(_dimensions, cases))))]
+    dimensions = [_dimensions(c) for c in cases]
+    fewest = [min(d[i] for d in dimensions if len(d) > i) for i in range(max(map(len, dimensions)))]
     batches = [c["label"] for c in _visible(exercise)
                if any(isinstance(x, np.ndarray) and x.dtype == np.float32 and x.ndim > fewest[i]
                       for i, x in enumerate(_inputs(c)))]

@@ -262,7 +262,8 @@ class Naming:
     right in its values and the mistake's output is wrong in its own. There must be exactly
     one such mistake. A case that does not tell it apart, where the answer is wrong
     otherwise, is a second slip: the mistake is still named, and the message says another
-    slip fails other cases (`SECOND_SLIP`). So an answer that coincides with a mistake only
+    slip fails other cases (`SECOND_SLIP`); so is a case of integers where the answer departs
+    from it (notebook 01's rule on integers broken as well, `add`). So an answer that coincides with a mistake only
     on a degenerate case (n = d, a ratio of 1, an answer of 0, a fully masked row) is given
     no name, and neither is one wrong only in type, shape or dtype.
     """
@@ -272,8 +273,13 @@ class Naming:
         self._elsewhere: set[str] = set()   # ... it departs from on a case that does not tell them apart
         self._told: dict[str, tuple[int, str]] = {}  # mistakes fitted on a case that tells them apart
 
-    def add(self, got, expected, variants) -> set[str]:
-        """One case where the answer gave `got`; returns the names of the mistakes this case tells it makes."""
+    def add(self, got, expected, variants, integers: bool = False) -> set[str]:
+        """One case where the answer gave `got`; returns the names of the mistakes this case tells it makes.
+
+        integers: the case checks notebook 01's rule on integers (its inputs are integers: 8-bit ones wrap
+        round, 3 − 5 is 254, in an answer that computes in their dtype). An answer that departs from a mistake
+        there may have slipped on that rule alone: the case counts as a second slip, never as evidence against
+        the mistake the other cases show."""
         names = {v[0] for v in variants}
         departs = names - {v[0] for v in variants if _errs_only_as(got, expected, v[3])}
         problem = _mismatch(got, expected, True)
@@ -283,8 +289,8 @@ class Naming:
                                         if not _differ(v[3], expected) or only_in_form(v[3], expected)}
             return set()  # right in its values here: it tells no mistake
         tells = telling(expected, variants)
-        self._ruled_out |= departs & set(tells)
-        self._elsewhere |= departs - set(tells)
+        self._ruled_out |= set() if integers else departs & set(tells)
+        self._elsewhere |= departs if integers else departs - set(tells)
         fits = fitting(got, variants)
         told = {name: told for name, told in tells.items() if name in fits}
         self._told |= told

@@ -85,7 +85,8 @@ class Checking:
         if value is _NO_VALUE:
             self.naming.add_no_value(case.get("variants", ()))
             return set()
-        return self.naming.add(value, case["expected"], case.get("variants", ()))
+        return self.naming.add(value, case["expected"], case.get("variants", ()),
+                               integers="integers" in case.get("checks", ()))
 
     @property
     def settled(self) -> bool:
