@@ -54,12 +54,14 @@ UNREADABLE = ".unreadable"  # a notebook set aside: <name>.ipynb.unreadable, bes
 
 
 def _read_as_nbgrader_would(path: Path) -> None:
-    """ValueError, in plain words, if nbgrader could not read `path` as a notebook."""
+    """ValueError, in plain words, if nbgrader could not read `path` as a notebook: if `nbformat.read(path,
+    as_version=4)` would raise. Its check against the schema is left out: it only logs, as nbgrader reads the
+    notebook again to convert it."""
     read_notebook(path)
     import nbformat  # only here: grading itself reads notebooks without it
 
     try:
-        nbformat.read(str(path), as_version=4)
+        nbformat.convert(nbformat.reader.reads(path.read_text(encoding="utf8")), 4)
     except Exception as e:  # nbformat's own errors take many types
         raise ValueError(f"notebook unreadable: {type(e).__name__}: {e}") from None
 

@@ -276,6 +276,29 @@ def child_pid(process: subprocess.Popen, how: str) -> int:
 
 
 def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`: as the kernel lists them for each of its threads
+    (/proc/PID/task/TID/children), or, on a kernel built without those lists, found among all processes."""
+    if not _kernel_lists_children():
+        return _children_by_scanning(pid)
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []  # it has ended
+    for task in tasks:
+        try:
+            found += map(int, Path(f"/proc/{pid}/task/{task}/children").read_bytes().split())
+        except OSError:
+            continue  # that thread has ended
+    return found
+
+
+@cache
+def _kernel_lists_children() -> bool:
+    return Path(f"/proc/self/task/{threading.get_native_id()}/children").exists()
+
+
+def _children_by_scanning(pid: int) -> list[int]:
     found = []
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:

@@ -16,19 +16,30 @@ Servers are kept between calls, one per grading thread at a time
 so their CPU time counts in its children's, or, if it is killed, as their
 stdin closes.
 
+The reference is a function of its inputs alone, so the answer to a call is
+kept (`_Kept`: the last answers, up to KEPT_BYTES in all, none over
+KEPT_REPLY_BYTES) and given again to the same call, whoever's code makes it:
+most students' answers make the same calls on the same cases. A kept answer
+is charged to the student as the CPU time it first took. An answer that
+depends on more than the call (a MemoryError: the server's memory at that
+moment) is never kept.
+
     python -c '...serve(MEMORY_BYTES)'   reads call lines on stdin; answers each with
-                                         {"cpu": seconds}\n and then the reply line
+                                         {"cpu": seconds, "keep": bool}\n and then the reply line
 """
 
 from __future__ import annotations
 
 import atexit
+import base64
+import hashlib
 import json
 import resource
 import subprocess
 import sys
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
@@ -36,6 +47,8 @@ from autograder.judge import from_line, plain, to_line
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTING_SECONDS = 60
+KEPT_BYTES = 32 << 20       # the answers kept for calls made again, in all
+KEPT_REPLY_BYTES = 1 << 20  # ... and at most this long each
 
 
 def serve(memory_bytes: int) -> None:
@@ -50,19 +63,21 @@ def serve(memory_bytes: int) -> None:
     out.write(b"ready\n")
     out.flush()
     for line in sys.stdin.buffer:
-        start, name = time.process_time(), "?"
+        start, name, keep = time.process_time(), "?", True
         try:
             message = from_line(line)
             name = message["call"]
             value = reference_of(name)(*message["args"], **message["kwargs"])
             reply = to_line({"value": plain(value)})
-        except MemoryError:
+        except MemoryError:  # the server's memory at this moment decided it: never kept
+            keep = False
             reply = to_line({"error": ("MemoryError", f"{name}: the reference's answer to this input takes more "
                                                       f"than the grader's memory per student "
                                                       f"({memory_bytes >> 20} MiB); call it on smaller inputs")})
         except Exception as e:
             reply = to_line({"error": (type(e).__name__, str(e)[:500])})
-        out.write(json.dumps({"cpu": time.process_time() - start}).encode() + b"\n" + reply.encode() + b"\n")
+        header = {"cpu": time.process_time() - start, "keep": keep}
+        out.write(json.dumps(header).encode() + b"\n" + reply.encode() + b"\n")
         out.flush()
 
 
@@ -80,15 +95,17 @@ class StandInServer:
             self.stop()
             raise RuntimeError("the stand-in server did not start")
 
-    def ask(self, line: bytes, deadline: float) -> tuple[bytes, float]:
-        """(the reply line, the server's CPU seconds) for a call line; PastDeadline, TooLong or EOFError."""
+    def ask(self, line: bytes, deadline: float) -> tuple[bytes, float, bool]:
+        """(the reply line, the server's CPU seconds, whether the reply may be kept for the same call) for a
+        call line; PastDeadline, TooLong or EOFError."""
         write_all(self.process.stdin.fileno(), line.rstrip(b"\n") + b"\n", deadline)
         header, reply = self.reader.line(deadline), None
         if header is not None:
             reply = self.reader.line(deadline)
         if reply is None:
             raise EOFError("the stand-in server ended")
-        return bytes(reply), float(json.loads(header)["cpu"])
+        header = json.loads(header)
+        return bytes(reply), float(header["cpu"]), header["keep"] is True
 
     def stop(self) -> None:
         self.process.kill()
@@ -100,20 +117,71 @@ class StandInServer:
                 pass
 
 
+class _Kept:
+    """The server's answers to calls, kept for the same call made again (see the module docstring): the
+    most recently used, up to KEPT_BYTES in all."""
+
+    def __init__(self):
+        self._answers: OrderedDict[bytes, tuple[bytes, float]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def call(line: bytes, bounds: tuple[int, int]) -> bytes:
+        """What names a call line whatever its nonce (a token fresh for each request): a digest of its
+        message without the nonce, and of the bounds it is answered within. The line is a judge.to_line
+        line the grader has read already (judge.from_line)."""
+        payload = base64.b64decode(line)
+        end = payload.index(b"\n")
+        header = json.loads(payload[:end])
+        header["message"]["dict"].pop("nonce", None)
+        digest = hashlib.sha256(repr(bounds).encode())
+        digest.update(json.dumps(header, sort_keys=True).encode())
+        digest.update(payload[end:])
+        return digest.digest()
+
+    def get(self, call: bytes) -> tuple[bytes, float] | None:
+        with self._lock:
+            found = self._answers.get(call)
+            if found is not None:
+                self._answers.move_to_end(call)
+            return found
+
+    def put(self, call: bytes, reply: bytes, cpu: float) -> None:
+        if len(reply) > KEPT_REPLY_BYTES:
+            return
+        with self._lock:
+            if call not in self._answers:
+                self._answers[call] = (reply, cpu)
+                self._bytes += len(reply)
+            while self._bytes > KEPT_BYTES:
+                _, (dropped, _) = self._answers.popitem(last=False)
+                self._bytes -= len(dropped)
+
+
+_kept = _Kept()
 _idle: dict[tuple[int, int], list[StandInServer]] = {}
 _lock = threading.Lock()
 
 
 def answer(line: bytes, memory_bytes: int, reply_bytes: int, deadline: float) -> tuple[bytes, float]:
-    """The reply line to a stand-in's call line, and the CPU seconds it cost; a refusal line when the
-    server ran out of time or sent too much (it is ended then, and a new one takes the next call)."""
+    """The reply line to a stand-in's call line, and the CPU seconds it cost (a kept answer: what it cost
+    when the server computed it); a refusal line when the server ran out of time or sent too much (it is
+    ended then, and a new one takes the next call)."""
     key = (memory_bytes, reply_bytes)
+    try:
+        call = _Kept.call(line, key)
+    except (ValueError, KeyError, TypeError, AttributeError):  # not a line to keep an answer for: asked as it is
+        call = None
+    kept = None if call is None else _kept.get(call)
+    if kept is not None:
+        return kept
     with _lock:
         server = _idle.get(key, []).pop() if _idle.get(key) else None
     start = time.monotonic()
     try:
         server = server or StandInServer(memory_bytes, reply_bytes)
-        reply, cpu = server.ask(line, deadline)
+        reply, cpu, keep = server.ask(line, deadline)
     except (PastDeadline, TooLong, EOFError, OSError, RuntimeError, ValueError) as e:
         if server is not None:
             server.stop()
@@ -124,6 +192,8 @@ def answer(line: bytes, memory_bytes: int, reply_bytes: int, deadline: float) ->
                         }).encode(), time.monotonic() - start
     with _lock:
         _idle.setdefault(key, []).append(server)
+    if keep and call is not None:
+        _kept.put(call, reply, cpu)
     return reply, cpu
 
 

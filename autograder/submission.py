@@ -46,6 +46,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -56,6 +57,7 @@ from autograder.exercises import REGISTRY
 from autograder.grading_child import GradingChild, remove_tree
 from autograder.handed_in import restore_for_grading
 from autograder.judge import WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, to_line
+from autograder.judge.wire import LineWithNonce
 from autograder.source_assignment import SourceAssignment
 from autograder.bounded_pipe import PastDeadline, TooLong
 from autograder.budget import BUDGET_SPENT, GraderBudget, Spending
@@ -98,6 +100,26 @@ def with_bytecode(folder: Path) -> None:
 
 
 SHARED = "shared"  # the key of the child that answers every case whose memory is not measured
+_REQUESTS_KEPT = 4096
+_requests: dict[tuple, tuple] = {}
+_requests_lock = threading.Lock()
+
+
+def _request(case: Case, notebook: str, name: str, seconds: float, stand_ins: tuple[str, ...]) -> LineWithNonce:
+    """The request for `case` (its inputs, never its expected value), to be sent with a fresh nonce: the same
+    for every student, so encoded once per process for the last _REQUESTS_KEPT requests (cases are never
+    changed once built; each entry keeps its case, so the case's id names it while the entry is kept)."""
+    key = (id(case), notebook, name, seconds, stand_ins)
+    kept = _requests.get(key)
+    if kept is None:
+        kept = (case, LineWithNonce({"notebook": notebook, "answer": name, "seconds": seconds,
+                                     "stand_ins": list(stand_ins), "args": case.get("args"),
+                                     "kwargs": case.get("kwargs", {})}))
+        with _requests_lock:  # several students are graded at once, each in a thread
+            while len(_requests) >= _REQUESTS_KEPT:
+                del _requests[next(iter(_requests))]
+            _requests[key] = kept
+    return kept[1]
 
 
 class Submission:
@@ -182,8 +204,7 @@ class Submission:
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if limit is not None or name not in REGISTRY else REGISTRY[name].built_on
         nonce = secrets.token_hex(8)  # the child echoes it: an outcome without it answers no request of this call
-        request = to_line({"notebook": notebook, "answer": name, "seconds": seconds, "stand_ins": list(stand_ins),
-                           "args": case.get("args"), "kwargs": case.get("kwargs", {}), "nonce": nonce}).encode()
+        request = _request(case, notebook, name, seconds, tuple(stand_ins)).line(nonce)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
         child = self._child_for(key, limit)

@@ -43,3 +43,23 @@ def test_a_report_given_by_the_cluster_is_used_and_nobody_is_graded_here(tmp_pat
     given = Report({}, {"01_worked_example.ipynb": "notebook missing"}, [])
     run = _run(tmp_path, [("ada", "attention")]).for_one(("ada", "attention"), given)
     assert run.report("ada", "attention") is given
+
+
+def test_a_run_of_many_students_grades_a_few_ahead_and_keeps_a_few_reports(tmp_path, monkeypatch):
+    graded = []
+
+    def grade(folder, source, confine, budget):
+        graded.append(Path(folder).parent.name)
+        return Report({}, {}, [])
+
+    monkeypatch.setattr(grading_run, "grade_submission", grade)
+    students = [f"s{i:03d}" for i in range(40)]
+    run = _run(tmp_path, [(student, "attention") for student in students])
+    for student in students[:10]:
+        for _ in range(9):
+            run.report(student, "attention")
+        assert len(run._reports) <= grading_run.KEPT_ASKED + run.threads
+    run._pool.shutdown()
+    assert sorted(graded) == students[:12]  # the ten asked for, and the two (threads) after the last
+    assert run.report("s000", "attention") == Report({}, {}, [])  # read back from beside its notebooks
+    assert sorted(graded) == students[:12]

@@ -234,3 +234,39 @@ def test_a_hidden_message_quotes_the_students_line_when_the_reference_standing_i
         message = verdict("attention", submission.outcome("attention", case), case)
     assert "raised ValueError: axis 7 is out of range" in message
     assert message.endswith("(line 9: weights = softmax(S, axis=7))")
+
+
+def _asks_counted(monkeypatch) -> list[bytes]:
+    asked = []
+    ask = stand_in_server.StandInServer.ask
+
+    def counted(self, line, deadline):
+        asked.append(line)
+        return ask(self, line, deadline)
+
+    monkeypatch.setattr(stand_in_server.StandInServer, "ask", counted)
+    monkeypatch.setattr(stand_in_server, "_kept", stand_in_server._Kept())
+    return asked
+
+
+def test_the_same_call_made_again_gets_the_kept_answer_whatever_its_nonce(monkeypatch):
+    asked = _asks_counted(monkeypatch)
+    S = np.random.default_rng(1).normal(size=(4, 6))
+    budget = GraderBudget()
+    lines = [to_line({"call": "softmax", "args": [S], "kwargs": {}, "nonce": nonce}).encode() for nonce in "ab"]
+    first, second = (stand_in_server.answer(line, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
+                     for line in lines)
+    assert len(asked) == 1 and first == second  # the same reply, charged what it first cost
+    np.testing.assert_array_equal(from_line(second[0])["value"], reference.softmax(S))
+    reply, _ = stand_in_reply("softmax", S + 1)  # another call: asked
+    assert len(asked) == 2
+    np.testing.assert_array_equal(reply["value"], reference.softmax(S + 1))
+
+
+def test_an_answer_the_servers_memory_decided_is_never_kept(monkeypatch):
+    asked = _asks_counted(monkeypatch)
+    budget = GraderBudget(memory_bytes=256 << 20)
+    for _ in range(2):
+        reply, _ = stand_in_reply("softmax_jacobian", np.ones(1 << 14), budget=budget)
+        assert reply["error"][0] == "MemoryError"
+    assert len(asked) == 2

@@ -4,7 +4,9 @@
 - the grading run: grading_run.py (the students of one autograde and their
   reports), autograde.py (the converter), worker_pool.py and
   one_student_per_worker.py (students converted in forked worker processes),
-  preprocessors.py (nbgrader's autograde steps the kit adds), save_scores.py
+  autograde_exporter.py (its notebooks neither copied nor checked again
+  where nbconvert repeats it), preprocessors.py (nbgrader's autograde steps
+  the kit adds), save_scores.py
   (the scores from the report into the gradebook, in SaveAutoGrades's place),
   overwrite_cells.py (OverwriteCells reading a notebook's cells in two queries);
 - what a student wrote in markdown, shown as text in every page nbgrader

@@ -40,8 +40,10 @@ machine alone writes the gradebook, and then runs no student's code.
 from __future__ import annotations
 
 import glob
+import os
 from pathlib import Path
 
+from nbgrader import utils
 from nbgrader.converters import Autograde, NbGraderException
 from traitlets import Integer, Unicode
 
@@ -49,6 +51,7 @@ from autograder.cases import hidden_cases
 from autograder.grade import Report
 from autograder.handed_in import set_aside_unreadable
 from autograder.source_assignment import GradeId, SourceAssignment
+from kit.nbgrader_glue.autograde_exporter import AutogradeExporter
 from kit.nbgrader_glue.engines import shared_engines
 from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN, GradingRun
@@ -99,6 +102,42 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
 
     def convert_here(self) -> None:
         Autograde.convert_notebooks(self)
+
+    def _init_preprocessors(self) -> None:
+        """nbgrader's, which makes every step of a pass anew for each notebook: each made once here, and
+        used again for every notebook, as nbconvert uses an exporter's steps (each step takes what it needs
+        of a notebook from the notebook and its resources as it starts)."""
+        made = self.__dict__.setdefault("_steps", {})
+        if self._sanitizing not in made:
+            super()._init_preprocessors()
+            made[self._sanitizing] = list(self.exporter._preprocessors)
+        self.exporter._preprocessors = list(made[self._sanitizing])
+
+    def convert_single_notebook(self, notebook_filename: str) -> None:
+        """nbgrader's two passes over a notebook, sanitizing then autograding, the second given the text the
+        first wrote (AutogradeExporter.from_written) instead of reading that file back."""
+        if not isinstance(self.exporter, AutogradeExporter):
+            return super().convert_single_notebook(notebook_filename)
+        self.log.info("Sanitizing %s", notebook_filename)
+        self._sanitizing = True
+        self._init_preprocessors()
+        self.log.info("Converting notebook %s", notebook_filename)
+        resources = self.init_single_notebook_resources(notebook_filename)
+        output, resources = self.exporter.from_filename(notebook_filename, resources=resources)
+        self.write_single_notebook(output, resources)
+
+        notebook_filename = os.path.join(self.writer.build_directory, os.path.basename(notebook_filename))
+        self.log.info("Autograding %s", notebook_filename)
+        self._sanitizing = False
+        self._init_preprocessors()
+        try:
+            with utils.setenv(NBGRADER_EXECUTION="autograde"):
+                self.log.info("Converting notebook %s", notebook_filename)
+                resources = self.init_single_notebook_resources(notebook_filename)
+                output, resources = self.exporter.from_written(output, notebook_filename, resources)
+                self.write_single_notebook(output, resources)
+        finally:
+            self._sanitizing = True
 
     def convert_notebooks(self) -> None:
         self._class_run.enrol(map(self.student_of, self.assignments))

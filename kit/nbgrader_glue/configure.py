@@ -121,6 +121,7 @@ def _out_of_process(c, course: Course) -> None:
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteKernelspec
 
+    from kit.nbgrader_glue.autograde_exporter import AutogradeExporter
     from kit.nbgrader_glue.gradebook_turns import AssignLatePenaltiesInTurn
     from kit.nbgrader_glue.overwrite_cells import OverwriteCellsAtOnce
     from kit.nbgrader_glue.preprocessors import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource
@@ -132,8 +133,10 @@ def _out_of_process(c, course: Course) -> None:
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveScoresFromReport, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
     # Each notebook checked against nbformat's schema once its steps are done, not after each of its fourteen steps
-    # (a notebook a step broke still fails its student, as before).
+    # (a notebook a step broke still fails its student, as before), and neither copied nor checked again where
+    # nbconvert repeats it (autograde_exporter.py).
     c.NotebookExporter.optimistic_validation = True
+    c.Autograde.exporter_class = AutogradeExporter
     c.ParallelAutograde.workers = course.workers
     c.ParallelAutograde.scheduler = course.scheduler
     c.GradingRun.threads = course.workers or len(os.sched_getaffinity(0))

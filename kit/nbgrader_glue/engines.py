@@ -16,7 +16,7 @@ already made sure of, and so is Gradebook's question whether the database
 has any tables; the first adds the indexes nbgrader lacks, indexes.py), and
 so is its course: Gradebook.__init__ makes sure its
 course exists (`check_course`: a query and a commit), once per process, URL
-and course here (then it only looks the course up by its key). Nothing else changes: nbgrader still opens a session
+and course here (then the course is given without a query). Nothing else changes: nbgrader still opens a session
 per use, commits when it commits (a grade is in the database once nbgrader's
 commit returns, so a run killed part-way loses nothing recorded) and removes
 the session when it closes the Gradebook (the connection goes back to the
@@ -45,6 +45,7 @@ import sqlalchemy
 from sqlalchemy import MetaData, create_engine
 from sqlalchemy.engine import Engine
 from sqlalchemy.engine.base import OptionEngine
+from sqlalchemy.orm import make_transient_to_detached
 
 from kit.nbgrader_glue.indexes import add_indexes
 
@@ -103,8 +104,9 @@ def _inspect_once(subject):
 
 
 def _check_course_once(nbgrader_check_course):
-    """Gradebook.check_course; for a borrowed engine's course this process already made sure of, only the course
-    looked up by its key (nbgrader's looks it up by a query, makes it if missing, and commits)."""
+    """Gradebook.check_course; for a borrowed engine's course this process already made sure of, the course
+    as its session's own, without a query (nbgrader's looks it up by a query, makes it if missing, and commits;
+    Gradebook.__init__, its one caller, makes sure of it and uses nothing of it)."""
 
     def check_course(gradebook, course_id: str = "default_course", **kwargs):
         key = (os.getpid(), str(gradebook.engine.url), course_id)
@@ -115,7 +117,9 @@ def _check_course_once(nbgrader_check_course):
             return course
         from nbgrader.api import Course
 
-        return gradebook.db.get(Course, course_id)
+        known = Course(id=course_id)  # its only column: the key
+        make_transient_to_detached(known)
+        return gradebook.db.merge(known, load=False)
 
     return check_course
 

@@ -6,15 +6,16 @@ a task cell: about 25 queries a notebook. Here, on the first cell that asks,
 the notebook's grade rows and its comment rows are read in one query each
 (save_scores.py `notebook_rows`, with the very columns find_grade and
 find_comment read: Grade.score, Grade.max_score, Comment.comment); the
-notebook's score and late penalty are read as GetGrades reads them. The page
+notebook's score and maximum score in one query, its late penalty as
+GetGrades reads it. The page
 gets the same values; a cell with no row fails it with nbgrader's
 MissingEntry, as there.
 """
 
 from __future__ import annotations
 
-from nbgrader.api import Comment, Grade
-from nbgrader.preprocessors import GetGrades
+from nbgrader.api import Comment, Grade, Gradebook
+from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 
 from kit.nbgrader_glue.save_scores import COMMENTED_TYPES, GRADED_TYPES, cell_row, notebook_rows
 
@@ -23,8 +24,27 @@ class GetGradesAtOnce(GetGrades):
     """GetGrades, each notebook's grade and comment rows read in one query each."""
 
     def preprocess(self, nb, resources):
+        """GetGrades.preprocess (nbgrader 0.9.6), the notebook's score and maximum score read in one query (nbgrader
+        reads each when it is first used: two)."""
         self._rows = None  # (grades, comments, names) of this notebook, read by the first cell that asks
-        return super().preprocess(nb, resources)
+        info = resources["nbgrader"]
+        self.notebook_id, self.assignment_id = info["notebook"], info["assignment"]
+        self.student_id, self.db_url = info["student"], info["db_url"]
+        self.gradebook = Gradebook(self.db_url)
+        with self.gradebook:
+            nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)  # each cell, as GetGrades
+            notebook = self.gradebook.find_submission_notebook(self.notebook_id, self.assignment_id,
+                                                               self.student_id)
+            self.gradebook.db.refresh(notebook, ["score", "max_score"])
+            late_penalty = notebook.late_submission_penalty
+            if late_penalty is None:
+                late_penalty = 0
+            else:
+                self.log.warning("Late submission penalty: {}".format(late_penalty))
+            resources["nbgrader"]["score"] = notebook.score - late_penalty
+            resources["nbgrader"]["max_score"] = notebook.max_score
+            resources["nbgrader"]["late_penalty"] = late_penalty
+        return nb, resources
 
     def _notebook_rows(self) -> tuple[dict, dict, dict]:
         """(grade rows, comment rows, the notebook's names) of this notebook: two queries on the first call."""

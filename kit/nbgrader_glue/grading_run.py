@@ -6,8 +6,9 @@ given the students of the command once the converter knows them (`enrol`), and
 handed to nbgrader's preprocessors in each notebook's resources (`RUN`). `GradeOutOfProcess` asks it for a student's
 report; the run grades on the first ask (autograder.grade: one confined child
 process per student, the comparison in this process), `threads` students at a
-time, every student of the run at once, and writes each report once beside the
-student's autograded notebooks. A report made elsewhere (on a Dask cluster) is
+time, the next ones of the run begun as each is asked for (nbgrader goes through
+them in order), and writes each report once beside the student's autograded
+notebooks; it keeps the last few reports asked for, never the class's. A report made elsewhere (on a Dask cluster) is
 given to the run instead (`given`), and then nobody is graded here for it.
 
 In a worker process of autograde.py a run holds one student (`for_one`).
@@ -15,6 +16,7 @@ In a worker process of autograde.py a run holds one student (`for_one`).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterable
@@ -30,6 +32,7 @@ from autograder.budget import GraderBudget
 from autograder.grade import REPORT_FILE, Report, grade_submission, save_report
 
 RUN = "kit_grading_run"  # the key of the run in a notebook's resources
+KEPT_ASKED = 4  # the reports asked for last, kept in memory
 
 Student = tuple[str, str]  # (student id, assignment id)
 
@@ -69,7 +72,8 @@ class GradingRun(LoggingConfigurable):
         for student, report in (given or {}).items():
             self._reports[student] = done = Future()
             done.set_result(report)
-        self._saved: dict[Student, Report] = {}  # the report last written beside each student's notebooks
+        self._saved: set[Student] = set()  # the students whose report this run wrote beside their notebooks
+        self._asked: dict[Student, None] = {}  # the students whose reports were asked for, the latest last
         self._pool: ThreadPoolExecutor | None = None
 
     def check_confinement(self) -> str:
@@ -101,17 +105,33 @@ class GradingRun(LoggingConfigurable):
                           parent=self.parent, config=self.config)
 
     def report(self, student: str, assignment: str) -> Report:
-        """The student's report: graded now with every other student of the run not yet begun, unless given."""
-        if (student, assignment) not in self._reports:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.threads)
-            for other in sorted({(student, assignment), *self.students} - self._reports.keys()):
-                folder = Path(self.coursedir.format_path(self.coursedir.submitted_directory, *other))
-                self._reports[other] = self._pool.submit(grade_submission, folder, self.source(other[1]),
-                                                         self.confine, self.budget)
-        report = self._reports[(student, assignment)].result()
+        """The student's report, unless given: graded now, and the next `threads` students of the run begun
+        (nbgrader asks for them in order). The last reports asked for are kept (every notebook of a student
+        asks); one asked for again later is read back from beside the student's autograded notebooks, where
+        it was written once. So the run holds a few students' reports, never the class's."""
+        key = (student, assignment)
         autograded = Path(self.coursedir.format_path(self.coursedir.autograded_directory, student, assignment))
-        if self._saved.get((student, assignment)) is not report or not (autograded / REPORT_FILE).exists():
+        if key not in self._reports:
+            if key in self._saved and (autograded / REPORT_FILE).exists():
+                return Report.from_plain(json.loads((autograded / REPORT_FILE).read_text()))
+            self._begin(key)
+            for other in [other for other in self.students if other > key][:self.threads]:
+                if other not in self._reports and other not in self._saved:
+                    self._begin(other)
+        report = self._reports[key].result()
+        if key not in self._saved or not (autograded / REPORT_FILE).exists():
             save_report(report, autograded)  # once per student, not again for each of its notebooks
-            self._saved[(student, assignment)] = report
+            self._saved.add(key)
+        self._asked.pop(key, None)
+        self._asked[key] = None
+        while len(self._asked) > KEPT_ASKED:  # the oldest asked for: on disk, not kept here
+            self._reports.pop(next(iter(self._asked)), None)
+            del self._asked[next(iter(self._asked))]
         return report
+
+    def _begin(self, student: Student) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.threads)
+        folder = Path(self.coursedir.format_path(self.coursedir.submitted_directory, *student))
+        self._reports[student] = self._pool.submit(grade_submission, folder, self.source(student[1]), self.confine,
+                                                   self.budget)

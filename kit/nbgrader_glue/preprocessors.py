@@ -22,7 +22,7 @@ compiled once instead of for every cell.
 from __future__ import annotations
 
 import traceback
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import nbformat
@@ -84,19 +84,27 @@ class RestoreFromSource(NbGraderPreprocessor):
     student handed in, in the grader's scratch folder, possibly on another
     machine (a Dask worker), and keeps only the cells it runs; this step restores
     the notebook nbgrader has read and sanitized, whole, for the autograded
-    notebook and the feedback. Reading the source here costs 14 ms of CPU per
-    student (nine notebooks)."""
+    notebook and the feedback. The source is read once per process (`source_notebook`)."""
 
     def preprocess(self, nb, resources):
         return nbformat.from_dict(restore_locked_cells(nb, source_notebook(self.config, resources))), resources
 
 
 def source_notebook(config, resources) -> nbformat.NotebookNode:
-    """The source (instructor) notebook of the notebook nbgrader is converting, as `resources` names it."""
+    """The source (instructor) notebook of the notebook nbgrader is converting, as `resources` names it: read
+    once per process while its file stays as it was (every student's notebook is converted against the same
+    one), and shared, so never to be changed (RestoreFromSource builds a new notebook from it)."""
     coursedir = CourseDirectory(config=config)
     info = resources["nbgrader"]
     source = Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
-    return nbformat.read(source / f"{info['notebook']}.ipynb", as_version=4)
+    path = source / f"{info['notebook']}.ipynb"
+    stat = path.stat()
+    return _source_read(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=32)
+def _source_read(path: Path, mtime_ns: int, size: int) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
 
 
 @cache
@@ -107,6 +115,27 @@ def _compiled(schema_version: int):
     return jsonschema.validators.validator_for(schema)(schema)
 
 
+SCALARS = (str, int, float, bool, type(None))
+_HOLDING: dict[tuple, None] = {}  # the flat metadata the schema was found to hold for, most recent last
+HOLDING_KEPT = 4096
+
+
+def _schema_holds(schema_version: int, meta) -> None:
+    """The compiled schema's check of one cell's nbgrader metadata (jsonschema's ValidationError if it fails);
+    metadata of plain values (as every cell's is) that passed is remembered, so the same metadata, on the
+    same cell of every student's notebook, is not checked again (the last HOLDING_KEPT kept)."""
+    key = None
+    if type(meta) in (dict, nbformat.NotebookNode) and all(type(v) in SCALARS for v in meta.values()):
+        key = (schema_version, *sorted((k, type(v).__name__, v) for k, v in meta.items()))
+        if key in _HOLDING:
+            return
+    _compiled(schema_version).validate(meta)
+    if key is not None:
+        while len(_HOLDING) >= HOLDING_KEPT:
+            del _HOLDING[next(iter(_HOLDING))]
+        _HOLDING[key] = None
+
+
 class _CompiledSchema(BaseMetadataValidator):
     """Below nbgrader's MetadataValidator in the method order: its schema step, compiled once."""
 
@@ -114,21 +143,28 @@ class _CompiledSchema(BaseMetadataValidator):
         meta = cell.metadata.get("nbgrader")
         if meta is None or meta.get("schema_version", 0) != self.schema_version:
             return super().validate_cell(cell)  # nbgrader's own version errors
-        _compiled(self.schema_version).validate(meta)
+        _schema_holds(self.schema_version, meta)
 
 
 class _CompiledMetadataValidator(MetadataValidator, _CompiledSchema):
     """nbgrader's every check (grade ids, points, cell types), on the compiled schema."""
 
 
+@cache
+def _metadata_validator() -> _CompiledMetadataValidator:
+    """One per process (making one reads three schema files): it keeps nothing between notebooks."""
+    return _CompiledMetadataValidator()
+
+
 class CheckCellMetadataOnce(CheckCellMetadata):
     """The checks of nbgrader's CheckCellMetadata, with the schema compiled once:
     `jsonschema.validate` checks the schema itself again for every cell, which
-    took a sixth of `nbgrader autograde`'s time."""
+    took a sixth of `nbgrader autograde`'s time; and the same metadata (every
+    student's copy of a cell the source restored) checked against it once."""
 
     def preprocess(self, nb, resources):
         try:
-            _CompiledMetadataValidator().validate_nb(nb)
+            _metadata_validator().validate_nb(nb)
         except ValidationError:
             self.log.error(traceback.format_exc())
             msg = "Notebook failed to validate; the nbgrader metadata may be corrupted."

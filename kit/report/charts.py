@@ -129,7 +129,7 @@ def mistakes_heatmap(results: ClassResults) -> Chart:
         ax = fig.add_subplot()
         cmap = matplotlib.colormaps[style.CMAP].with_extremes(bad="white")
         norm = matplotlib.colors.Normalize(0, max(1, np.nanmax(grid)))
-        image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
+        image = _rows_image(ax, grid, cmap, norm)
         for (i, j), v in np.ndenumerate(grid):
             if not np.isnan(v):
                 ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=9, color=style.readable_on(cmap(norm(v))))
@@ -146,6 +146,20 @@ def mistakes_heatmap(results: ClassResults) -> Chart:
     alt = (f"Heat map of known mistakes (rows) by exercise (columns), each cell the number of students who made "
            f"that mistake in that exercise; blank where the mistake is not one of that exercise's. {'; '.join(parts)}.")
     return Chart("mistakes", title, alt, png)
+
+
+def _rows_image(ax, grid: np.ndarray, cmap, norm):
+    """`ax.imshow(grid, aspect="auto")`, the same pixels, drawn one row at a time: matplotlib resamples an image
+    to the figure's pixels in float64 arrays of the drawn size, about 4 MiB a row here, so the whole grid cost
+    the report some 450 MiB once the class had made a hundred mistakes. Returns the last row's image (one
+    colour map and norm for all: the colour bar's)."""
+    rows, columns = grid.shape
+    for row in range(rows):
+        image = ax.imshow(np.ma.masked_invalid(grid[row:row + 1]), cmap=cmap, norm=norm, aspect="auto",
+                          extent=(-0.5, columns - 0.5, row + 0.5, row - 0.5))
+    ax.set_xlim(-0.5, columns - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)  # as imshow sets them for the whole grid
+    return image
 
 
 def score_histogram(results: ClassResults, bins: int = 10) -> Chart:

@@ -36,6 +36,7 @@ division by 2 is right at d_k = 4, where dividing by d_k is not).
 from __future__ import annotations
 
 import math
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -280,15 +281,14 @@ class Naming:
         round, 3 − 5 is 254, in an answer that computes in their dtype). An answer that departs from a mistake
         there may have slipped on that rule alone: the case counts as a second slip, never as evidence against
         the mistake the other cases show."""
-        names = {v[0] for v in variants}
-        departs = names - {v[0] for v in variants if _errs_only_as(got, expected, v[3])}
         problem = _mismatch(got, expected, True)
         if problem is None or problem[0] != "wrong values" and only_in_form(got, expected):
             # Right in its values where a mistake is wrong in its own: whatever it does, not that mistake.
-            self._ruled_out |= names - {v[0] for v in variants
-                                        if not _differ(v[3], expected) or only_in_form(v[3], expected)}
+            self._ruled_out |= _of_case(_wrong_in_values, expected, variants)
             return set()  # right in its values here: it tells no mistake
-        tells = telling(expected, variants)
+        names = {v[0] for v in variants}
+        departs = names - {v[0] for v in variants if _errs_only_as(got, expected, v[3])}
+        tells = _of_case(telling, expected, variants)
         self._ruled_out |= set() if integers else departs & set(tells)
         self._elsewhere |= departs if integers else departs - set(tells)
         fits = fitting(got, variants)
@@ -307,6 +307,33 @@ class Naming:
             return None
         name, section, explanation = left[0]
         return name, section, f"{explanation} {SECOND_SLIP}" if name in self._elsewhere else explanation
+
+
+def _wrong_in_values(expected, variants) -> set[str]:
+    """The names of the known mistakes whose output on a case is wrong in its values (not only in form)."""
+    return {v[0] for v in variants} - {v[0] for v in variants
+                                        if not _differ(v[3], expected) or only_in_form(v[3], expected)}
+
+
+_CASE_FACTS: dict[tuple[object, int, int], tuple] = {}  # (what, id(expected), id(variants)) → (expected, variants, fact)
+_CASE_FACTS_KEPT = 4096
+_CASE_FACTS_LOCK = threading.Lock()
+
+
+def _of_case(what, expected, variants):
+    """what(expected, variants): a fact of one case alone (its expected value and its mistakes' outputs, the
+    same for every answer), worked out once per case for every answer graded in this process. A case is never
+    changed once built; the entry keeps both objects, so their ids name them while it is kept (the last
+    _CASE_FACTS_KEPT cases)."""
+    key = (what, id(expected), id(variants))
+    kept = _CASE_FACTS.get(key)
+    if kept is None:
+        kept = (expected, variants, what(expected, variants))
+        with _CASE_FACTS_LOCK:  # several students are graded at once, each in a thread
+            while len(_CASE_FACTS) >= _CASE_FACTS_KEPT:
+                del _CASE_FACTS[next(iter(_CASE_FACTS))]
+            _CASE_FACTS[key] = kept
+    return kept[2]
 
 
 def _errs_only_as(got, expected, output) -> bool:

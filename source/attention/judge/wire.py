@@ -82,6 +82,11 @@ def to_line(message: dict) -> str:
     """One message between the grader and its child, as one line (no newline): in base64, a JSON header
     ``{"message": its structure (`encode`), "arrays": [[dtype.str, shape], ...]}``, a newline, then each
     array's bytes (C order), in order. TypeError for what `encode` refuses or an array not in LINE_DTYPES."""
+    return line_of(*line_parts(message))
+
+
+def line_parts(message: dict) -> tuple[dict, list, bytes]:
+    """`to_line`'s parts of a message: its structure, its arrays' [dtype.str, shape], and their bytes."""
     arrays: dict = {}
     structure = encode(message, arrays)
     shapes = []
@@ -89,8 +94,39 @@ def to_line(message: dict) -> str:
         if array.dtype.str not in LINE_DTYPES:
             raise TypeError(f"only arrays of numbers or booleans can cross, not of {array.dtype}")
         shapes.append([array.dtype.str, list(array.shape)])
+    return structure, shapes, b"".join(a.tobytes() for a in arrays.values())
+
+
+def line_of(structure, shapes: list, data: bytes) -> str:
+    """The line of a message from its parts (`line_parts`)."""
     header = json.dumps({"message": structure, "arrays": shapes}, sort_keys=True).encode()
-    return base64.b64encode(b"".join([header, b"\n", *(a.tobytes() for a in arrays.values())])).decode()
+    return base64.b64encode(b"".join([header, b"\n", data])).decode()
+
+
+_NONCE = "\x00nonce\x00"  # stands for the nonce in a LineWithNonce's header: no case's text holds it
+
+
+class LineWithNonce:
+    """The lines of one message sent again and again, each time with a fresh "nonce" (a hex token): the
+    message encoded once. A line differs from `to_line`'s only by spaces after its header's JSON, so that
+    the arrays' bytes start at a multiple of three bytes and their base64 is made once; `from_line` reads
+    the same message from either."""
+
+    def __init__(self, message: dict):
+        structure, shapes, data = line_parts({**message, "nonce": _NONCE})
+        header = json.dumps({"message": structure, "arrays": shapes}, sort_keys=True)
+        placeholder = json.dumps(_NONCE)
+        if header.count(placeholder) != 1:
+            raise ValueError("the message already holds the nonce's placeholder")
+        self._before, self._after = header.split(placeholder)
+        self._data = base64.b64encode(data)
+
+    def line(self, nonce: str) -> bytes:
+        if not nonce.isalnum() or not nonce.isascii():
+            raise ValueError("a nonce is a hex token")
+        header = f'{self._before}"{nonce}"{self._after}'.encode()
+        header += b" " * (-(len(header) + 1) % 3)
+        return base64.b64encode(header + b"\n") + self._data
 
 
 def from_line(line: str | bytes) -> dict:
