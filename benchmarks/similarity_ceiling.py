@@ -9,12 +9,13 @@ generator the chance that an honest student writes all the statements a pair sha
 honest answers from the generator itself (a fresh voice each) and count those holding them all. A copy shares
 everything with its original, so that chance is the likelihood ratio of "copy" against "chance" for what the
 two answers' statements show, and ranking pairs by it is the best any statistic of their statements can do
-(up to the sampling: a pair whose statements no drawn answer holds all counts as rarer than any, and is
-listed at every threshold, so the ceiling is if anything generous to copies). Listing the pairs it ranks highest by the report's own rule and thresholds (similarity.py:
-the share of statements in common, pairs of the exercise times the chance) gives, per threshold, the copies
-within one exercise a reading of the code alone could list for as many honest pairs. The kit is measured
-beside it on the same classes and thresholds: it also weighs what a copier left beyond the statements
-(comments and blank lines kept, traces.py; names changed where the class names alike, renaming.py).
+(up to the sampling: a pair whose statements no drawn answer holds all counts as rarer than any and is
+listed at every threshold, so the ceiling is if anything generous to copies). Listing the pairs it ranks
+highest by the report's own rule and thresholds (similarity.py: the share of statements in common, the
+exercise's pairs times the chance) gives, per threshold, the copies within one exercise that a reading of
+the code alone could list for as many honest pairs. The kit is measured beside it on the same classes and
+thresholds: it also weighs what a copier left beyond the statements (comments and blank lines kept,
+traces.py; names changed where the class names alike, renaming.py).
 
 Short answers copied together (across exercises) and the reference's module form are left out: the chance here
 is per exercise, between students. Not a test: nothing here asserts.
@@ -106,7 +107,8 @@ def measure(seeds: range, index: dict, samples: int, given, given_statements: di
 
 
 def table(name: str, results: dict, classes: int) -> list[str]:
-    rows = [f"| {name}: thresholds × | engine | " + " | ".join(WITHIN) + " | in all | honest pairs (most in a class) |",
+    rows = [f"| {name}: thresholds × | engine | " + " | ".join(WITHIN) +
+            " | in all | honest pairs (most in a class) |",
             "|" + "---|" * (len(WITHIN) + 4)]
     for m, engines in results.items():
         for engine, (found, honest) in engines.items():

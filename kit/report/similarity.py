@@ -19,7 +19,10 @@ exercise, that is the number of pairs as alike expected by chance. The "others" 
 nearly the same as the pair's two (a ring of three copies, so the copy of a copy is found; four or more
 alike is an answer the class writes, not a ring). Comments and blank lines the two share on the same
 statements (traces.py: what a copier left as it was) add to the surprise by how rarely the others who
-wrote those statements marked them so; differing in them costs nothing. Each
+wrote those statements marked them so; differing in them costs nothing. So do the names the two give at the
+same places of the statements they share (renaming.py): differing where the class's other writers of those
+statements name alike is what renaming does, by a likelihood ratio whose mean over honest pairs is 1 (two
+answers naming as students do lose at most log 2 by it). Each
 statement one of the two wrote and the other did not costs log(1 / edit_rate) = 1.6 nats of the surprise
 (a copier changes a statement about one time in five; honest students of one style differ in a few). A pair
 is listed when it shares at least 3 statements and either at least 95% of the two answers' statements are
