@@ -43,6 +43,15 @@ class NbgraderFailed(RuntimeError):
     """An nbgrader command run here exited with an error; the message ends with its log."""
 
 
+def excerpt(lines: list[str], keep: int = 40) -> list[str]:
+    """The log lines that say why a command failed: the first error with what follows it (its traceback),
+    then the last `keep` lines (nbgrader names the failed students at the end, their errors far above)."""
+    first = next((i for i, line in enumerate(lines) if "| ERROR]" in line or line.startswith("Traceback")), None)
+    if first is None or first >= len(lines) - keep:
+        return lines[-keep:]
+    return [*lines[first:first + keep], "…", *lines[max(first + keep, len(lines) - keep):]]
+
+
 class _Lines(io.TextIOBase):
     """A text stream that hands every complete line to `on_line` and keeps them all."""
 
@@ -104,5 +113,5 @@ def run_here(*args: str, cwd: Path, grading: str | None = None,
         os.environ.update(saved_env)
         sys.path[:] = saved_path
     if code:
-        raise NbgraderFailed(f"nbgrader {' '.join(args)} failed ({code}):\n" + "\n".join(log.lines[-40:]))
+        raise NbgraderFailed(f"nbgrader {' '.join(args)} failed ({code}):\n" + "\n".join(excerpt(log.lines)))
     return log.lines

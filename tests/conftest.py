@@ -155,7 +155,7 @@ def copy_released(released_course) -> Callable[[Path], Path]:
 def run_demo(course: Path, env: dict | None = None) -> str:
     result = subprocess.run([sys.executable, "-m", "kit.demo"], cwd=course, capture_output=True, text=True,
                             timeout=1800, env={**os.environ, **(env or {})})  # a generous bound: a loaded machine is slow
-    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.returncode == 0, result.stderr[-12000:]
     return result.stdout
 
 
@@ -253,7 +253,7 @@ def _graded_one_at_a_time(released: Path) -> Callable[[Path], None]:
     def make(folder: Path) -> None:
         students = class_course(folder, len(list(EXAMPLE.iterdir())), released)
         result = autograde(folder, KIT_GRADING_WORKERS="1")
-        assert result.returncode == 0, result.stderr[-3000:]
+        assert result.returncode == 0, result.stderr[-12000:]
         (folder / "snapshot.txt").write_text(repr((students, gradebook_snapshot(folder, students))))
     return make
 
