@@ -64,3 +64,20 @@ def test_two_workers_write_the_feedback_one_worker_writes(graded_one_at_a_time, 
                           for p in (copy / "feedback").rglob("*.html")}
     assert {page.split("/")[0] for page in pages["2"]} == set(students[:3])
     assert pages["2"] == pages["1"]
+
+
+def test_run_in_this_process_a_workers_error_reaches_the_log_and_names_its_student(released_course, tmp_path,
+                                                                                    monkeypatch):
+    # kit/demo.py runs nbgrader in its own process (run_here), its log an in-memory stream: a worker process
+    # forked from it wrote to its own copy of that stream, and its student's error never came back.
+    course = shutil.copytree(released_course, tmp_path / "course", symlinks=True)
+    for student in ("bad_clock", "late_clock"):
+        handed_in = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
+        (handed_in / "timestamp.txt").write_text("yesterday, about noon")
+    monkeypatch.setenv("KIT_GRADING_WORKERS", "2")
+    lines = []
+    with pytest.raises(nbgrader_cli.NbgraderFailed) as failed:
+        nbgrader_cli.run_here("autograde", ASSIGNMENT, "--force", cwd=course, on_line=lines.append)
+    for student in ("bad_clock", "late_clock"):
+        assert any("error processing assignment:" in line and f"/submitted/{student}/" in line for line in lines)
+    assert "Traceback" in str(failed.value)  # the message leads with the first error's traceback

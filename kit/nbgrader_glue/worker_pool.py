@@ -12,10 +12,15 @@ The pool is concurrent.futures' ProcessPoolExecutor, forked (`fork`: the
 workers inherit `convert` and everything it reaches, so nothing is pickled but
 the folders and their payloads). Its initializer hands `convert` to each
 worker process: `_convert` is that process's own, set once as it starts.
+
+What a worker logs comes back with its student's result and is logged here, in
+order, by this process's own log: a worker's copy of the log's stream (the
+in-memory one `kit.nbgrader_cli.run_here` gives nbgrader) would keep it.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -25,15 +30,24 @@ MAX_TRIES = 3  # a student whose worker process died is tried again, up to this 
 
 Convert = Callable[[str, object], bool]  # (folder, payload) → converted?
 _convert: Convert | None = None  # in a worker process only: what it runs (set by the pool's initializer)
+_logged: list[tuple[int, str]] = []  # in a worker process only: what it logged for the folder it converts
 
 
-def _become_worker(convert: Convert) -> None:
+class _Kept(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        _logged.append((record.levelno, self.format(record)))
+
+
+def _become_worker(convert: Convert, log: logging.Logger) -> None:
     global _convert
     _convert = convert
+    log.handlers, log.propagate = [_Kept()], False  # this process's copy of the log: sent back with each result
 
 
-def _run(folder: str, payload: object) -> bool:
-    return _convert(folder, payload)
+def _run(folder: str, payload: object) -> tuple[bool, list[tuple[int, str]]]:
+    _logged.clear()
+    converted = _convert(folder, payload)
+    return converted, list(_logged)
 
 
 class WorkerPool:
@@ -47,7 +61,7 @@ class WorkerPool:
 
     def _open(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_become_worker, initargs=(self.convert,))
+                                   initializer=_become_worker, initargs=(self.convert, self.log))
         pool.submit(int)  # with fork, the first task forks every process of the pool, here and now
         return pool
 
@@ -85,9 +99,13 @@ class WorkerPool:
         for future in as_completed(futures):
             folder = futures[future]
             try:
-                if not future.result():
-                    self.failed.append(folder)
+                converted, logged = future.result()
             except BrokenProcessPool:
                 self._tries[folder] = self._tries.get(folder, 1) + 1
                 (again if self._tries[folder] <= MAX_TRIES else self.failed).append(folder)
+                continue
+            for level, text in logged:
+                self.log.log(level, "%s", text)
+            if not converted:
+                self.failed.append(folder)
         return sorted(again)
