@@ -106,22 +106,16 @@ def hidden_cases(func: str) -> tuple[dict, ...]:
     return tuple(build(exercise, spec) for spec in hidden_specs(exercise))
 
 
-# The exercises some of whose honest answers in the kit's tests (corpus answers, the mistakes' writings) compute
-# in the input's dtype: 8-bit integers that wrap round (3 − 5 = 254) would fail them for that, so these get no
-# uint8 case of their own. The example class hands them in converted (examples/class, since mut37c). Their
-# mutants that skip the conversion stay in mutation/open.txt until those answers follow notebook 01's rule.
-INPUT_DTYPE_ANSWERS = frozenset({"token_movement", "self_preference", "multi_head_attention", "head_patterns",
-                                 "head_score_ranks", "ablate_head"})
-
-
 def hidden_specs(exercise: Exercise) -> list:
     """The exercise's hidden case specs; where it meets "integers", for each of int64 and uint8 that no case
     of its own tries through spec.in_integers, its first case that raises nothing and has a float array to
-    round, once more in those integers (notebook 01's general rule). uint8 is left out for the exercises of
-    INPUT_DTYPE_ANSWERS."""
+    round, once more in those integers (notebook 01's general rule). The kit's right answers (the reference,
+    the corpus's, the example class's) and its known mistakes' writings compute integers in float64, so the
+    8-bit integers, which wrap round (3 − 5 is 254), fail only an answer that computes them in their own dtype
+    (a held-out answer that does so beside its mistake makes a second slip: judge/policy.py)."""
     specs = list(exercise.hidden(exercise.hidden_rng()))
     if "integers" in exercise.meets:
-        for dtype in (np.int64,) if exercise.name in INPUT_DTYPE_ANSWERS else (np.int64, np.uint8):
+        for dtype in (np.int64, np.uint8):
             suffix = IN_INTEGERS[np.dtype(dtype).kind]
             if not any(spec.label.endswith(suffix) for spec in specs):
                 rounded = (in_integers(spec, dtype) for spec in specs if not spec.raises)

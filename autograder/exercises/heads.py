@@ -32,15 +32,15 @@ def _mha_with(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None, *,
               reads_context=True):
     """multi_head_attention with one thing done differently: the split, the merge, no W_o, the scale,
     the mask given no head axis (`head_axis` False), or keys and values from X whatever the context."""
-    X = np.asarray(X)
-    context = X if context is None or not reads_context else np.asarray(context)
-    Q, K, V = X @ W_q, context @ W_k, context @ W_v
+    X = as_computed(X)
+    context = X if context is None or not reads_context else as_computed(context)
+    Q, K, V = X @ as_computed(W_q), context @ as_computed(W_k), context @ as_computed(W_v)
     if mask is not None:
         mask = np.asarray(mask)
         mask = np.expand_dims(mask, -3) if mask.ndim >= 2 and head_axis else mask
     heads, _ = attention_with(split(Q, n_heads), split(K, n_heads), split(V, n_heads), mask, scale=scale)
     joined = merge(heads)
-    return joined @ W_o if project_out else joined
+    return joined @ as_computed(W_o) if project_out else joined
 
 
 def _float32_batch(M):
@@ -201,7 +201,7 @@ def head_patterns_hidden(rng):
 
 def _patterns_with(X, W_q, W_k, n_heads, *, split=ref.split_heads, scale=None, axis=-1):
     """head_patterns with one thing done differently: the split, the scale (of d_k), the softmax's axis."""
-    X = np.asarray(X)
+    X, W_q, W_k = as_computed(X), as_computed(W_q), as_computed(W_k)
     Q, K = split(X @ W_q, n_heads), split(X @ W_k, n_heads)
     d_k = Q.shape[-1]
     S = ref.raw_scores(Q, K) / (math.sqrt(d_k) if scale is None else scale(d_k))
@@ -211,7 +211,7 @@ def _patterns_with(X, W_q, W_k, n_heads, *, split=ref.split_heads, scale=None, a
 def _sliced_heads(X, W_q, W_k, n_heads):
     """Every head's queries and keys, (..., n_heads, n, d_h // n_heads) each, cut by slicing columns with no
     check: a width the heads do not divide loses its last columns silently."""
-    Q, K = np.asarray(X) @ W_q, np.asarray(X) @ W_k
+    Q, K = as_computed(X) @ as_computed(W_q), as_computed(X) @ as_computed(W_k)
     d_k = Q.shape[-1] // n_heads
     return tuple(np.stack([M[..., m * d_k:(m + 1) * d_k] for m in range(n_heads)], axis=-3) for M in (Q, K))
 
@@ -276,7 +276,20 @@ def head_score_ranks_hidden(rng):
         case("6 tokens of width 12, matrices of integers past 2²⁵, where float32 holds every fourth only, 2 heads",
              n(6, 12), past_float32(n(12, 8)), past_float32(n(12, 8)), 2, checks="integers"),
         case("8-bit unsigned integers of 0 and 1 (nothing wraps round), 1 head", small_unsigned(5, 4),
-             small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), 1, checks="integers")]
+             small_unsigned(4, 4, k=1), small_unsigned(4, 4, k=2), 1, checks="integers"),
+        case("8-bit unsigned integers: 6 tokens of width 12 spanning 2 directions, products past 255, 2 heads",
+             *_unsigned_in_two_directions(n), 2, checks="integers")]
+
+
+def _unsigned_in_two_directions(n):
+    """X, W_q, W_k of 8-bit unsigned integers: 6 tokens of width 12, each 1 to 3 times one token of 0 to 5 plus 1
+    to 3 times another (entries at most 30), and (12, 8) matrices of 0 to 30, so that the products X W run past
+    255: computed in float64 each head's grid has rank 2; computed in uint8 they wrap round (mod 256), off those
+    2 directions."""
+    def drawn(*shape, most, least=0):  # whole numbers from least to most, spread by the draws' digits
+        return least + np.rint(np.abs(n(*shape)) * 100) % (most - least + 1)
+    X = drawn(6, 2, least=1, most=3) @ drawn(2, 12, most=5)
+    return X.astype(np.uint8), *(drawn(12, 8, most=30).astype(np.uint8) for _ in range(2))
 
 
 def _ranks_of_any_batch(X, W_q, W_k, n_heads, tol=None):
@@ -363,10 +376,11 @@ EXERCISES = (
                 lambda X, W_q, W_k, h: np.full(h, np.shape(W_q)[-1] // h, dtype=np.int64)),
         Mistake("the whole grid's rank", 5, "Cut the queries and keys into heads first: one grid per head.",
                 lambda X, W_q, W_k, h: np.full(h, np.linalg.matrix_rank(
-                    (np.asarray(X) @ W_q) @ (np.asarray(X) @ W_k).T), dtype=np.int64)),
+                    (as_computed(X) @ as_computed(W_q)) @ (as_computed(X) @ as_computed(W_k)).T), dtype=np.int64)),
         Mistake("the queries' rank instead of the scores'", 5,
                 "Rank the score grid Q_m K_mᵀ: keys that carry nothing leave nothing to compare.",
-                lambda X, W_q, W_k, h: np.linalg.matrix_rank(ref.split_heads(np.asarray(X) @ W_q, h)).astype(np.int64)),
+                lambda X, W_q, W_k, h: np.linalg.matrix_rank(ref.split_heads(as_computed(X) @ as_computed(W_q), h))
+                                                          .astype(np.int64)),
     ), requirements=(
         Requirement("an integer array of shape `(n_heads,)`",
                     lambda X, W_q, W_k, h: ref.head_score_ranks(X, W_q, W_k, h).astype(float)),

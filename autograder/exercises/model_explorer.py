@@ -16,6 +16,7 @@ import numpy as np
 
 from autograder.exercises.inputs import normal_draws, widths_all_different, worked
 from autograder.exercises.spec import Exercise, Mistake, Points, Requirement, case, count_edges, small_unsigned
+from autograder.exercises.variants import as_computed
 from model import grammar, heads
 from model.reference import REFERENCE, run, trained, untrained
 from model.transformer import HEADS, LAYERS, forward
@@ -443,7 +444,7 @@ def _ablate_with(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None, *, zeroed="out
     row ("token"), the head's scores ("scores": even weights), every other head ("others"); or no check of `head`."""
     if checked and (isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads):
         raise ValueError(f"head must be an integer from 0 to {n_heads - 1}, got {head!r}")
-    Q, K, V = (ref.split_heads(np.asarray(X) @ W, n_heads) for W in (W_q, W_k, W_v))
+    Q, K, V = (ref.split_heads(as_computed(X) @ as_computed(W), n_heads) for W in (W_q, W_k, W_v))
     if zeroed == "scores":
         Q = Q.copy()
         Q[..., head, :, :] = 0

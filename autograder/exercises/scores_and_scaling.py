@@ -10,6 +10,7 @@ from autograder.exercises.inputs import normal_draws, worked
 from autograder.exercises.spec import (ARRAYS, COUNTS, HIDDEN_SEED, Exercise, Mistake, Points, Requirement, Seed,
                                        case, count_edges, dimension_edges, in_integers, one_sequence_only,
                                        past_float32, small_unsigned)
+from autograder.exercises.variants import as_computed
 from solutions import attention as ref
 
 NOTEBOOK = "02_scores_and_scaling"
@@ -107,7 +108,9 @@ def self_preference_hidden(rng):
                     case("integer scores past 2²⁵, where float32 holds every fourth only", past_float32(n(6, 6)),
                          checks="integers"),
                     case("a symmetric grid of 8-bit unsigned integers of 0 to 2 (nothing wraps round)",
-                         small_unsigned(5, 5) + small_unsigned(5, 5).T, checks="integers")]
+                         small_unsigned(5, 5) + small_unsigned(5, 5).T, checks="integers"),
+                    # S − Sᵀ computed in uint8 wraps round where S[i, j] < S[j, i] (3 − 5 is 254)
+                    in_integers(case("a 7 × 7 grid that is not symmetric", n(7, 7)), np.uint8)]
 
 
 def _self_preference_unchecked(S):
@@ -130,7 +133,7 @@ def _asymmetry_of_differing_pairs(S):
 
 
 def _self_preference_with(S, *, by_column=False, strict=False, count=False):
-    S = np.asarray(S)
+    S = as_computed(S)
     best = S.max(axis=0 if by_column else 1)
     own = np.diagonal(S)
     wins = own > np.where(np.eye(len(S), dtype=bool), -np.inf, S).max(axis=0 if by_column else 1) if strict \

@@ -15,8 +15,10 @@ def _attention(Q, K, V, mask):
 
 
 def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None):
-    X = np.asarray(X)
+    X, W_q, W_k, W_v, W_o = (a if a.dtype.kind == "f" else a.astype(np.float64)
+                             for a in map(np.asarray, (X, W_q, W_k, W_v, W_o)))
     C = X if context is None else np.asarray(context)
+    C = C if C.dtype.kind == "f" else C.astype(np.float64)
     def split(M):
         *lead, n, d = M.shape
         return np.swapaxes(M.reshape(*lead, n, n_heads, d // n_heads), -3, -2)

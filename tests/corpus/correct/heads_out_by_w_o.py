@@ -20,7 +20,8 @@ def prefix_gaps(Q, K, V, mask):
 def ablate_head(X, W_q, W_k, W_v, W_o, n_heads, head, mask=None):
     if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
         raise ValueError(f"head must be one of 0 … {n_heads - 1}, got {head!r}")
-    X = np.asarray(X)
+    X, W_q, W_k, W_v = (a if a.dtype.kind == "f" else a.astype(np.float64)
+                        for a in map(np.asarray, (X, W_q, W_k, W_v)))
     heads, _ = attention(split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads),
                          split_heads(X @ W_v, n_heads), mask)
     joined = merge_heads(heads)

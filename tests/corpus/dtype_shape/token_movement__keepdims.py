@@ -4,7 +4,7 @@ import numpy as np
 
 
 def token_movement(X, O):
-    X, O = np.asarray(X), np.asarray(O)
+    X, O = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in map(np.asarray, (X, O)))
     if X.shape != O.shape:
         raise ValueError(f"X and O must have the same shape, got X {X.shape} and O {O.shape}")
     return np.abs(X - O).mean(axis=-1, keepdims=True)

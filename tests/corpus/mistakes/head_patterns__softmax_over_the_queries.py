@@ -6,7 +6,7 @@ import numpy as np
 
 
 def _checked(X, W_q, W_k, n_heads):
-    X, W_q, W_k = np.asarray(X), np.asarray(W_q), np.asarray(W_k)
+    X, W_q, W_k = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in map(np.asarray, (X, W_q, W_k)))
     if X.ndim < 2 or W_q.ndim != 2 or W_q.shape != W_k.shape or W_q.shape[0] != X.shape[-1]:
         raise ValueError(f"W_q and W_k must both be (d, d_h), got X {X.shape}, W_q {W_q.shape}, W_k {W_k.shape}")
     if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1 or W_q.shape[1] % n_heads:
