@@ -3,9 +3,16 @@
 
 from __future__ import annotations
 
-from nbgrader.api import Gradebook, SubmittedAssignment, SubmittedNotebook
+import threading
 
+import pytest
+from nbgrader.api import Gradebook, SubmittedAssignment, SubmittedNotebook
+from sqlalchemy import create_engine
+
+from kit.nbgrader_cli import environment
 from kit.nbgrader_glue.engines import shared_engines
+from kit.nbgrader_glue.indexes import add_indexes
+from tests.conftest import DATABASES
 from tests.test_gradebook_engines import gradebook_url  # noqa: F401 - the fixture
 
 
@@ -29,3 +36,42 @@ def test_does_a_second_run_find_the_indexes_there_and_add_none(gradebook_url):  
             names = {row[0] for row in gb.db.connection().exec_driver_sql(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'ix_kit_%'")}
     assert names == {"ix_kit_grade_notebook", "ix_kit_comment_notebook", "ix_kit_submitted_notebook_assignment"}
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_does_a_worker_starting_beside_a_writer_wait_for_it_where_the_indexes_exist(database, request, tmp_path,
+                                                                                   monkeypatch):
+    # Every worker process of a run makes sure of the indexes as it starts, while other workers write grades. Where
+    # they exist it must lock nothing: creating them again locked each table in turn, and on PostgreSQL a worker
+    # inserting a student's comments and one creating the indexes each waited for the other (deadlock detected).
+    monkeypatch.setenv("PATH", environment()["PATH"])
+    url = (request.getfixturevalue("postgres").new_database("indexes_beside_a_writer") if database == "postgresql"
+           else f"sqlite:///{tmp_path / 'gradebook.db'}")
+    with shared_engines(), Gradebook(url, "course"):
+        pass  # the tables and the indexes made
+    writer = create_engine(url).connect()
+    if database == "postgresql":
+        writer.exec_driver_sql("LOCK TABLE comment IN ROW EXCLUSIVE MODE")  # what an insert of comments holds
+    else:
+        writer.exec_driver_sql("BEGIN IMMEDIATE")  # a writer's transaction: SQLite's write lock
+    outcome = []
+    starting = threading.Thread(target=lambda: outcome.append(_added_or_error(create_engine(url))))
+    try:
+        starting.start()
+        starting.join(timeout=60)  # what it does takes milliseconds; waiting for the writer never ends
+        waited = starting.is_alive()
+    finally:
+        writer.rollback()
+        writer.close()
+        starting.join()
+    assert not waited and outcome == [None]
+
+
+def _added_or_error(engine) -> str | None:
+    try:
+        add_indexes(engine)
+    except Exception as e:  # SQLite gives up on a lock after its busy timeout
+        return f"{type(e).__name__}: {e}"
+    finally:
+        engine.dispose()
+    return None

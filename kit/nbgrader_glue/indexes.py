@@ -11,11 +11,21 @@ adds an index on each of those columns where it is missing (CREATE INDEX IF
 NOT EXISTS: SQLite and PostgreSQL); they hold no data of their own, change no
 answer, and nbgrader's own migrations leave them be. engines.py calls it once
 per process and gradebook, when it makes sure of the tables.
+
+Only a missing index is created, each in a transaction of its own. Creating an
+index locks its table against writers until the transaction ends, and every
+worker process of a run calls this as it starts, while the others write
+grades: three CREATE INDEX statements in one transaction held each table's
+lock while waiting for the next, and on PostgreSQL a worker inserting a
+student's comments and another creating the indexes waited for each other
+("deadlock detected": one of them failed its student). Asking the catalogue
+which indexes exist takes no table lock, so a run on a gradebook that has them
+(every run after the first) locks nothing here.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 
 INDEXES = (("ix_kit_grade_notebook", "grade", "notebook_id"),
@@ -25,6 +35,8 @@ INDEXES = (("ix_kit_grade_notebook", "grade", "notebook_id"),
 
 def add_indexes(engine: Engine) -> None:
     """Create each index of INDEXES that the gradebook behind `engine` lacks (its tables exist)."""
-    with engine.begin() as connection:
-        for name, table, column in INDEXES:
-            connection.execute(text(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})"))
+    catalogue = inspect(engine)
+    for name, table, column in INDEXES:
+        if name not in {index["name"] for index in catalogue.get_indexes(table)}:
+            with engine.begin() as connection:  # IF NOT EXISTS: another process may have made it since
+                connection.execute(text(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})"))
