@@ -22,7 +22,7 @@ import logging
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
-from autograder.budget import GraderBudget
+from autograder.budget import BUDGET_SPENT, GraderBudget
 from autograder.cases import hidden_cases, shipped_visible_cases
 from autograder.judge import Case, Outcome, Verdict, check_verdicts, labelled
 from autograder.sandbox import REQUIRED, UNCONFINED
@@ -122,7 +122,9 @@ def _judged(name: str, grade_ids: list[str], visible: Sequence[Case],
         return dict.fromkeys(grade_ids, failed)
     hidden = verdicts.get(f"hidden_{name}")
     if hidden is not None and verdicts.get(f"check_{name}", hidden) is None:
-        verdicts[f"check_{name}"] = Verdict(HIDDEN_FAILED, f"check_{name}: {VISIBLE_NEEDS_HIDDEN}")
+        # The grader's budget spent on the hidden cases: the check is not graded either, and says why.
+        verdicts[f"check_{name}"] = hidden if BUDGET_SPENT in hidden.message else \
+            Verdict(HIDDEN_FAILED, f"check_{name}: {VISIBLE_NEEDS_HIDDEN}")
     return verdicts
 
 

@@ -55,3 +55,22 @@ def test_the_course_sets_the_budget_and_has_a_default(tmp_path):
     toml.write_text(toml.read_text().replace("grader_cpu_seconds = 120\n", "grader_cpu_seconds = 5\n")
                     .replace("grader_wall_seconds = 1800\n", ""))
     assert course(course_folder).grader_budget == GraderBudget(5, GraderBudget.wall_seconds)
+
+
+def test_a_check_whose_hidden_cases_the_budget_cut_short_is_not_graded_either_and_says_so():
+    # The budget can run out between an exercise's visible and hidden cases: its check then earns nothing (a check's
+    # points count only once the hidden cases accept the answer) and must say why, as the hidden cell does.
+    from autograder.answer_key import reference_of
+    from autograder.cases import visible_cases
+    from autograder.grade import _judged
+    from autograder.judge import Outcome
+    from autograder.judge.calling import outcome_of
+
+    def outcome_for(case):
+        hidden = not any(case is shown for shown in visible)
+        return Outcome.raising(BUDGET_SPENT, "the grader's budget is spent") if hidden else \
+            outcome_of(reference_of("softmax"), case)
+
+    visible = [case for case in visible_cases() if case["func"] == "softmax"]
+    verdicts = _judged("softmax", ["check_softmax", "hidden_softmax"], visible, outcome_for)
+    assert all(BUDGET_SPENT in verdict.message for verdict in verdicts.values()), verdicts
