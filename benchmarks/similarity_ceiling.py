@@ -31,6 +31,7 @@ from collections import Counter
 from itertools import combinations
 
 from benchmarks import machine
+from benchmarks.disguised_table import found_row, seed_range
 from kit.notebooks import ROOT
 from kit.report.answers import handed_in
 from kit.report.similarity import Settings, _read
@@ -112,21 +113,15 @@ def table(name: str, results: dict, classes: int) -> list[str]:
             "|" + "---|" * (len(WITHIN) + 4)]
     for m, engines in results.items():
         for engine, (found, honest) in engines.items():
-            rows.append(f"| {m:g} | {engine} | " + " | ".join(f"{found[k]} of {classes}" for k in WITHIN) +
-                        f" | {sum(found.values())} of {classes * len(WITHIN)} | {sum(honest)} ({max(honest)}) |")
+            rows.append(found_row([f"{m:g}", engine], found, WITHIN, classes, honest))
     return rows
-
-
-def _range(text: str) -> range:
-    low, high = map(int, text.split(":"))
-    return range(low, high)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=20_000, help="honest answers drawn per exercise")
-    parser.add_argument("--seeds", type=_range, default=range(0, 16))
-    parser.add_argument("--held-out", type=_range, default=range(100, 132))
+    parser.add_argument("--seeds", type=seed_range, default=range(0, 16))
+    parser.add_argument("--held-out", type=seed_range, default=range(100, 132))
     args = parser.parse_args(argv)
     given = given_exercises()
     given_statements = {e: set(_read((given[e].given, e)).statements) for e in EXERCISES}

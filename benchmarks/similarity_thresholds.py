@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
 from benchmarks import machine
+from benchmarks.disguised_table import found_row, seed_range
 from kit.report.similarity import Settings
 from tests.disguised_class import KINDS, given_exercises, judged, listed_by_kit, second_class
 
@@ -47,20 +48,14 @@ def table(label: str, seeds: range, times: tuple[float, ...]) -> list[str]:
         for each in classes:
             found.update(each[i][0])
             honest.append(each[i][1])
-        rows.append(f"| {factor:g} | " + " | ".join(f"{found[kind]} of {len(seeds)}" for kind in KINDS) +
-                    f" | {sum(found.values())} of {len(KINDS) * len(seeds)} | {sum(honest)} ({max(honest)}) |")
+        rows.append(found_row([f"{factor:g}"], found, KINDS, len(seeds), honest))
     return rows
-
-
-def _range(text: str) -> range:
-    low, high = map(int, text.split(":"))
-    return range(low, high)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=_range, default=range(0, 16))
-    parser.add_argument("--held-out", type=_range, default=range(100, 132))
+    parser.add_argument("--seeds", type=seed_range, default=range(0, 16))
+    parser.add_argument("--held-out", type=seed_range, default=range(100, 132))
     parser.add_argument("--times", type=lambda text: tuple(map(float, text.split(","))), default=TIMES)
     args = parser.parse_args(argv)
     lines = [f"`python -m benchmarks.similarity_thresholds` on {time.strftime('%Y-%m-%d %H:%M')}, load average "
