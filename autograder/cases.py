@@ -74,8 +74,8 @@ def build(exercise: Exercise, spec: CaseSpec) -> dict:
 
 
 def visible_cases() -> list[dict]:
-    """Every exercise's visible cases, in notebook order."""
-    return [build(e, spec) for e in REGISTRY.values() for spec in e.visible()]
+    """Every exercise's visible cases, in notebook order (each built once per process)."""
+    return [case for name in REGISTRY for case in visible_cases_of(name)]
 
 
 @lru_cache(maxsize=None)
