@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder import case_store
 from autograder.exercises import BEHAVIOURS, REGISTRY, Exercise  # noqa: F401  (BEHAVIOURS: for the tests)
 from autograder.exercises.spec import IN_INTEGERS, CaseSpec, Seed as DrawnSeed, in_integers
 from autograder.judge import Seed, fresh_inputs, load_cases
@@ -99,11 +100,21 @@ def _cases_in(path: Path, mtime_ns: int, size: int) -> tuple[dict, ...]:
 
 @lru_cache(maxsize=None)
 def hidden_cases(func: str) -> tuple[dict, ...]:
-    """The hidden cases of one exercise (computed once per process)."""
+    """The hidden cases of one exercise (computed once per process, or read from the store: case_store.py)."""
     if func not in REGISTRY:
         raise KeyError(f"no exercise called {func!r}")
+    kept = _kept()
+    if kept is not None and func in kept:
+        return kept[func]
     exercise = REGISTRY[func]
     return tuple(build(exercise, spec) for spec in hidden_specs(exercise))
+
+
+@lru_cache(maxsize=1)
+def _kept() -> dict[str, tuple[dict, ...]] | None:
+    """The store's cases for this version of the kit, read once per process; None when it holds none usable."""
+    kept = case_store.load()
+    return kept if kept is not None and set(kept) == set(REGISTRY) else None
 
 
 def hidden_specs(exercise: Exercise) -> list:
@@ -130,3 +141,11 @@ def build_every_hidden_case() -> None:
     at the same time)."""
     for name in EXERCISES:
         hidden_cases(name)
+    keep_hidden_cases()
+
+
+def keep_hidden_cases() -> None:
+    """Where this process found none in the store, keep every exercise's hidden cases there for the next
+    processes (building those it has not built)."""
+    if _kept() is None:
+        case_store.keep({name: hidden_cases(name) for name in EXERCISES})

@@ -47,7 +47,7 @@ from nbgrader import utils
 from nbgrader.converters import Autograde, NbGraderException
 from traitlets import Integer, Unicode
 
-from autograder.cases import hidden_cases
+from autograder.cases import hidden_cases, keep_hidden_cases
 from autograder.grade import Report
 from autograder.handed_in import set_aside_unreadable
 from autograder.source_assignment import GradeId, SourceAssignment
@@ -161,6 +161,10 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
                         hidden_cases(name)
                     except Exception:  # left to each student's grading, which reports it as today
                         self.log.debug("hidden cases of %s not built ahead", name, exc_info=True)
+        try:
+            keep_hidden_cases()  # for the next commands (autograder/case_store.py)
+        except Exception:
+            self.log.debug("hidden cases not kept", exc_info=True)
 
     def _graded_on_cluster(self, failed: list[str]):
         """(folder, plain report) of every student, graded on the Dask cluster, as each comes back; adds
