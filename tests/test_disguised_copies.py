@@ -28,9 +28,12 @@ SEEDS = range(4)
 # Since comments and blank lines a copy kept count (kit/report/traces.py): renamed 2 -> 3, comprehension 2 -> 3,
 # and one more honest pair (3 -> 4; seed 3's, two honest students alike in multi_head_attention and attention).
 # Since renaming counts (kit/report/renaming.py): helper 3 -> 4 (seed 3's, softmax), the same four honest pairs.
-FOUND = {"renamed": 3, "comments": 3, "reordered": 2, "rewritten": 4, "helper": 4, "comprehension": 3,
+# Since fresh names count (a copier's words that no one else of the class binds, kit/report/renaming.py) and both
+# thresholds are a tenth of what they were (Settings.same_expected 0.3 -> 0.03, flag_expected 0.01 -> 0.001):
+# reordered 2 -> 3, rewritten 4 -> 3, comprehension 3 -> 2, and honest pairs 4 -> 1 (seed 3's).
+FOUND = {"renamed": 3, "comments": 3, "reordered": 3, "rewritten": 3, "helper": 4, "comprehension": 2,
          "short answers": 4, "reference module": 4, "chain": 2}
-HONEST = 4  # honest pairs listed in the four classes, at most
+HONEST = 1  # honest pairs listed in the four classes, at most
 
 
 @cache

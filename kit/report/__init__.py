@@ -14,7 +14,8 @@ wrote beside each student's autograded notebooks; it never runs student code.
     normalise.py an answer's code as tokens renaming, comments and reordering do not change
     chance.py    how unusual two answers alike are, by the class's own frequencies
     traces.py    what a copy kept beyond its statements: its comments and where its blank lines fall
-    renaming.py  what renaming leaves: names changed where the class's writers of those statements name alike
+    renaming.py  what renaming leaves: names changed where the class's writers of those statements name alike, or to words
+                 no one else in the class binds
     similarity.py    answers unusually alike: pairs per exercise, across exercises, alike the reference
     similar_view.py  what the page shows of them (labels, code in the anonymous page, the distribution)
     similar.html.j2  the similarity section of the page

@@ -23,8 +23,22 @@ weighed under two accounts:
 The evidence is log(copy / honest), a likelihood ratio whose mean over honest pairs is 1: as far as names
 are independent of the statements' rarity, adding it to a pair's surprise lists no more honest pairs on
 average than before, and a pair that differs in every name where the class's writers agree stands out.
-A place that fewer than `names_least` others wrote tells nothing and is left out; with no place left the
-evidence is 0.
+A place that fewer than `names_least` others wrote tells nothing of agreeing, and is left out where the two
+agree; with no place left the evidence is 0.
+
+What a renaming copier writes in place of a name is a trace too: a word of their own, which often no one else
+in the class binds in that exercise (`tmp`, `foo`, `my_var`), while honest students mostly name as others of
+the class do. So where the two differ, each of the two names is weighed by whether anyone else of the class
+binds it in the exercise ("fresh"; in a class of 100 or more, at most 1 in 100 of the others do): honestly, a student's name is fresh with their own rate (`fresh_rates`:
+the share of fresh names among the names they bind in their other exercises, shrunk towards the class's
+share and never below it, so a student who names unlike the class everywhere is no copier for it); the name a
+copier renamed to is fresh with chance `fresh_rate`. In a class whose students often name as no one else
+does, a fresh name tells little; where every student names from the class's common stock, a copy renamed
+with words of the copier's own stands out. A fresh name tells that a student renamed someone's answer, not
+whose: the account of renaming this answer is weighed by the chance that it was this one (`renamers`: 1 / the
+answers as near the renamer's as this one, 0 where another is nearer); otherwise the renamer's names are
+taken as their own. Fewer than `names_least` other students naming anything in the exercise: no fresh name
+tells anything.
 """
 
 from __future__ import annotations
@@ -39,15 +53,29 @@ Names = dict[int, tuple[str, ...]]  # a statement → the names the cell binds, 
 class Renaming(Protocol):
     names_least: int      # others who wrote a statement, at least, for its names to tell anything
     renamed_rate: float   # the chance that a copier renaming changes a name
+    fresh_rate: float     # the chance that the name a copier renames to is one no one else of the class binds
 
 
 class ClassNames:
-    """The names the class's students give at each place of each statement (counted when first asked)."""
+    """The names the class's students give at each place of each statement (counted when first asked), how many
+    students bind each name in the exercise, and each student's own rate of fresh names."""
 
-    def __init__(self, names: dict[str, Names], writers: dict[int, list[str]]):
-        self.names = names      # student → their names
+    def __init__(self, names: dict[str, Names], writers: dict[int, list[str]], students=None,
+                 fresh_rates: dict[str, float] | None = None, class_rate: float | None = None,
+                 fresh_most: int | None = None):
+        self.names = names      # student (or a form of the reference) → their names
         self.writers = writers  # statement → the students who wrote it
         self._counted: dict[tuple[int, int], Counter] = {}
+        students = set(names) if students is None else set(students)
+        self.bound = {s: bound_names(given) for s, given in names.items()}
+        self.binders = Counter(n for s in students for n in self.bound.get(s, ()))
+        self.students = students
+        self.namers = sum(1 for s in students if self.bound.get(s))
+        self.fresh_most = fresh_others(len(students)) if fresh_most is None else fresh_most
+        if class_rate is None:
+            class_rate = fresh_share({s: self.bound[s] for s in students if s in self.bound}, self.fresh_most)
+        self.class_rate = class_rate
+        self.fresh_rates = fresh_rates or {}
 
     def at(self, statement: int, place: int) -> Counter:
         key = (statement, place)
@@ -56,16 +84,63 @@ class ClassNames:
                                          if len(given := self.names[s].get(statement, ())) > place)
         return self._counted[key]
 
+    def fresh(self, name: str, pair: tuple[str, ...]) -> bool:
+        """At most `fresh_most` students of the class but the pair's bind `name` in this exercise."""
+        return self.binders[name] - sum(name in self.bound.get(s, ()) for s in pair) <= self.fresh_most
+
+    def stock(self, pair: tuple[str, ...], least: int) -> bool:
+        """Whether at least `least` students but the pair's bind names in this exercise (else whether a name
+        is fresh tells nothing)."""
+        return self.namers - sum(1 for s in pair if self.bound.get(s) and s in self.students) >= least
+
+    def rate(self, student: str) -> float:
+        """How often `student` names freshly when writing honestly (the class's share where unknown)."""
+        return max(self.class_rate, self.fresh_rates.get(student, self.class_rate))
+
+
+def bound_names(names: Names) -> set[str]:
+    return {n for given in names.values() for n in given}
+
+
+def fresh_others(students: int) -> int:
+    """A name is fresh when at most this many other students bind it: none in a class of up to 99, 1 in 100 of a
+    larger class (a copier's word of their own is more often someone's in a large class)."""
+    return students // 100
+
+
+def fresh_counts(bound: dict[str, set[str]], most: int) -> dict[str, tuple[int, int]]:
+    """student → (fresh names, names) they bind: fresh, bound by at most `most` other students."""
+    binders = Counter(n for given in bound.values() for n in given)
+    return {s: (sum(1 for n in given if binders[n] - 1 <= most), len(given)) for s, given in bound.items()}
+
+
+def fresh_share(bound: dict[str, set[str]], most: int) -> float:
+    """The share of the names each student binds that are fresh (1/2 of a name added, so never 0)."""
+    counts = fresh_counts(bound, most).values()
+    return (sum(f for f, _ in counts) + 0.5) / (sum(m for _, m in counts) + 1)
+
 
 def renaming(first: Names, second: Names, shared: list[int], class_names: ClassNames, pair: tuple[str, ...],
-             settings: Renaming) -> float:
+             settings: Renaming, renamers: tuple[float, float] = (1.0, 1.0)) -> float:
     """Nats of evidence that `second` renamed `first` (or the reverse) beyond what honest students differ in:
     log(copy / honest) over the places of `first`'s names in the `shared` statements (see the module's
     docstring). pair: the students (or a student and a form of the reference) whose own names are left out
-    of the class's counts."""
+    of the class's counts; a form's fresh rate is the class's. renamers: the chance that the first, and the
+    second, renamed the other's answer if either did (1 / the answers as near theirs as the other's, 0 where
+    another answer is nearer): otherwise its names are its own, weighed by its own fresh rate in every
+    account (fresh names tell that a student renamed someone's answer, not whose)."""
     seen: set[str] = set()
-    honest = renamed = 0.0  # logs of the two accounts' chances
+    seen_theirs: set[str] = set()
+    # logs of the accounts' chances: honest, the second renamed the first's names, the first the second's
+    # (each with the renamer's names fresh at `fresh_rate`, and as its own)
+    honest = by_second = by_first = by_second_own = by_first_own = 0.0
     places = 0
+    own = [class_names.rate(s) for s in (pair if len(pair) == 2 else (pair[0], ""))]
+    q = settings.fresh_rate
+
+    def bernoulli(fresh: bool, rate: float) -> float:
+        return math.log(rate if fresh else 1 - rate)
+
     for statement in shared:
         for place, (mine, theirs) in enumerate(zip(first.get(statement, ()), second.get(statement, ()))):
             if mine in seen:
@@ -77,17 +152,59 @@ def renaming(first: Names, second: Names, shared: list[int], class_names: ClassN
                 if len(given) > place:
                     counted[given[place]] -= 1
             others = sum(n for n in counted.values() if n > 0)
-            if others < settings.names_least:
+            known = others >= settings.names_least
+            if mine == theirs:
+                if not known:
+                    continue
+                collision = sum(n * (n - 1) for n in counted.values() if n > 1) / ((others + 2) * (others - 1))
+                places += 1
+                honest += math.log(max(collision, 1 - settings.renamed_rate))  # never evidence of renaming
+                by_second += math.log(1 - settings.renamed_rate)
+                by_first += math.log(1 - settings.renamed_rate)
+                by_second_own += math.log(1 - settings.renamed_rate)
+                by_first_own += math.log(1 - settings.renamed_rate)
                 continue
-            collision = sum(n * (n - 1) for n in counted.values() if n > 1) / ((others + 2) * (others - 1))
-            places += 1
-            if mine == theirs:  # never evidence of renaming, however rare the name
-                honest += math.log(max(collision, 1 - settings.renamed_rate))
-                renamed += math.log(1 - settings.renamed_rate)
-            else:
+            if known:
+                collision = sum(n * (n - 1) for n in counted.values() if n > 1) / ((others + 2) * (others - 1))
                 honest += math.log(1 - collision)
-                renamed += math.log(settings.renamed_rate)
+                by_second += math.log(settings.renamed_rate)
+                by_first += math.log(settings.renamed_rate)
+                by_second_own += math.log(settings.renamed_rate)
+                by_first_own += math.log(settings.renamed_rate)
+            elif not class_names.stock(pair, settings.names_least):
+                continue
+            places += 1
+            fresh_mine = class_names.fresh(mine, pair)
+            honest += bernoulli(fresh_mine, own[0])
+            by_second += bernoulli(fresh_mine, own[0])
+            by_first += bernoulli(fresh_mine, q)
+            by_second_own += bernoulli(fresh_mine, own[0])
+            by_first_own += bernoulli(fresh_mine, own[0])
+            if theirs not in seen_theirs:
+                seen_theirs.add(theirs)
+                fresh_theirs = class_names.fresh(theirs, pair)
+                honest += bernoulli(fresh_theirs, own[1])
+                by_second += bernoulli(fresh_theirs, q)
+                by_first += bernoulli(fresh_theirs, own[1])
+                by_second_own += bernoulli(fresh_theirs, own[1])
+                by_first_own += bernoulli(fresh_theirs, own[1])
     if not places:
         return 0.0
-    copy = max(renamed, honest) + math.log1p(math.exp(-abs(renamed - honest))) - math.log(2)
+    by_first = _mixed(by_first, by_first_own, renamers[0])
+    by_second = _mixed(by_second, by_second_own, renamers[1])
+    renamed = _log_sum(by_second, by_first) - math.log(2)
+    copy = _log_sum(renamed, honest) - math.log(2)
     return copy - honest
+
+
+def _mixed(fresh: float, own: float, weight: float) -> float:
+    """log(weight e^fresh + (1 - weight) e^own)."""
+    if weight >= 1:
+        return fresh
+    if weight <= 0:
+        return own
+    return _log_sum(math.log(weight) + fresh, math.log1p(-weight) + own)
+
+
+def _log_sum(a: float, b: float) -> float:
+    return max(a, b) + math.log1p(math.exp(-abs(a - b)))

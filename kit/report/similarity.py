@@ -21,13 +21,16 @@ alike is an answer the class writes, not a ring). Comments and blank lines the t
 statements (traces.py: what a copier left as it was) add to the surprise by how rarely the others who
 wrote those statements marked them so; differing in them costs nothing. So do the names the two give at the
 same places of the statements they share (renaming.py): differing where the class's other writers of those
-statements name alike is what renaming does, by a likelihood ratio whose mean over honest pairs is 1 (two
-answers naming as students do lose at most log 2 by it). Each
+statements name alike is what renaming does, and so is naming with words no one else of the class binds in
+the exercise ("fresh" names) where the student's other answers name as the class does; by a likelihood ratio
+whose mean over honest pairs is 1 (two answers naming as students do lose at most log 2 by it). A fresh name
+tells that a student renamed someone's answer, not whose: it counts with the answer nearest theirs, shared
+among as many as are as near. Each
 statement one of the two wrote and the other did not costs log(1 / edit_rate) = 1.6 nats of the surprise
 (a copier changes a statement about one time in five; honest students of one style differ in a few). A pair
 is listed when it shares at least 3 statements and either at least 95% of the two answers' statements are
-in common (`in_common`, their Jaccard index) and at most 0.3 pairs as alike are expected, or at least 75%
-are (a copy with lines added or written another way) and at most 0.01 are. So code many students wrote
+in common (`in_common`, their Jaccard index) and at most 0.03 pairs as alike are expected, or at least 75%
+are (a copy with lines added or written another way) and at most 0.001 are. So code many students wrote
 explains itself: a short exercise where every answer looks alike gives every pair a small surprise and
 lists nobody alone.
 
@@ -72,7 +75,7 @@ from typing import NamedTuple
 from kit.report.answers import Exercise
 from kit.report.chance import Statements, across, surprise, ways
 from kit.report.normalise import read
-from kit.report.renaming import ClassNames, Names, renaming
+from kit.report.renaming import ClassNames, Names, bound_names, fresh_counts, fresh_others, renaming
 from kit.report.traces import Marks, evidence, traces
 
 DISTRIBUTION_BINS = 10
@@ -87,9 +90,9 @@ class Settings:
     common_most: int = 50          # ...nor above this many
     min_shared: int = 3            # a listed pair shares at least this many statements beyond the given code
     same_in_common: float = 0.95   # and either at least this share of the two answers' statements...
-    same_expected: float = 0.3     # ...and at most this many pairs as alike expected by chance in the exercise,
+    same_expected: float = 0.03    # ...and at most this many pairs as alike expected by chance in the exercise,
     min_in_common: float = 0.75    # or at least this share (a copy with lines added or written another way)...
-    flag_expected: float = 0.01    # ...and at most this many
+    flag_expected: float = 0.001   # ...and at most this many
     smoothing: float = 0.5         # students added to a statement's writers when its share is counted
     shrink: float = 3.0            # students' worth a share among a few others is shrunk towards the share alone
     ring_most: int = 1             # near-copies of a pair's two, at most this many, are left out of "the others"
@@ -97,6 +100,9 @@ class Settings:
                                    # and the other did not costs log(1 / edit_rate) of the surprise
     names_least: int = 3           # others who wrote a statement, at least, for the names they give in it to tell
     renamed_rate: float = 0.95     # the chance that a copier renaming changes a name (renaming.py)
+    fresh_rate: float = 0.5        # the chance that the name a copier renames to is one no one else of the class
+                                   # binds in the exercise (renaming.py)
+    fresh_prior: float = 10.0      # names' worth a student's own rate of such names is shrunk towards the class's
     tail_expected: float = 1.0     # an exercise's chance counts as no smaller than a pair's this often expected
     repeated_least: int = 2        # exercises alike together
     repeated_chance: float = 0.01  # pairs of the class as alike across them expected by chance, at most
@@ -225,6 +231,7 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
                       | {(code, name) for name, e in exercises.items() for code in (e.given, *e.forms.values())},
                       workers)
     results, tails, commons, unparsed, shown = [], {}, {}, {}, {}
+    fresh = _fresh_rates(exercises, answers, cache, settings)
     for name, exercise in exercises.items():
         given = cache[exercise.given, name].statements
         given_marks = cache[exercise.given, name].marks
@@ -242,7 +249,7 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
         names = {s: cache[held[s], name].names for s in statements} | \
             {form: cache[code, name].names for form, code in exercise.forms.items()}
         result, tail, commons[name] = _compare(name, statements, {f: s for f, s in forms.items() if s}, settings,
-                                               marks, names)
+                                               marks, names, fresh.get(name, ({}, None)))
         result.untouched = untouched
         results.append(result)
         tails[name] = tail
@@ -260,8 +267,32 @@ def similar_answers(exercises: dict[str, Exercise], answers: dict[str, dict[str,
     return Similarity(results, repeated, unparsed, settings)
 
 
+def _fresh_rates(exercises: dict[str, Exercise], answers: dict[str, dict[str, str]], cache: dict,
+                 settings: Settings) -> dict[str, tuple[dict[str, float], float]]:
+    """exercise → (student → how often they bind a name no other student binds, in their other exercises,
+    shrunk towards the class's share by `fresh_prior` names; the class's share): renaming.py's honest rate."""
+    given = {name: set(cache[e.given, name].statements) for name, e in exercises.items()}
+    bound: dict[str, dict[str, set[str]]] = {}
+    for name in exercises:
+        bound[name] = {s: bound_names(cache[by[name], name].names) for s, by in answers.items()
+                       if name in by and set(cache[by[name], name].statements) - given[name]}
+    counts: dict[str, dict[str, tuple[int, int]]] = {}  # exercise → student → (fresh names, names)
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for name, by in bound.items():
+        counts[name] = fresh_counts(by, fresh_others(len(by)))
+        for s, (f, m) in counts[name].items():
+            totals[s][0] += f
+            totals[s][1] += m
+    everyone = [sum(t[0] for t in totals.values()), sum(t[1] for t in totals.values())]
+    share = (everyone[0] + 0.5) / (everyone[1] + 1)
+    k = settings.fresh_prior
+    return {name: ({s: (totals[s][0] - f + k * share) / (totals[s][1] - m + k) for s, (f, m) in by.items()}, share)
+            for name, by in counts.items()}
+
+
 def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Statements], settings: Settings,
-             marks: dict[str, Marks], names: dict[str, Names]) \
+             marks: dict[str, Marks], names: dict[str, Names],
+             fresh: tuple[dict[str, float], float | None] = ({}, None)) \
         -> tuple[ExerciseSimilarity, dict[tuple[str, str], Pair], set[int]]:
     """The exercise's listed pairs and students alike the reference, its pairs at least min_in_common alike
     (pair → Pair) for `_repeated`, and the statements most of the class wrote."""
@@ -295,23 +326,46 @@ def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Stat
         in_common = shared / (len(statements[a]) + len(statements[b]) - shared)
         if in_common >= settings.min_in_common:
             alike[a, b] = (shared, in_common)
+    nearest = defaultdict(lambda: (0.0, 0))  # student → the most in common they have with another answer (or a
+    # form), and how many answers they have that much in common with
+
+    def near_to(student: str, in_common: float) -> None:
+        best, count = nearest[student]
+        if in_common > best + 1e-9:
+            nearest[student] = (in_common, 1)
+        elif in_common > best - 1e-9:
+            nearest[student] = (best, count + 1)
+    for (a, b), (_, in_common) in alike.items():
+        near_to(a, in_common)
+        near_to(b, in_common)
+    for form, code in forms.items():
+        for student in students:
+            shared = len(statements[student].keys() & code.keys())
+            near_to(student, shared / (len(statements[student]) + len(code) - shared))
+
+    def renamer(student: str, in_common: float) -> float:
+        """The chance `student` renamed this answer if they renamed one: 1 / the answers as near, 0 if one is
+        nearer."""
+        best, count = nearest[student]
+        return 1 / max(count, 1) if in_common > best - 1e-9 else 0.0
     near = defaultdict(int)  # student → the students nearly the same as theirs, one bit each
     for (a, b), (_, in_common) in alike.items():
         if in_common >= 0.9:
             near[a] |= bit[b]
             near[b] |= bit[a]
     everyone = (1 << n) - 1
-    class_names = ClassNames(names, writers)
+    class_names = ClassNames(names, writers, students, *fresh)
     tail = {}
     for (a, b), (shared, in_common) in alike.items():
         ring = (near[a] | near[b]) & ~bit[a] & ~bit[b]  # a copy of a copy: the rest of a small ring is no chance
         others = everyone & ~bit[a] & ~bit[b] & ~(ring if ring.bit_count() <= settings.ring_most else 0)
         edits = len(statements[a].keys() ^ statements[b].keys()) * math.log(1 / settings.edit_rate)
+        both = [h for h in statements[a] if h in statements[b]]
         nats = surprise(statements[a], statements[b], holding, others, settings) - \
             ways(statements[a], statements[b], shared) - edits + \
             evidence(marks[a], marks[b], holding, holding, others, settings.smoothing) + \
-            renaming(names[a], names[b], [h for h in statements[a] if h in statements[b]], class_names, (a, b),
-                     settings)
+            renaming(names[a], names[b], both, class_names, (a, b), settings,
+                     (renamer(a, in_common), renamer(b, in_common)))
         tail[a, b] = found = Pair(name, (a, b), in_common, shared, nats, pairs * math.exp(-nats))
         if _unusual(found, settings):
             result.flagged.append(found)
@@ -322,10 +376,11 @@ def _compare(name: str, statements: dict[str, Statements], forms: dict[str, Stat
             if in_common < settings.min_in_common or shared < settings.min_shared:
                 continue
             others = everyone & ~bit[student]
+            both = [h for h in statements[student] if h in code]
             nats = surprise(statements[student], code, holding, others, settings) - \
                 ways(statements[student], code, shared) + \
-                renaming(names[student], names[form], [h for h in statements[student] if h in code], class_names,
-                         (student,), settings)
+                renaming(names[student], names[form], both, class_names, (student,), settings,
+                         (renamer(student, in_common), 0.0))
             found = Pair(name, (student, form), in_common, shared, nats, n * math.exp(-nats))
             if _unusual(found, settings):
                 result.reference.append(found)
