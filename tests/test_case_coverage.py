@@ -23,6 +23,7 @@ checked against the case itself, so a tag cannot claim what its case does not do
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -203,6 +204,57 @@ def _misfits(exercise: str, case: dict) -> str:
     return misfit(e.notebook, exercise, arguments_of(e.notebook, exercise, case))
 
 
+# The exercises the rule on shapes leaves out, as notebook 01 says: notebook 09's, but `prefix_gaps`.
+SHAPES_UNCHECKED = {"self_score", "previous_score", "start_score", "induction_score", "classify_head", "copy_score",
+                    "ablate_head"}
+
+
+def test_the_exercises_the_rule_on_shapes_leaves_out_are_those_notebook_01_names():
+    assert "in notebook 09, which reads the trained model's own arrays, only `prefix_gaps` checks them" \
+        in notebook_text(POLICY_NOTEBOOK)
+    assert SHAPES_UNCHECKED == {name for name, e in REGISTRY.items()
+                                if e.notebook == "09_model_explorer" and callable(e.reference)} - {"prefix_gaps"}
+
+
+def _reshaped(exercise: str) -> list[tuple[str, dict]]:
+    """The first hidden case that raises nothing, each array the docstring gives a shape changed in turn (one
+    dimension fewer, one more, a column more, a row more), where that no longer fits: (what changed, inputs)."""
+    e = REGISTRY[exercise]
+    good = next(c for c in hidden_cases(exercise) if not c.get("raises"))
+    changes = {"one dimension fewer": lambda a: a[0], "one dimension more": lambda a: a[None],
+               "a column more": lambda a: np.concatenate([a, a[..., :1]], axis=-1),
+               "a row more": lambda a: np.concatenate([a, a[..., :1, :]], axis=-2)}
+    found = []
+    for given in stated(e.notebook, exercise).arguments:
+        for how, change in changes.items():
+            inputs = arguments_of(e.notebook, exercise, good)
+            if np.ndim(inputs.get(given.name)) < (2 if how == "a row more" else 1):
+                continue
+            inputs[given.name] = change(np.asarray(inputs[given.name]))
+            if misfit(e.notebook, exercise, inputs):
+                found.append((f"{given.name} with {how}", inputs))
+    return found
+
+
+@pytest.mark.parametrize("exercise", [name for name, e in REGISTRY.items() if callable(e.reference)
+                                      and stated(e.notebook, name).arguments])
+def test_the_reference_keeps_the_rule_on_shapes(exercise):
+    """Arrays that do not fit the docstring's shapes make the reference raise a ValueError, as notebook 01's rule
+    says; in the exercises it leaves out, some do not (else they would not need leaving out)."""
+    e, params, accepted = REGISTRY[exercise], parameters(REGISTRY[exercise].notebook, exercise), []
+    for how, inputs in _reshaped(exercise):
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                e.reference(*[inputs[p] for p in params if p in inputs])
+            accepted.append(how)
+        except ValueError:
+            pass
+        except Exception as error:  # noqa: BLE001 (another error breaks the rule too)
+            accepted.append(f"{how}: {type(error).__name__}")
+    assert bool(accepted) == (exercise in SHAPES_UNCHECKED), accepted
+
+
 def unclaimed(exercise: str) -> set[str]:
     """The labels of `exercise`'s hidden cases that must raise or check an edge, and whose rule is stated nowhere."""
     e, cases = REGISTRY[exercise], hidden_cases(exercise)
@@ -210,7 +262,8 @@ def unclaimed(exercise: str) -> set[str]:
     tags = set(GENERAL_RULES) - {"bad shape"}
     return {c["label"] for c in cases if (c.get("raises") or set(c.get("checks", ())) - {"cross", "batched"})
             and c["label"] not in claimed and not set(c.get("checks", ())) & tags
-            and not (c.get("raises") and callable(e.reference) and _misfits(exercise, c))}
+            and not (c.get("raises") and callable(e.reference) and exercise not in SHAPES_UNCHECKED
+                     and _misfits(exercise, c))}
 
 
 @pytest.mark.parametrize("exercise", EXERCISES)
@@ -326,6 +379,8 @@ def _shapes(exercise: str, statement: str) -> str:
 
 
 def _shapes_refused(exercise: str, statement: str) -> str:
+    if exercise in SHAPES_UNCHECKED:
+        return "notebook 01's rule on shapes leaves this exercise out"
     refused = [c for c in hidden_cases(exercise) if c.get("raises") and _misfits(exercise, c)]
     return "" if refused else "no hidden case must raise for arrays that do not fit the docstring's shapes"
 

@@ -56,7 +56,8 @@
 # **Shapes** are written as in `X: (..., n, d)`: `...` is any number of leading batch dimensions,
 # none included, and a name is one size wherever it appears (`W_q: (d, d_k)` has as many rows as
 # `X` has columns; `n_heads` is the argument of that name). Arrays whose shapes do not fit the ones
-# an exercise gives, in its text or its docstring, raise a `ValueError`.
+# an exercise gives, in its text or its docstring, raise a `ValueError` (in notebook 09, which reads
+# the trained model's own arrays, only `prefix_gaps` checks them).
 #
 # **Large scores**: wherever scores become weights, scores as large as ±1e4 must give finite weights
 # and outputs, with no overflow and no NaN.
