@@ -1,4 +1,5 @@
-"""What the notebooks tell the student about each exercise: its part of the text, split into sentences.
+"""What the notebooks tell the student about each exercise: its part of the text, split into sentences, and
+its function's docstring (the stub keeps it), split into statements.
 
 An exercise's part runs from its ``### Exercise`` heading to its solution cell
 (three functions share one heading in notebook 09); a notebook's introduction

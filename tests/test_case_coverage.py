@@ -7,7 +7,13 @@ every sentence of an exercise's part of the text that states a behaviour is one
 of its requirements, and each requirement is in the text; some hidden case fails
 each requirement's wrong answer, and so does a visible case (the check under the
 exercise is as strong as its text) unless the requirement says why none can.
-`requirement_map` is the map from the text to the cases.
+`requirement_map` is the map from the text to the cases. The other direction: every
+hidden case that must raise or checks an edge is claimed by a requirement or by
+a general rule of notebook 01 (`unclaimed`). The solution cells' docstrings,
+which the stubs keep, are read the same way (`docstring_behaviours`): each
+statement that states a behaviour holds a requirement's words or states a
+general rule that holds for the exercise (`DOCSTRING_RULES`), and the cases fit
+the shapes a docstring gives (tests/stated_shapes.py).
 
 The generic behaviours:
 
@@ -272,7 +278,7 @@ def test_every_hidden_case_checks_a_rule_its_text_or_notebook_01_states(exercise
 
 
 # The docstrings. The stub the student writes in keeps its function's docstring, so each of its statements that
-# states a behaviour (tests/exercise_text.py: `docstring_behaviours`) is claimed as a sentence of the text is: it
+# states a behaviour (`docstring_behaviours`) is claimed as a sentence of the text is: it
 # holds a requirement's words (its `says`, or its `docstring`, the docstring's words for it), whose wrong answer
 # some hidden case fails; or it states one of notebook 01's general rules, and the rule holds for the exercise:
 # a wrong answer made from the reference that breaks only that rule fails some hidden case, or (shapes, large
