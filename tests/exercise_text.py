@@ -1,4 +1,5 @@
-"""What the notebooks tell the student about each exercise: its part of the text, split into sentences.
+"""What the notebooks tell the student about each exercise: its part of the text, split into sentences, and
+its function's docstring (the stub keeps it), split into statements.
 
 An exercise's part runs from its ``### Exercise`` heading to its solution cell
 (three functions share one heading in notebook 09); a notebook's introduction
@@ -8,6 +9,7 @@ text the release is built from.
 
 from __future__ import annotations
 
+import ast
 import re
 from functools import cache
 from pathlib import Path
@@ -74,3 +76,41 @@ def sentences(text: str) -> list[str]:
 def behaviour_sentences(text: str) -> list[str]:
     """The sentences of `text` that state a behaviour."""
     return [s for s in sentences(text) if STATES_A_BEHAVIOUR.search(s)]
+
+
+# ---------------------------------------------------------------- the solution cells' docstrings
+
+
+@cache
+def solution_function(notebook: str, name: str) -> ast.FunctionDef:
+    """The function `name` of `notebook`'s solution cells (its stub keeps the signature and the docstring)."""
+    for cell_type, kind, options, source in _cells((SCRIPTS / f"{notebook}.py").read_text()):
+        if kind == "solution":
+            for node in ast.parse(source).body:
+                if isinstance(node, ast.FunctionDef) and node.name == name:
+                    return node
+    raise KeyError(f"{notebook}: no solution cell defines {name}")
+
+
+def docstring(notebook: str, name: str) -> str:
+    """The docstring of exercise `name`'s function, as the student's stub shows it."""
+    return ast.get_docstring(solution_function(notebook, name)) or ""
+
+
+def parameters(notebook: str, name: str) -> list[str]:
+    """The names of the function's parameters, in order."""
+    args = solution_function(notebook, name).args
+    return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+
+
+def statements(text: str) -> list[str]:
+    """The statements of a docstring, each flattened: its sentences, and within a sentence the entries that a
+    semicolon separates (``X: (..., n, d); W_q: (d, d_k)`` is two), never split inside brackets."""
+    text, found, start, depth = flat(text), [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c in "([{") - (c in ")]}")
+        if depth == 0 and (c == ";" or c in ".!?" and (i + 1 == len(text) or text[i + 1] == " ")):
+            found.append(text[start:i + 1].strip())
+            start = i + 1
+    return [s for s in found + [text[start:].strip()] if s]
+

@@ -7,7 +7,13 @@ every sentence of an exercise's part of the text that states a behaviour is one
 of its requirements, and each requirement is in the text; some hidden case fails
 each requirement's wrong answer, and so does a visible case (the check under the
 exercise is as strong as its text) unless the requirement says why none can.
-`requirement_map` is the map from the text to the cases.
+`requirement_map` is the map from the text to the cases. The other direction: every
+hidden case that must raise or checks an edge is claimed by a requirement or by
+a general rule of notebook 01 (`unclaimed`). The solution cells' docstrings,
+which the stubs keep, are read the same way (`docstring_behaviours`): each
+statement that states a behaviour holds a requirement's words or states a
+general rule that holds for the exercise (`DOCSTRING_RULES`), and the cases fit
+the shapes a docstring gives (tests/stated_shapes.py).
 
 The generic behaviours:
 
@@ -22,13 +28,18 @@ checked against the case itself, so a tag cannot claim what its case does not do
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 
-from autograder.cases import BEHAVIOURS, EXERCISES, REGISTRY, hidden_cases, visible_cases
+from autograder.cases import BEHAVIOURS, EXERCISES, REGISTRY, hidden_cases, visible_cases, visible_cases_of
 from autograder.exercises.spec import no_cases
 from autograder.judge import fresh_inputs, outcome_of, verdict
-from tests.exercise_text import behaviour_sentences, exercise_text, flat, introduction, notebook_text
+from tests.exercise_text import (STATES_A_BEHAVIOUR, behaviour_sentences, docstring, exercise_text, flat, introduction,
+                                 notebook_text, parameters, statements)
+from tests.stated_shapes import arguments_of, misfit, stated
 
 # Exercise → the behaviours it can meet, as its registry entry declares them (Exercise.meets).
 SPECIFIED: dict[str, set[str]] = {name: set(e.meets) for name, e in REGISTRY.items() if e.meets}
@@ -179,37 +190,297 @@ def test_the_visible_check_fails_the_answer_that_breaks_each_requirement_it_can_
 
 # The other direction: every hidden case's rule is stated, in its exercise's text (a Requirement whose wrong
 # answer the case fails) or in notebook 01's general rules. A case that checks the main computation on other
-# shapes ("cross", "batched") needs neither; one that must raise, or checks an edge, does.
+# shapes ("cross", "batched") needs neither; one that must raise, or checks an edge, does. A case whose tag is a
+# general rule's is claimed by it (`_holds` checks the tag against the case); one that must raise because its
+# arrays do not fit the shapes the docstring gives is claimed by the rule on shapes (tests/stated_shapes.py).
 GENERAL_RULES = {"bad size": "A **count or size you are given**", "float32": "float32 in gives float32 out",
-                 "integers": "**Integers** given where numbers are computed"}
-# Hidden cases whose rule no requirement claims yet (issue 37): each needs its sentence and its Requirement.
-# This list may only shrink.
-UNCLAIMED = {
-    "token_movement": {"shapes that differ"}, "project_qkv": {"a W_q that does not fit X"},
-    "raw_scores": {"mismatched d_k"}, "self_preference": {"a grid that is not square"},
-    "scaled_scores": {"mismatched d_k"}, "attention": {"scores near ±1e4"},
-    "permutation_gaps": {"a shuffle of 4 positions for 5 tokens"}, "reach": {"one row of 6 weights"},
-    "multi_head_attention": {"scores near ±1e4, 2 heads", "width 10 in 4 heads"},
-    "head_patterns": {"W_q and W_k of different widths", "W_q that does not fit X"},
-    "head_score_ranks": {"W_q and W_k of different widths"}, "block_mask": {"group sizes as a (2, 1) column"},
-    "crossover_length": {"a 1-D W_q and W_k"}, "leaked_targets": {"a mask of 6 × 6 for 5 tokens"},
-    "gradient_size": {"Q of head size 4 against keys of head size 3"}, "prefix_gaps": {"values of 4 tokens for 5"},
-}
+                 "integers": "**Integers** given where numbers are computed",
+                 "1e4": "scores as large as ±1e4 must give finite weights",
+                 "bad shape": "Arrays whose shapes do not fit the ones an exercise gives"}
 
 
 def test_the_general_rules_hidden_cases_rely_on_are_stated_in_notebook_01():
-    assert all(flat(words) in notebook_text(POLICY_NOTEBOOK) or words.lower() in notebook_text(POLICY_NOTEBOOK).lower()
-               for words in GENERAL_RULES.values())
+    assert all(flat(words) in notebook_text(POLICY_NOTEBOOK) for words in GENERAL_RULES.values())
+    assert all(flat(words) in notebook_text(POLICY_NOTEBOOK) for words, _, _ in DOCSTRING_RULES.values())
+
+
+def _misfits(exercise: str, case: dict) -> str:
+    """Why a case's inputs do not fit the shapes its exercise's docstring gives ("" when they fit)."""
+    e = REGISTRY[exercise]
+    return misfit(e.notebook, exercise, arguments_of(e.notebook, exercise, case))
+
+
+# The exercises the rule on shapes leaves out, as notebook 01 says: notebook 09's, but `prefix_gaps`.
+SHAPES_UNCHECKED = {"self_score", "previous_score", "start_score", "induction_score", "classify_head", "copy_score",
+                    "ablate_head"}
+
+
+def test_the_exercises_the_rule_on_shapes_leaves_out_are_those_notebook_01_names():
+    assert "in notebook 09, which reads the trained model's own arrays, only `prefix_gaps` checks them" \
+        in notebook_text(POLICY_NOTEBOOK)
+    assert SHAPES_UNCHECKED == {name for name, e in REGISTRY.items()
+                                if e.notebook == "09_model_explorer" and callable(e.reference)} - {"prefix_gaps"}
+
+
+def _reshaped(exercise: str) -> list[tuple[str, dict]]:
+    """The first hidden case that raises nothing, each array the docstring gives a shape changed in turn (one
+    dimension fewer, one more, a column more, a row more), where that no longer fits: (what changed, inputs)."""
+    e = REGISTRY[exercise]
+    good = next(c for c in hidden_cases(exercise) if not c.get("raises"))
+    changes = {"one dimension fewer": lambda a: a[0], "one dimension more": lambda a: a[None],
+               "a column more": lambda a: np.concatenate([a, a[..., :1]], axis=-1),
+               "a row more": lambda a: np.concatenate([a, a[..., :1, :]], axis=-2)}
+    found = []
+    for given in stated(e.notebook, exercise).arguments:
+        for how, change in changes.items():
+            inputs = arguments_of(e.notebook, exercise, good)
+            if np.ndim(inputs.get(given.name)) < (2 if how == "a row more" else 1):
+                continue
+            inputs[given.name] = change(np.asarray(inputs[given.name]))
+            if misfit(e.notebook, exercise, inputs):
+                found.append((f"{given.name} with {how}", inputs))
+    return found
+
+
+@pytest.mark.parametrize("exercise", [name for name, e in REGISTRY.items() if callable(e.reference)
+                                      and stated(e.notebook, name).arguments])
+def test_the_reference_keeps_the_rule_on_shapes(exercise):
+    """Arrays that do not fit the docstring's shapes make the reference raise a ValueError, as notebook 01's rule
+    says; in the exercises it leaves out, some do not (else they would not need leaving out)."""
+    e, params, accepted = REGISTRY[exercise], parameters(REGISTRY[exercise].notebook, exercise), []
+    for how, inputs in _reshaped(exercise):
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                e.reference(*[inputs[p] for p in params if p in inputs])
+            accepted.append(how)
+        except ValueError:
+            pass
+        except Exception as error:  # noqa: BLE001 (another error breaks the rule too)
+            accepted.append(f"{how}: {type(error).__name__}")
+    assert bool(accepted) == (exercise in SHAPES_UNCHECKED), accepted
 
 
 def unclaimed(exercise: str) -> set[str]:
     """The labels of `exercise`'s hidden cases that must raise or check an edge, and whose rule is stated nowhere."""
     e, cases = REGISTRY[exercise], hidden_cases(exercise)
     claimed = {label for r in e.requirements for label in failing_cases(e, r, cases)}
+    tags = set(GENERAL_RULES) - {"bad shape"}
     return {c["label"] for c in cases if (c.get("raises") or set(c.get("checks", ())) - {"cross", "batched"})
-            and c["label"] not in claimed and not set(c.get("checks", ())) & set(GENERAL_RULES)}
+            and c["label"] not in claimed and not set(c.get("checks", ())) & tags
+            and not (c.get("raises") and callable(e.reference) and exercise not in SHAPES_UNCHECKED
+                     and _misfits(exercise, c))}
 
 
 @pytest.mark.parametrize("exercise", EXERCISES)
 def test_every_hidden_case_checks_a_rule_its_text_or_notebook_01_states(exercise):
-    assert unclaimed(exercise) == UNCLAIMED.get(exercise, set())
+    assert unclaimed(exercise) == set()
+
+
+# The docstrings. The stub the student writes in keeps its function's docstring, so each of its statements that
+# states a behaviour (`docstring_behaviours`) is claimed as a sentence of the text is: it
+# holds a requirement's words (its `says`, or its `docstring`, the docstring's words for it), whose wrong answer
+# some hidden case fails; or it states one of notebook 01's general rules, and the rule holds for the exercise:
+# a wrong answer made from the reference that breaks only that rule fails some hidden case, or (shapes, large
+# scores) the cases show it. A shape is a behaviour: the judge compares shapes exactly on every case, and
+# notebook 01's rule on shapes says what a docstring's shapes promise (tests/stated_shapes.py).
+FUNCTIONS = [name for name, e in REGISTRY.items() if callable(e.reference)]
+
+
+def docstring_behaviours(exercise: str) -> list[str]:
+    """The statements of the exercise's docstring that state a behaviour, shapes included."""
+    e = REGISTRY[exercise]
+    shapes = stated(e.notebook, exercise).statements
+    return [s for s in statements(docstring(e.notebook, exercise)) if STATES_A_BEHAVIOUR.search(s) or s in shapes]
+
+
+def _parts(answer):
+    return answer if isinstance(answer, tuple) else (answer,)
+
+
+def _recast(answer, when, cast):
+    """`answer` with every part `when` picks recast by `cast`, tuple or not."""
+    parts = tuple(cast(p) if when(p) else p for p in _parts(answer))
+    return parts if isinstance(answer, tuple) else parts[0]
+
+
+def _is_float(x) -> bool:
+    return isinstance(x, (float, np.floating, np.ndarray)) and np.asarray(x).dtype.kind == "f"
+
+
+def _is_count(x) -> bool:
+    return isinstance(x, (int, np.integer, np.ndarray)) and not isinstance(x, bool) and np.asarray(x).dtype.kind in "iu"
+
+
+def _arrays_in(args, kwargs) -> list[np.ndarray]:
+    return [np.asarray(a) for a in (*args, *kwargs.values()) if isinstance(a, (np.ndarray, np.generic, int, float))
+            and not isinstance(a, bool)]
+
+
+def _in_float64(reference):
+    """The reference, its float answer turned float64 (breaks "float32 in gives float32 out")."""
+    return lambda *a, **k: _recast(reference(*a, **k), _is_float, lambda p: np.asarray(p, dtype=np.float64)[()])
+
+
+def _integers_in_float32(reference):
+    """The reference, its answer to integers computed in float32 (breaks "integers give float64")."""
+    def answer(*args, **kwargs):
+        out = reference(*args, **kwargs)
+        if all(a.dtype.kind in "iub" for a in _arrays_in(args, kwargs)):
+            return _recast(out, _is_float, lambda p: np.asarray(p, dtype=np.float32)[()])
+        return out
+    return answer
+
+
+def _counts_as_floats(reference):
+    """The reference, its counts given as floats (breaks "a count must be an exact integer")."""
+    return lambda *a, **k: _recast(reference(*a, **k), _is_count, lambda p: np.asarray(p, dtype=np.float64)[()])
+
+
+def _whole(value):
+    """A count given as True or as a whole float, taken as the integer it stands for."""
+    if isinstance(value, (bool, np.bool_, float, np.floating)) and float(value).is_integer():
+        return int(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "bf" and np.isfinite(value).all() \
+            and (value == np.rint(value)).all():
+        return value.astype(np.int64)
+    return value
+
+
+def _counts_coerced(exercise, names):
+    """The reference that takes a count of `names` given as True or 2.0 as 1 or 2 (breaks "given as an integer")."""
+    e = REGISTRY[exercise]
+    params = parameters(e.notebook, exercise)
+
+    def answer(*args, **kwargs):
+        args = [_whole(a) if params[i] in names else a for i, a in enumerate(args)]
+        return e.reference(*args, **{k: _whole(v) if k in names else v for k, v in kwargs.items()})
+    return answer
+
+
+def _fails_some_case(exercise, answer) -> str:
+    return "" if failed_by(answer, hidden_cases(exercise)) else "no hidden case fails an answer that breaks it"
+
+
+def _named(exercise: str, statement: str) -> set[str]:
+    """The parameters a statement names (all of them when it names none: "Both positive integers")."""
+    params = parameters(REGISTRY[exercise].notebook, exercise)
+    return {p for p in params if re.search(rf"\b{p}\b", statement)} or set(params)
+
+
+def _counts_given(exercise: str, statement: str) -> str:
+    names, cases = _named(exercise, statement), hidden_cases(exercise)
+    below_1 = [c for c in cases if c.get("raises") and any(
+        np.size(v) and not isinstance(v, bool) and isinstance(v, (int, float, np.number, np.ndarray))
+        and np.asarray(v).dtype.kind in "iuf" and (np.asarray(v) < 1).any()
+        for k, v in arguments_of(REGISTRY[exercise].notebook, exercise, c).items() if k in names)]
+    if not below_1:
+        return f"no hidden case gives {sorted(names)} a number below 1"
+    return _fails_some_case(exercise, _counts_coerced(exercise, names))
+
+
+def _shapes(exercise: str, statement: str) -> str:
+    problems = shape_problems(exercise)
+    return problems[0] if problems else ""
+
+
+def _shapes_refused(exercise: str, statement: str) -> str:
+    if exercise in SHAPES_UNCHECKED:
+        return "notebook 01's rule on shapes leaves this exercise out"
+    refused = [c for c in hidden_cases(exercise) if c.get("raises") and _misfits(exercise, c)]
+    return "" if refused else "no hidden case must raise for arrays that do not fit the docstring's shapes"
+
+
+def _tagged(tag):
+    def verify(exercise: str, statement: str) -> str:
+        return "" if [c for c in hidden_cases(exercise) if tag in c.get("checks", ())] else f"no hidden case tagged {tag}"
+    return verify
+
+
+# Notebook 01's general rules as a docstring states them: rule → (notebook 01's words, the statements that state
+# it, how to check it holds for an exercise: "" when it does, else why not).
+DOCSTRING_RULES = {
+    "float32": ("float32 in gives float32 out", re.compile(r"\bdtype\b|\bfloat32\b"),
+                lambda exercise, s: _fails_some_case(exercise, _in_float64(REGISTRY[exercise].reference))),
+    "integers": ("**Integers** given where numbers are computed",
+                 re.compile(r"\bintegers(?: and numbers)? give float64"),
+                 lambda exercise, s: _fails_some_case(exercise, _integers_in_float32(REGISTRY[exercise].reference))),
+    "counts given": ("A **count or size you are given**",
+                     re.compile(r"(?:Raises ValueError (?:when|on) [\w, ]+? (?:that )?(?:is|are) )?"
+                                r"(?:not )?(?:an? )?(?:\bpositive int(?:eger)?s?\b|\bbelow 1\b)"), _counts_given),
+    "counts returned": ("must be an exact integer",
+                        re.compile(r"^Returns\b[^:]*\b(?:an int|ints|integers|integer array)\b(?! give| and numbers)"),
+                        lambda exercise, s: _fails_some_case(exercise, _counts_as_floats(REGISTRY[exercise].reference))),
+    "large scores": ("scores as large as ±1e4 must give finite weights", re.compile(r"1e4"), _tagged("1e4")),
+    "shapes": ("**Shapes** are written as in", None, _shapes),
+    "shapes refused": ("Arrays whose shapes do not fit the ones an exercise gives",
+                       re.compile(r"(?:Raises ValueError (?:when|on) (?:the )?)?"
+                                  r"(?:\bshapes? (?:that )?(?:do|does) not fit|\bmismatched shapes|\bbad shapes)"),
+                       _shapes_refused),
+}
+
+
+def general_rules(exercise: str, statement: str) -> dict[str, list[str]]:
+    """The general rules of notebook 01 that a statement of the exercise's docstring states → the words stating it."""
+    shapes = stated(REGISTRY[exercise].notebook, exercise).statements
+    found = {rule: list(shapes.get(statement, ())) if pattern is None else pattern.findall(statement)
+             for rule, (_, pattern, _) in DOCSTRING_RULES.items()}
+    return {rule: words for rule, words in found.items() if words}
+
+
+def beyond_the_general_rules(exercise: str, statement: str) -> str:
+    """The statement without the words that state notebook 01's general rules: what else it says."""
+    for words in general_rules(exercise, statement).values():
+        for w in words:
+            statement = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)" if w[:1].isalnum() else re.escape(w), "", statement,
+                               count=1)
+    return statement
+
+
+def shape_problems(exercise: str) -> list[str]:
+    """Where the exercise's cases and the shapes its docstring gives disagree: a case that raises nothing and does
+    not fit (its inputs, or the reference's answer), or an argument given `...` that no hidden case batches."""
+    e = REGISTRY[exercise]
+    found = [f"{c['label']}: {why}" for c in [*visible_cases_of(exercise), *hidden_cases(exercise)] if not c.get("raises")
+             for why in [misfit(e.notebook, exercise, arguments_of(e.notebook, exercise, c), c["expected"], answered=True)]
+             if why]
+    for given in stated(e.notebook, exercise).arguments:
+        found += [f"{c['label']}: {given.name} of dtype {np.asarray(value).dtype}, not {given.statement!r}"
+                  for c in [*visible_cases_of(exercise), *hidden_cases(exercise)] if given.kind and not c.get("raises")
+                  for value in [arguments_of(e.notebook, exercise, c).get(given.name)]
+                  if value is not None and np.asarray(value).dtype.kind not in given.kind]
+        if given.batched and not given.broadcast and not any(
+                np.ndim(arguments_of(e.notebook, exercise, c).get(given.name)) >= len(given.dims)
+                and arguments_of(e.notebook, exercise, c).get(given.name) is not None
+                for c in hidden_cases(exercise) if not c.get("raises")):
+            found.append(f"no hidden case gives {given.name} a batch, as its '...' allows")
+    return found
+
+
+@pytest.mark.parametrize("exercise", FUNCTIONS)
+def test_every_statement_of_a_docstring_that_states_a_behaviour_is_claimed(exercise):
+    e = REGISTRY[exercise]
+    said = [flat(words) for r in e.requirements for words in (r.says, *r.docstring_quotes)]
+    unclaimed = [s for s in docstring_behaviours(exercise) if not any(w in s for w in said)
+                 and (not general_rules(exercise, s) or STATES_A_BEHAVIOUR.search(beyond_the_general_rules(exercise, s)))]
+    assert not unclaimed, f"{exercise}: docstring statements that state a behaviour no requirement or rule claims: " \
+                          f"{unclaimed}"
+
+
+@pytest.mark.parametrize("exercise", FUNCTIONS)
+def test_every_general_rule_a_docstring_states_holds(exercise):
+    wrong = [(s, rule, why) for s in statements(docstring(REGISTRY[exercise].notebook, exercise))
+             for rule in general_rules(exercise, s) for why in [DOCSTRING_RULES[rule][2](exercise, s)] if why]
+    assert not wrong
+
+
+@pytest.mark.parametrize("exercise", FUNCTIONS)
+def test_every_case_fits_the_shapes_the_docstring_gives(exercise):
+    assert not shape_problems(exercise)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_every_requirements_docstring_words_are_in_its_functions_docstring(exercise):
+    e = REGISTRY[exercise]
+    text = flat(docstring(e.notebook, exercise)) if callable(e.reference) else ""
+    assert not [q for r in e.requirements for q in r.docstring_quotes if flat(q) not in text]

@@ -234,9 +234,12 @@ EXERCISES = (
                 "Return the fewest tokens at which the grid costs at least as much: round the quotient up.",
                 lambda *W: _crossover_with(*W, round_up=False)),
     ), requirements=(
-        Requirement("as an integer", lambda *W: float(ref.crossover_length(*W))),
+        Requirement("the fewest tokens at which the grid costs at least as much as the projections", "rounded down",
+                    docstring="The fewest tokens at which the grid costs at least as much as the projections"),
+        Requirement("as an integer", lambda *W: float(ref.crossover_length(*W)), docstring="Returns an int"),
         Requirement("Raise a `ValueError` when a matrix is not a non-empty 2-D array or the four do not fit",
-                    lambda *W: _crossover_with(*W)),  # right for every layer that fits, and no check
+                    lambda *W: _crossover_with(*W),  # right for every layer that fits, and no check
+                    docstring="Raises ValueError when a matrix is not a non-empty 2-D array or the four do not fit"),
     ), shows="The worked example's matrices, narrower heads, a W_o of another width, and shapes that do not fit."),
     Exercise("mlp_flops", ref.mlp_flops, mlp_flops_hidden, chapter_layer_visible, stream=27, mistakes=(
         Mistake("inner width d instead of 4d", 7, "The MLP widens each token to 4·d and back: 2 · n · d · 4d.",

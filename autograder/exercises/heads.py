@@ -158,7 +158,9 @@ def multi_head_attention_hidden(rng):
              checks="integers"),
         case("integer tokens past 2²⁵, where float32 holds every fourth only, weights −1, 0, 1, 2 heads",
              past_float32(n(5, 4)), *(np.sign(np.rint(n(4, 4))).astype(np.int64) for _ in range(4)), 2,
-             checks="integers")]
+             checks="integers"),
+        case("cross-attention over a batch of 2: 3 tokens read 5 in each, 2 heads", n(2, 3, 8), W(8, 8), W(8, 8),
+             W(8, 8), W(8, 8), 2, context=n(2, 5, 8), checks="batched, cross")]
 
 
 def head_patterns_visible():
@@ -315,16 +317,20 @@ EXERCISES = (
         Requirement("Float32 stays float32", lambda M, h: ref.split_heads(M, h).astype(np.float64)),
         Requirement("integers become float64",
                     lambda M, h: ref.split_heads(M, h).astype(np.asarray(M).dtype, copy=False)),
-        Requirement("Raise a `ValueError` naming the shape when `M` has fewer than 2 dimensions", _split_unchecked),
-        Requirement("`d` is not divisible by `n_heads`", _split_by_slices),
+        Requirement("Raise a `ValueError` naming the shape when `M` has fewer than 2 dimensions", _split_unchecked,
+                    docstring="Raises ValueError when M has fewer than 2 dimensions"),
+        Requirement("`d` is not divisible by `n_heads`", _split_by_slices,
+                    docstring=("with d divisible by n_heads", "d is not divisible by n_heads")),
     ), shows="With two heads the chapter gives head one the first two numbers of every query, head two the last two."),
     Exercise("merge_heads", ref.merge_heads, merge_heads_hidden, merge_heads_visible, stream=9, meets=ARRAYS, mistakes=(
         Mistake("heads merged in the wrong order", 5,
                 "Swap the heads axis back next to d_k before the reshape, so head m fills columns m·d_k … (m+1)·d_k − 1.",
                 _merge_no_transpose),
     ), requirements=(
-        Requirement("the inverse of `split_heads`", "heads merged in the wrong order"),
-        Requirement("Raise a `ValueError` naming the shape when `H` has fewer than 3 dimensions", _merge_unchecked),
+        Requirement("the inverse of `split_heads`", "heads merged in the wrong order",
+                    docstring="the inverse of `split_heads`"),
+        Requirement("Raise a `ValueError` naming the shape when `H` has fewer than 3 dimensions", _merge_unchecked,
+                    docstring="Raises ValueError when H has fewer than 3 dimensions"),
     ), shows="The chapter joins the heads side by side, which gives a grid of the original width again."),
     Exercise("multi_head_attention", ref.multi_head_attention, multi_head_attention_hidden,
              multi_head_attention_visible, stream=10, meets=ARRAYS | SCORES, points=Points(1, 3),
@@ -344,9 +350,11 @@ EXERCISES = (
                 lambda *a, **k: _mha_with(*a, **k, scale=lambda d: 1.0)),
     ), requirements=(
         Requirement("`X` is `(..., n, d)`", one_sequence_only(ref.multi_head_attention)),
-        Requirement("keys and values from `context`", lambda *a, **k: _mha_with(*a, **k, reads_context=False)),
+        Requirement("keys and values from `context`", lambda *a, **k: _mha_with(*a, **k, reads_context=False),
+                    docstring="context: (..., m, d) the tokens that answer"),
         Requirement("give it a head axis of size 1 in front of its last two",
-                    lambda *a, **k: _mha_with(*a, **k, head_axis=False)),
+                    lambda *a, **k: _mha_with(*a, **k, head_axis=False),
+                    docstring="the same mask serves every head"),
     ), shows="The chapter cuts the worked example into two heads of size 2, each dividing its scores by √2."),
     Exercise("head_patterns", ref.head_patterns, head_patterns_hidden, head_patterns_visible, stream=24,
              meets=frozenset({"float32", "batched", "bad shape", "integers"}),
@@ -366,7 +374,8 @@ EXERCISES = (
                     lambda X, W_q, W_k, h: np.moveaxis(ref.head_patterns(X, W_q, W_k, h), -3, 0)),
         Requirement("Float32 in gives float32 out",
                     lambda X, W_q, W_k, h: ref.head_patterns(X, W_q, W_k, h).astype(np.float64)),
-        Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _patterns_sliced),
+        Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _patterns_sliced,
+                    docstring="n_heads does not divide d_h"),
     ), shows="On the worked example in 1, 2 and 4 heads, as a float32 batch too, and a width the heads do not divide."),
     Exercise("head_score_ranks", ref.head_score_ranks, head_score_ranks_hidden, head_score_ranks_visible, stream=41,
              meets=frozenset({"bad shape", "integers"}),
@@ -384,7 +393,8 @@ EXERCISES = (
     ), requirements=(
         Requirement("an integer array of shape `(n_heads,)`",
                     lambda X, W_q, W_k, h: ref.head_score_ranks(X, W_q, W_k, h).astype(float)),
-        Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _ranks_unchecked),
+        Requirement("Raise a `ValueError` when `n_heads` does not divide the width", _ranks_unchecked,
+                    docstring="n_heads does not divide d_h"),
         Requirement("when `X` is not 2-D", _ranks_of_any_batch),
         Requirement("`np.linalg.matrix_rank` with its default tolerance",
                     lambda X, W_q, W_k, h: _ranks_of_any_batch(X, W_q, W_k, h, tol=1e-8)),

@@ -50,6 +50,14 @@ def _softmax_not_divided(S, axis=-1):
     return np.exp(S - np.where(np.isneginf(top), 0, top))
 
 
+def _softmax_forbidden_as_zero(S, axis=-1):
+    """softmax that gives a forbidden pair (−inf) the score 0 in a row that allows some other pair (a row with every
+    pair forbidden still gives zeros): a forbidden key gets a weight."""
+    S = np.asarray(S) if np.asarray(S).dtype.kind == "f" else np.asarray(S, dtype=np.float64)
+    forbidden = np.isneginf(S)
+    return ref.softmax(np.where(forbidden & ~forbidden.all(axis=axis, keepdims=True), 0.0, S), axis)
+
+
 def _softmax_of_a_grid(S, axis=-1):
     """softmax written for one grid of rows: the last axis taken as axis 1, so a batch normalises over its queries."""
     return ref.softmax(S, axis=1 if axis == -1 else axis)
@@ -425,13 +433,19 @@ EXERCISES = (
                 "A row of −inf scores has no maximum to take out (−inf − −inf is NaN): give it all-zero weights.",
                 softmax_unguarded),
     ), requirements=(
-        Requirement("never negative, adding up to one", _softmax_not_divided),
-        Requirement("softmax along `axis`", lambda S, axis=-1: ref.softmax(S)),
-        Requirement("of an array `S` of any shape, returning an array of the same shape", _softmax_of_a_grid),
+        Requirement("never negative, adding up to one", _softmax_not_divided,
+                    docstring="never negative and add up to one"),
+        Requirement("softmax along `axis`", lambda S, axis=-1: ref.softmax(S), docstring="add up to one along `axis`"),
+        Requirement("of an array `S` of any shape, returning an array of the same shape", _softmax_of_a_grid,
+                    docstring=("S: any shape", "Returns the same shape")),
         Requirement("Float32 stays float32", lambda S, axis=-1: ref.softmax(S, axis).astype(np.float64)),
         Requirement("integers are computed in float64", _softmax_into_input_dtype),
-        Requirement("It must work for scores up to ±1e4", "softmax without subtracting the row maximum"),
-        Requirement("Such a row must come out all zeros", "an all-forbidden row not handled"),
+        Requirement("It must work for scores up to ±1e4", "softmax without subtracting the row maximum",
+                    docstring="Stable for scores up to ±1e4"),
+        Requirement("`exp(−inf)` is exactly 0, so that pair gets a weight of exactly 0", _softmax_forbidden_as_zero,
+                    docstring="−inf gives a weight of exactly 0"),
+        Requirement("Such a row must come out all zeros", "an all-forbidden row not handled",
+                    docstring="a slice whose scores are all −inf gives all-zero weights"),
     ), shows='The chapter\'s weights for "cube" are 0.683, 0.103, 0.168 and 0.046: they add up to 1.000.'),
     Exercise("lead_share", ref.lead_share, lead_share_hidden, lead_share_visible, stream=22, built_on=("softmax",),
              meets=frozenset({"integers"}),
@@ -444,7 +458,8 @@ EXERCISES = (
         Mistake("raised but not divided by the total", 4, "Divide e^lead by the total e^lead + e^0 of both keys.",
                 lambda lead: np.exp(np.asarray(lead, dtype=float))),
     ), requirements=(
-        Requirement("`lead` is a number or an array of any shape", _lead_share_of_a_list),
+        Requirement("`lead` is a number or an array of any shape", _lead_share_of_a_list,
+                    docstring="a number or an array of leads"),
         Requirement("float32 stays float32", lambda lead: ref.lead_share(np.asarray(lead, dtype=np.float64))),
         Requirement("integers and plain numbers are computed in float64", _lead_share_in_input_dtype),
         Requirement("a plain number gives one number", lambda lead: np.atleast_1d(ref.lead_share(lead))),
@@ -477,16 +492,21 @@ EXERCISES = (
         Mistake("mask sign flipped", 6, "Add the mask (−inf forbids); subtracting it makes forbidden pairs win.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="flip")),
     ), requirements=(
-        Requirement("The output is `(..., n_q, d_v)`", one_sequence_only(ref.attention)),
+        Requirement("The output is `(..., n_q, d_v)`", one_sequence_only(ref.attention),
+                    docstring="output (..., n_q, d_v)"),
         Requirement("never negative, adding up to one",
                     lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, softmax=_softmax_not_divided)),
-        Requirement("`mask`, when given, is additive", "mask multiplied instead of added"),
-        Requirement("broadcasts to `(..., n_q, n_k)`", _attention_mask_by_index),
+        Requirement("`mask`, when given, is additive", "mask multiplied instead of added",
+                    docstring="mask: additive"),
+        Requirement("broadcasts to `(..., n_q, n_k)`", _attention_mask_by_index,
+                    docstring="broadcastable to (..., n_q, n_k)"),
         Requirement("Add the mask in the dtype of the scores", _attention_mask_as_is),
         Requirement("Raise a `ValueError` naming the shapes when `Q` and `K` differ in `d_k`",
-                    _attention_by_einsum),
-        Requirement("`K` and `V` differ in the number of keys", _attention_of_the_values_it_needs),
-        Requirement("when one of `Q`, `K`, `V` has fewer than 2 dimensions", _attention_of_rows),
+                    _attention_by_einsum, docstring="Raises ValueError when Q and K differ in d_k"),
+        Requirement("`K` and `V` differ in the number of keys", _attention_of_the_values_it_needs,
+                    docstring="K and V in the number of keys"),
+        Requirement("when one of `Q`, `K`, `V` has fewer than 2 dimensions", _attention_of_rows,
+                    docstring="one has fewer than 2 dimensions"),
     ), shows='The chapter\'s new vector for "cube" is +0.58, -1.08, +0.54, +0.12.'),
     Exercise("permutation_gaps", ref.permutation_gaps, permutation_gaps_hidden, permutation_gaps_visible, stream=44,
              meets=frozenset({"bad shape", "integers"}),
@@ -512,10 +532,12 @@ EXERCISES = (
         Mistake("the tokens mixed instead of their values", 1, "The fixed mix mixes the values V = X W_v, as attention does.",
                 lambda *a: _gaps(*a, tokens_mixed=True)),
     ), requirements=(
-        Requirement("computed in float64 whatever the inputs' dtype", lambda *a: _gaps(*a, in_float64=False)),
-        Requirement("Raise a `ValueError` when `perm` is not a permutation", lambda *a: _gaps(*a, perm_checked=False)),
+        Requirement("computed in float64 whatever the inputs' dtype", lambda *a: _gaps(*a, in_float64=False),
+                    docstring="in float64"),
+        Requirement("Raise a `ValueError` when `perm` is not a permutation", lambda *a: _gaps(*a, perm_checked=False),
+                    docstring="Raises ValueError when perm is not a permutation"),
         Requirement("`kernel` is not one-dimensional with an odd number of weights",
-                    lambda *a: _gaps(*a, kernel_checked=False)),
+                    lambda *a: _gaps(*a, kernel_checked=False), docstring="kernel is not 1-D of odd length"),
     ), shows='Shuffles of "pick up the cube": attention\'s gap is rounding only; the fixed mix\'s is not.'),
     Exercise("reach", ref.reach, reach_hidden, reach_visible, stream=45,
              meets=frozenset({"float32", "batched", "bad shape", "integers"}), mistakes=(
@@ -534,7 +556,8 @@ EXERCISES = (
         Requirement("returning the `(..., n)` array", lambda A: ref.reach(A)[..., None]),
         Requirement("Float32 stays float32", lambda A: ref.reach(A).astype(np.float64)),
         Requirement("Raise a `ValueError` when `weights` has fewer than two dimensions or its last two differ",
-                    lambda A: _reach_with(A, checked=False)),
+                    lambda A: _reach_with(A, checked=False),
+                    docstring="Raises ValueError when weights is not (..., n, n)"),
     ), shows='The worked example\'s weights, the figure\'s convolution, and every token reading "pick" alone.'),
     Exercise("layer_counts", ref.layer_counts, layer_counts_hidden, layer_counts_visible, stream=23,
              parts=("the token grid's size", "one head's score grid size", "all heads' score grids' size"),
@@ -544,10 +567,13 @@ EXERCISES = (
         Mistake("score grid of n × d_k", 4, "A score grid has one number per pair of tokens: n × n, whatever d is.",
                 lambda n, d, h: (n * d, n * (d // h), n * d)),
     ), requirements=(
-        Requirement("returning a tuple of three Python ints", lambda n, d, h: (n * d, n ** 2.0, h * n ** 2.0)),
-        Requirement("Raise a `ValueError` when a size is not a positive integer", _counts_checked_for),
+        Requirement("returning a tuple of three Python ints", lambda n, d, h: (n * d, n ** 2.0, h * n ** 2.0),
+                    docstring="ints"),
+        Requirement("Raise a `ValueError` when a size is not a positive integer", _counts_checked_for,
+                    docstring="Raises ValueError on a size that is not a positive int"),
         Requirement("`n_heads` does not divide `d`",
-                    lambda n, d, h: _counts_checked_for(n, d, h, division=False)),
+                    lambda n, d, h: _counts_checked_for(n, d, h, division=False),
+                    docstring="n_heads does not divide d"),
     ), shows=("The chapter's small language model, 512 tokens of width 768 in 12 heads: your three counts against the\n"
               "numbers the chapter prints for it. Then sizes that must raise a ValueError: 10 heads, which do not divide a\n"
               "width of 768, 0 tokens, and a width given as the float 768.0.")),

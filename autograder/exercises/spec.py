@@ -51,10 +51,18 @@ class Requirement(NamedTuple):
         question answered by a value, that value. Some hidden case must fail it, and
         so must a visible one (tests/test_case_coverage.py).
     unseen: why no visible case can show it; "" when one does.
+    docstring: the docstring's own words for the same behaviour, quoted exactly (line breaks
+        aside), from the function's docstring in its solution cell (the stub keeps it); a tuple
+        of quotes where it states it in more than one place; "" when it does not state it.
     """
     says: str
     broken_by: Any
     unseen: str = ""
+    docstring: str | tuple[str, ...] = ""
+
+    @property
+    def docstring_quotes(self) -> tuple[str, ...]:
+        return (self.docstring,) if isinstance(self.docstring, str) and self.docstring else tuple(self.docstring)
 
 
 def one_sequence_only(answer: Callable) -> Callable:

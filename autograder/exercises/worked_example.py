@@ -127,7 +127,8 @@ EXERCISES = (
                 lambda X, O: np.abs(as_computed(X) - as_computed(O)).sum(axis=-1)),
     ), requirements=(
         Requirement("any leading batch dimensions", _movement_last_two_axes_only),
-        Requirement("Raise a `ValueError` naming both shapes when they differ", _movement_unchecked),
+        Requirement("Raise a `ValueError` naming both shapes when they differ", _movement_unchecked,
+                    docstring="Raises ValueError when the shapes differ"),
     ), shows="On the worked example the chapter reports movements from 0.41 (third token) to 0.84 (first)."),
     Exercise("project_qkv", ref.project_qkv, project_qkv_hidden, project_qkv_visible, stream=1, meets=ARRAYS,
              parts=("Q", "K", "V"), mistakes=(
@@ -147,9 +148,11 @@ EXERCISES = (
         Requirement("`X` is `(..., n, d)`", one_sequence_only(ref.project_qkv)),
         Requirement("`d_v` may differ from `d_k`", _projections_of_one_width),
         Requirement("Raise a `ValueError` that names the matrix and both shapes when a matrix does not fit `X`",
-                    _projections_unchecked),
-        Requirement("when it is not 2-D (one column is still `(d, 1)`)", _projections_of_a_column),
+                    _projections_unchecked, docstring="its first dimension is not d"),
+        Requirement("when it is not 2-D (one column is still `(d, 1)`)", _projections_of_a_column,
+                    docstring="Raises ValueError when a matrix is not 2-D"),
         Requirement("Raise one too when `W_q` and `W_k` differ in width", _projections_of_any_widths,
-                    unseen="one more case of bad input would show the same error: the hidden cases try both ways"),
+                    unseen="one more case of bad input would show the same error: the hidden cases try both ways",
+                    docstring="W_q and W_k differ in width"),
     ), shows='The chapter\'s query of "cube" is -0.17, +2.36, -1.30, +0.32.'),
 )

@@ -53,6 +53,15 @@
 # **Integers** given where numbers are computed (tokens, scores, weights) are computed in float64:
 # an integer array in gives a float64 answer, as float32 in gives float32 out.
 #
+# **Shapes** are written as in `X: (..., n, d)`: `...` is any number of leading batch dimensions,
+# none included, and a name is one size wherever it appears (`W_q: (d, d_k)` has as many rows as
+# `X` has columns; `n_heads` is the argument of that name). Arrays whose shapes do not fit the ones
+# an exercise gives, in its text or its docstring, raise a `ValueError` (in notebook 09, which reads
+# the trained model's own arrays, only `prefix_gaps` checks them).
+#
+# **Large scores**: wherever scores become weights, scores as large as ±1e4 must give finite weights
+# and outputs, with no overflow and no NaN.
+#
 # A **count or size you are given** (a number of tokens, heads, samples or trials, a width, a
 # block size) is checked the same way in every exercise: it must be a whole number of at least 1,
 # given as an integer. 1 is allowed; 0, a negative number, `True` and a float such as `2.0`

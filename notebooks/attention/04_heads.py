@@ -139,9 +139,9 @@ figures.two_heads(split_heads, attention)
 # 3. run your `attention` once on all heads together;
 # 4. merge the heads and multiply by `W_o`.
 #
-# `X` is `(..., n, d)`, `context` `(..., m, d)`; `W_q`, `W_k`, `W_v` are
-# `(d, d_h)` with `d_h` divisible by `n_heads`; `W_o` is `(d_h, d_out)`; the
-# answer is `(..., n, d_out)`. The same `mask`, broadcastable to `(..., n, m)`,
+# `X` is `(..., n, d)`, `context` `(..., m, d)`; `W_q`, `W_k` are `(d, d_h)`
+# and `W_v` is `(d, d_v)`, with `d_h` and `d_v` divisible by `n_heads`; `W_o`
+# is `(d_v, d_out)`; the answer is `(..., n, d_out)`. The same `mask`, broadcastable to `(..., n, m)`,
 # serves every head: when it has 2 or more dimensions give it a head axis of
 # size 1 in front of its last two (`np.expand_dims(mask, -3)`). No loop over
 # heads or tokens. About 9 lines.
@@ -152,7 +152,7 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None, context=None
 
     X: (..., n, d) the tokens that ask; context: (..., m, d) the tokens that
     answer (None: X itself, self-attention; otherwise cross-attention).
-    W_q, W_k, W_v: (d, d_h) with d_h divisible by n_heads; W_o: (d_h, d_out).
+    W_q, W_k: (d, d_h); W_v: (d, d_v), with d_h and d_v divisible by n_heads; W_o: (d_v, d_out).
     mask: additive, broadcastable to (..., n, m); the same mask serves every head.
     Returns (..., n, d_out).
     """
