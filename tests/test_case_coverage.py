@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from functools import cache
 
 import numpy as np
 import pytest
@@ -144,9 +145,17 @@ def failing_cases(exercise, requirement, cases) -> list[str]:
     return failed_by(_breaker(exercise, requirement), cases)
 
 
+@cache
+def hidden_failing(exercise: str, index: int) -> tuple[str, ...]:
+    """The labels of the hidden cases that fail the wrong answer of `exercise`'s requirement number `index`
+    (computed once per process: several tests ask, and some breakers build n × n grids of 8,192 tokens)."""
+    e = REGISTRY[exercise]
+    return tuple(failing_cases(e, e.requirements[index], hidden_cases(exercise)))
+
+
 def requirement_map() -> dict[str, dict[str, list[str]]]:
     """Exercise → the words of each requirement → the hidden cases that check it."""
-    return {name: {r.says: failing_cases(e, r, hidden_cases(name)) for r in e.requirements}
+    return {name: {r.says: list(hidden_failing(name, i)) for i, r in enumerate(e.requirements)}
             for name, e in REGISTRY.items()}
 
 
@@ -174,7 +183,7 @@ def test_every_rule_a_notebooks_introduction_states_is_a_requirement_of_its_exer
 @pytest.mark.parametrize("exercise", EXERCISES)
 def test_some_hidden_case_fails_the_answer_that_breaks_each_requirement(exercise):
     e = REGISTRY[exercise]
-    unchecked = [r.says for r in e.requirements if not failing_cases(e, r, hidden_cases(exercise))]
+    unchecked = [r.says for i, r in enumerate(e.requirements) if not hidden_failing(exercise, i)]
     assert not unchecked, f"{exercise}: no hidden case checks {unchecked}"
 
 
@@ -264,7 +273,7 @@ def test_the_reference_keeps_the_rule_on_shapes(exercise):
 def unclaimed(exercise: str) -> set[str]:
     """The labels of `exercise`'s hidden cases that must raise or check an edge, and whose rule is stated nowhere."""
     e, cases = REGISTRY[exercise], hidden_cases(exercise)
-    claimed = {label for r in e.requirements for label in failing_cases(e, r, cases)}
+    claimed = {label for i in range(len(e.requirements)) for label in hidden_failing(exercise, i)}
     tags = set(GENERAL_RULES) - {"bad shape"}
     return {c["label"] for c in cases if (c.get("raises") or set(c.get("checks", ())) - {"cross", "batched"})
             and c["label"] not in claimed and not set(c.get("checks", ())) & tags
