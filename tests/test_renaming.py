@@ -81,10 +81,15 @@ def test_is_the_evidence_on_average_no_more_than_chance_over_honest_pairs():
     named = {f"s{k}": {"total": rng.choice(["total", "total", "s", "acc", "out"]),
                        "i": "i" if rng.random() < 0.8 else "r",
                        "j": "j" if rng.random() < 0.7 else rng.choice(["c", "k"])} for k in range(80)}
+    assert 0.4 < _mean_ratio_of_honest_pairs(named) < 1.15
+
+
+def _mean_ratio_of_honest_pairs(named: dict) -> float:
+    """The mean likelihood ratio over every pair of a class whose students name as `named` says."""
     read_, class_names = _class(named)
     students = sorted(named)
     ratios = [math.exp(_evidence(read_, class_names, a, b)) for i, a in enumerate(students) for b in students[i + 1:]]
-    assert 0.4 < sum(ratios) / len(ratios) < 1.15
+    return sum(ratios) / len(ratios)
 
 
 def test_is_the_mean_one_where_students_name_freshly_at_their_own_rate():
@@ -95,10 +100,7 @@ def test_is_the_mean_one_where_students_name_freshly_at_their_own_rate():
     named = {f"s{k}": {"total": rng.choice(["total", "total", "s", "acc", "out"]) if rng.random() > 0.1 else next(own),
                        "i": "i" if rng.random() < 0.8 else "r",
                        "j": "j" if rng.random() < 0.7 else rng.choice(["c", "k"])} for k in range(80)}
-    read_, class_names = _class(named)
-    students = sorted(named)
-    ratios = [math.exp(_evidence(read_, class_names, a, b)) for i, a in enumerate(students) for b in students[i + 1:]]
-    assert 0.8 < sum(ratios) / len(ratios) < 1.2
+    assert 0.8 < _mean_ratio_of_honest_pairs(named) < 1.2
 
 
 def test_does_a_copy_renamed_with_words_no_one_else_uses_stand_out_where_students_name_variously():
