@@ -19,7 +19,6 @@ a judge Seed stays a Seed (no pickles: JSON structure, and the arrays as .npy me
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import stat
@@ -134,11 +133,8 @@ def keep(cases: dict[str, tuple[dict, ...]]) -> Path | None:
                 old.unlink(missing_ok=True)
         file = tempfile.NamedTemporaryFile(dir=FOLDER, suffix=".partial", delete=False)
         try:
-            with file, zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
-                for name, array in {"__cases__": np.array(structure), **arrays}.items():
-                    buffer = io.BytesIO()
-                    np.lib.format.write_array(buffer, np.asarray(array), allow_pickle=False)
-                    archive.writestr(f"{name}.npy", buffer.getvalue())
+            with file:
+                np.savez(file, __cases__=np.array(structure), **arrays)
             os.chmod(file.name, 0o600)
             os.replace(file.name, _path())
         finally:
