@@ -131,9 +131,10 @@ def renaming(first: Names, second: Names, shared: list[int], class_names: ClassN
     account (fresh names tell that a student renamed someone's answer, not whose)."""
     seen: set[str] = set()
     seen_theirs: set[str] = set()
-    # logs of the accounts' chances: honest, the second renamed the first's names, the first the second's
-    # (each with the renamer's names fresh at `fresh_rate`, and as its own)
-    honest = by_second = by_first = by_second_own = by_first_own = 0.0
+    # logs of the accounts' chances: honest; the second renamed the first's names, the first the second's (the
+    # renamer's names fresh at `fresh_rate`), or either did with every name its own (by_own); `common`: the terms
+    # the three renaming accounts share (a name kept or changed)
+    honest = common = by_second = by_first = by_own = 0.0
     places = 0
     own = [class_names.rate(s) for s in (pair if len(pair) == 2 else (pair[0], ""))]
     q = settings.fresh_rate
@@ -159,39 +160,29 @@ def renaming(first: Names, second: Names, shared: list[int], class_names: ClassN
                 collision = sum(n * (n - 1) for n in counted.values() if n > 1) / ((others + 2) * (others - 1))
                 places += 1
                 honest += math.log(max(collision, 1 - settings.renamed_rate))  # never evidence of renaming
-                by_second += math.log(1 - settings.renamed_rate)
-                by_first += math.log(1 - settings.renamed_rate)
-                by_second_own += math.log(1 - settings.renamed_rate)
-                by_first_own += math.log(1 - settings.renamed_rate)
+                common += math.log(1 - settings.renamed_rate)
                 continue
             if known:
                 collision = sum(n * (n - 1) for n in counted.values() if n > 1) / ((others + 2) * (others - 1))
                 honest += math.log(1 - collision)
-                by_second += math.log(settings.renamed_rate)
-                by_first += math.log(settings.renamed_rate)
-                by_second_own += math.log(settings.renamed_rate)
-                by_first_own += math.log(settings.renamed_rate)
+                common += math.log(settings.renamed_rate)
             elif not class_names.stock(pair, settings.names_least):
                 continue
             places += 1
             fresh_mine = class_names.fresh(mine, pair)
-            honest += bernoulli(fresh_mine, own[0])
-            by_second += bernoulli(fresh_mine, own[0])
+            as_own = bernoulli(fresh_mine, own[0])
+            honest, by_second, by_own = honest + as_own, by_second + as_own, by_own + as_own
             by_first += bernoulli(fresh_mine, q)
-            by_second_own += bernoulli(fresh_mine, own[0])
-            by_first_own += bernoulli(fresh_mine, own[0])
             if theirs not in seen_theirs:
                 seen_theirs.add(theirs)
                 fresh_theirs = class_names.fresh(theirs, pair)
-                honest += bernoulli(fresh_theirs, own[1])
+                as_own = bernoulli(fresh_theirs, own[1])
+                honest, by_first, by_own = honest + as_own, by_first + as_own, by_own + as_own
                 by_second += bernoulli(fresh_theirs, q)
-                by_first += bernoulli(fresh_theirs, own[1])
-                by_second_own += bernoulli(fresh_theirs, own[1])
-                by_first_own += bernoulli(fresh_theirs, own[1])
     if not places:
         return 0.0
-    by_first = _mixed(by_first, by_first_own, renamers[0])
-    by_second = _mixed(by_second, by_second_own, renamers[1])
+    by_first = _mixed(common + by_first, common + by_own, renamers[0])
+    by_second = _mixed(common + by_second, common + by_own, renamers[1])
     renamed = _log_sum(by_second, by_first) - math.log(2)
     copy = _log_sum(renamed, honest) - math.log(2)
     return copy - honest
