@@ -15,6 +15,9 @@ from kit.nbgrader_glue.indexes import add_indexes
 from tests.conftest import DATABASES
 from tests.test_gradebook_engines import gradebook_url  # noqa: F401 - the fixture
 
+RACE_ROUNDS = 5  # fresh gradebooks, each met by
+STARTING_TOGETHER = 6  # workers starting at once
+
 
 def _plan(gb: Gradebook, query) -> str:
     statement = query.statement.compile(gb.engine, compile_kwargs={"literal_binds": True})
@@ -65,6 +68,32 @@ def test_does_a_worker_starting_beside_a_writer_wait_for_it_where_the_indexes_ex
         writer.close()
         starting.join()
     assert not waited and outcome == [None]
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_do_workers_starting_together_on_a_new_gradebook_all_make_sure_of_its_indexes(database, request, tmp_path,
+                                                                                     monkeypatch):
+    # The first run on a gradebook has no indexes yet, and its workers all start at once. On PostgreSQL two
+    # `CREATE INDEX IF NOT EXISTS` of one name at once do not both see the other: the second failed with a duplicate
+    # key in pg_class, and nbgrader failed that worker's student.
+    monkeypatch.setenv("PATH", environment()["PATH"])
+    for round_ in range(RACE_ROUNDS):
+        url = (request.getfixturevalue("postgres").new_database(f"indexes_raced_{round_}")
+               if database == "postgresql" else f"sqlite:///{tmp_path / f'gradebook{round_}.db'}")
+        Gradebook(url, "course").close()  # nbgrader's tables, none of the kit's indexes
+        start = threading.Barrier(STARTING_TOGETHER)
+        outcomes: list[str | None] = []
+
+        def start_worker() -> None:
+            engine = create_engine(url)
+            start.wait()
+            outcomes.append(_added_or_error(engine))
+
+        workers = [threading.Thread(target=start_worker) for _ in range(STARTING_TOGETHER)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        assert outcomes == [None] * STARTING_TOGETHER, (round_, outcomes)
 
 
 def _added_or_error(engine) -> str | None:

@@ -21,6 +21,14 @@ student's comments and another creating the indexes waited for each other
 ("deadlock detected": one of them failed its student). Asking the catalogue
 which indexes exist takes no table lock, so a run on a gradebook that has them
 (every run after the first) locks nothing here.
+
+On PostgreSQL, IF NOT EXISTS is not enough when the workers of a first run
+start together: two CREATE INDEX of one name at once each miss the other's
+uncommitted index, and the second fails on a duplicate key in the catalogue
+(nbgrader then failed that worker's student). So each creation first takes a
+transaction-scoped advisory lock: the processes creating indexes take turns,
+and each one's IF NOT EXISTS sees what the one before committed. SQLite's
+writers take turns already.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from __future__ import annotations
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 
+ADVISORY_LOCK = 0x6B69745F69647820  # "kit_idx ": PostgreSQL's advisory lock for creating INDEXES
 INDEXES = (("ix_kit_grade_notebook", "grade", "notebook_id"),
            ("ix_kit_comment_notebook", "comment", "notebook_id"),
            ("ix_kit_submitted_notebook_assignment", "submitted_notebook", "assignment_id"))
@@ -39,4 +48,6 @@ def add_indexes(engine: Engine) -> None:
     for name, table, column in INDEXES:
         if name not in {index["name"] for index in catalogue.get_indexes(table)}:
             with engine.begin() as connection:  # IF NOT EXISTS: another process may have made it since
+                if connection.dialect.name == "postgresql":  # wait for one making it now to commit
+                    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK})
                 connection.execute(text(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})"))
