@@ -4,7 +4,7 @@
 700, passwords through chpasswd). `running_hub()` starts JupyterHub (PAM login, LocalProcessSpawner:
 each server runs as its own account) with configurable-http-proxy from npm (`make hub`), its database
 and cookie secret in a temporary folder. The instructor's single-user server runs the environment every
-account can run (tests/adversarial/unprivileged.py `environment()`) in their own copy of the course; each
+account can run (tests/shared_python.py `environment()`) in their own copy of the course; each
 student's runs the students' environment `python -m kit.hub students` made (tests/students_python.py). The hub and its servers live in a mount namespace of their own in which the folder given
 as `etc_jupyter` is /etc/jupyter: the test writes the students' configuration with `python -m kit.hub
 setup --config-dir` and the servers read it where a real hub's do, at the system level, below each
@@ -32,7 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
-from tests.adversarial.unprivileged import CACHE
+from tests.accounts import make_account, run_as, set_password, stop_processes_of
+from tests.shared_python import CACHE
 
 CHP_PREFIX = CACHE / "configurable-http-proxy"  # `make hub`: npm install --prefix
 CHP = CHP_PREFIX / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -94,36 +95,15 @@ def why_unavailable() -> str | None:
 
 
 def accounts() -> dict[str, str]:
-    """Fresh system accounts INSTRUCTOR and STUDENTS (homes at mode 700): name → password."""
-    passwords = {}
-    for name in (INSTRUCTOR, *STUDENTS):
-        if subprocess.run(["id", name], capture_output=True).returncode == 0:
-            _stop_processes_of(name)
-            subprocess.run(["userdel", "--force", "--remove", name], capture_output=True)
-        subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
-        home = Path(f"~{name}").expanduser()
-        home.chmod(0o700)  # Debian's useradd makes 0755 homes: another student could read this one's work
-        passwords[name] = secrets.token_urlsafe(12)
-        subprocess.run(["chpasswd"], input=f"{name}:{passwords[name]}\n", text=True, check=True)
-    return passwords
-
-
-def _stop_processes_of(account: str) -> None:
-    """End what a previous run left running as `account` (servers of a hub that was killed), by pid."""
-    listed = subprocess.run(["ps", "-u", account, "-o", "pid="], capture_output=True, text=True).stdout
-    for pid in listed.split():
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(pid), signal.SIGKILL)
+    """Fresh system accounts INSTRUCTOR and STUDENTS (tests/accounts.py: homes at mode 700): name → password."""
+    return {name: (make_account(name), set_password(name))[1] for name in (INSTRUCTOR, *STUDENTS)}
 
 
 def as_account(account: str, python: Path, *args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
     """Run the command line `args` as `account` in `cwd`, with a clean environment whose PATH starts
-    with `python`'s folder."""
-    home = Path(f"~{account}").expanduser()
-    variables = {"HOME": str(home), "PATH": f"{python.parent}:/usr/bin:/bin", "LANG": "C.UTF-8", "USER": account,
-                 **env}
-    return subprocess.run(["runuser", "-u", account, "--", "env", "-i", *(f"{k}={v}" for k, v in variables.items()),
-                           *args], cwd=cwd, capture_output=True, text=True, timeout=WAIT)
+    with `python`'s folder (no TMPDIR, as a server the hub starts has none); not checked."""
+    return run_as(account, *args, cwd=cwd, check=False, timeout=WAIT, PATH=f"{python.parent}:/usr/bin:/bin",
+                  TMPDIR=None, **env)
 
 
 def free_port() -> int:
@@ -263,4 +243,4 @@ def _stop(hub: Hub) -> None:
         os.killpg(hub.process.pid, signal.SIGKILL)
         hub.process.wait()
     for user in (INSTRUCTOR, *STUDENTS):
-        _stop_processes_of(user)
+        stop_processes_of(user)

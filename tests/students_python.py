@@ -14,7 +14,7 @@ from filelock import FileLock
 
 from kit.hub import students_env
 from kit.notebooks import ROOT
-from tests.adversarial.unprivileged import CACHE
+from tests.shared_python import CACHE
 
 LEAK = "course.pth"  # what tests/test_students_environment.py plants to be refused, and removes
 

@@ -45,7 +45,7 @@ from kit.hand_in.acl import readers
 from kit.hub.managed_service import service_name
 from kit.notebooks import ROOT
 from tests import hub as jupyterhub
-from tests.adversarial.unprivileged import environment
+from tests.shared_python import environment
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, require_browser
 from tests.grading_service import with_service_policy
 from tests.students_python import students_python

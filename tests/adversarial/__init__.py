@@ -7,8 +7,8 @@
   duplicated locked cells, changed metadata and checksums, wrong notebooks)
   made by editing the solved notebooks' JSON;
 - processes.py: ending a grading that a fixture stalled, children included;
-- unprivileged.py: the suite again as an ordinary account (an account, a
-  Python environment it can run, a copy of the course in its home);
+- unprivileged.py: the suite again as an ordinary account (its account from
+  tests/accounts.py, a copy of the course in its home);
 - compare_plain_nbgrader.py: the same fixtures through plain `nbgrader
   autograde` and through the kit's path, side by side (a script, not a test).
 
