@@ -47,7 +47,10 @@ from autograder.judge import from_line, plain, to_line
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTING_SECONDS = 60
-KEPT_BYTES = 32 << 20       # the answers kept for calls made again, in all
+# The answers kept for calls made again, in all: more than one student's calls (prefix_gaps' case of 260
+# tokens alone asks attention 261 times, about 63 MB of answers). They are kept least recently used: were one
+# student's calls more than fit, the next student, making them in the same order, would find none kept.
+KEPT_BYTES = 96 << 20
 KEPT_REPLY_BYTES = 1 << 20  # ... and at most this long each
 
 

@@ -15,14 +15,20 @@ from pathlib import Path
 from tests.shared_python import environment
 
 
-def make_account(name: str) -> Path:
+def make_account(name: str, home: Path | None = None) -> Path:
     """The account `name` (made if missing), with nothing of an earlier run left running as it; returns its home
-    folder, made anew at mode 700 (Debian's useradd makes 0755 homes: another account could read this one's)."""
+    folder (`home`, or useradd's choice), made anew at mode 700 (Debian's useradd makes 0755 homes: another
+    account could read this one's)."""
     if subprocess.run(["id", name], capture_output=True).returncode:
-        subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
+        at = ["--home-dir", str(home)] if home else []
+        subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", *at, name], check=True)
+    elif home is not None and Path(pwd.getpwnam(name).pw_dir) != home:
+        subprocess.run(["usermod", "--home", str(home), name], check=True)
     stop_processes_of(name)
     home = Path(pwd.getpwnam(name).pw_dir)
+    home.mkdir(parents=True, exist_ok=True)
     subprocess.run(["find", home, "-mindepth", "1", "-delete"], check=True)
+    give(name, home)
     home.chmod(0o700)
     return home
 

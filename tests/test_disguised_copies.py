@@ -153,10 +153,8 @@ def test_the_similarity_section_with_its_pairs_and_distributions_passes_the_audi
     """axe-core's WCAG 2.1 A and AA rules on the section of a class with pairs listed (the example class of
     `make demo` lists none, so tests/test_accessibility.py's audit of its report does not reach them), in a
     1280-px window and at 200% zoom, where the section fits the width."""
-    from playwright.sync_api import sync_playwright
-
     from tests.axe import audit, require_axe
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_browser
+    from tests.browser import chromium, require_browser
 
     require_browser()
     require_axe()
@@ -165,21 +163,17 @@ def test_the_similarity_section_with_its_pairs_and_distributions_passes_the_audi
     results = ClassResults("attention", [], [Student(s, 1.0, 1.0, 0.0, 0.0) for s in sorted(made.answers)], [])
     page_file = tmp_path / "index.html"
     page_file.write_text(render(results, [], False, similarity), encoding="utf-8")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            for window in ({"viewport": {"width": 1280, "height": 900}},
-                           {"viewport": {"width": 640, "height": 450}, "device_scale_factor": 2}):
-                page = browser.new_page(**window)
-                page.goto(page_file.as_uri())
-                found = audit(page, "#similar ~ *")
-                assert not found.violations, found.report(f"similarity section, {window}")
-                wide = page.evaluate("""() => [...document.querySelectorAll('.similar-distribution')]
-                    .filter(t => t.getBoundingClientRect().right > document.documentElement.clientWidth + 1).length""")
-                assert wide == 0, f"{wide} distribution tables wider than the window {window}"
-                page.close()
-        finally:
-            browser.close()
+    with chromium() as browser:
+        for window in ({"viewport": {"width": 1280, "height": 900}},
+                       {"viewport": {"width": 640, "height": 450}, "device_scale_factor": 2}):
+            page = browser.new_page(**window)
+            page.goto(page_file.as_uri())
+            found = audit(page, "#similar ~ *")
+            assert not found.violations, found.report(f"similarity section, {window}")
+            wide = page.evaluate("""() => [...document.querySelectorAll('.similar-distribution')]
+                .filter(t => t.getBoundingClientRect().right > document.documentElement.clientWidth + 1).length""")
+            assert wide == 0, f"{wide} distribution tables wider than the window {window}"
+            page.close()
 
 
 # ---- what a copy kept beyond its statements (kit/report/traces.py), and readings that renaming must not change

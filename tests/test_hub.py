@@ -45,9 +45,10 @@ from kit.hand_in.acl import readers
 from kit.hub.managed_service import service_name
 from kit.notebooks import ROOT
 from tests import hub as jupyterhub
-from tests.shared_python import environment
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, LAB_SETTINGS, require_browser
+from tests.accounts import run_as
+from tests.browser import DOCS, LAB_SETTINGS, chromium, require_browser
 from tests.grading_service import with_service_policy
+from tests.shared_python import environment
 from tests.students_python import students_python
 
 ANN, BO = jupyterhub.STUDENTS
@@ -140,12 +141,8 @@ def hub(course):
 
 @pytest.fixture(scope="module")
 def browser(hub):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 def _log_in(browser, hub, course: Course, user: str):
@@ -398,7 +395,7 @@ def _ann_hands_in_again_over_the_limit_and_is_told_when_the_next_graded_feedback
     [released] = [path for path in (course.exchange / COURSE_ID / "feedback").iterdir()
                   if path.read_bytes() == notice]
     assert readers(released) == {pwd.getpwnam(ANN).pw_uid}
-    read = subprocess.run(["runuser", "-u", BO, "--", "cat", str(released)], capture_output=True, text=True)
+    read = run_as(BO, "cat", released, cwd=Path("/"), check=False)
     assert read.returncode != 0 and "Permission denied" in read.stderr
 
 
@@ -447,7 +444,7 @@ def _bo_cannot_read_anns_feedback(course: Course) -> None:
             if path.read_bytes() == newest.read_bytes()]  # her two hand-ins' pages: the same work, the same page
     assert anns and all(readers(page) == {pwd.getpwnam(ANN).pw_uid} and page.stat().st_mode & 0o007 == 0
                         for page in anns)  # group bits: the mask
-    read = subprocess.run(["runuser", "-u", BO, "--", "cat", str(anns[0])], capture_output=True, text=True)
+    read = run_as(BO, "cat", anns[0], cwd=Path("/"), check=False)
     # Stock fetch_feedback also fetches bo's own feedback here (his own cache entry): only ann's counts.
     got = [page for submitted_at in _submissions(ANN)
            for page in (bo_home / ASSIGNMENT / "feedback" / submitted_at).glob("*.html")]

@@ -19,6 +19,7 @@ from kit.hub import __main__ as command
 from kit.hub import students
 from kit.hub.exchange import ExchangeRefused, make_exchange
 from kit.notebooks import ROOT
+from tests.accounts import make_account
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="makes folders owned by root and by another account")
 
@@ -101,8 +102,7 @@ def instructor():
     """An instructor account with a home of its own that it can reach (removed after)."""
     shared = Path(tempfile.mkdtemp(prefix="attention-hub-setup-", dir="/tmp"))
     shared.chmod(0o755)
-    home = shared / "home"
-    subprocess.run(["useradd", "--home-dir", home, "--create-home", "attention-hub-setup"], check=True)
+    home = make_account("attention-hub-setup", shared / "home")
     try:
         yield "attention-hub-setup", home
     finally:

@@ -282,25 +282,20 @@ def test_the_demo_ends_with_the_class_report_and_its_summary(course):
 
 
 def test_the_class_report_page_loads_in_chromium_with_every_chart_and_its_alt_text(course):
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, require_browser
+    from tests.browser import DOCS, chromium, require_browser
 
     require_browser()
-    from playwright.sync_api import sync_playwright
 
     page_file = course[0] / "reports" / "attention" / "index.html"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 1400})
-            requests = []
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(page_file.as_uri())
-            charts = page.eval_on_selector_all("figure img", """imgs => imgs.map(i => ({
-                alt: i.getAttribute('alt') || '', width: i.complete ? i.naturalWidth : 0}))""")
-            DOCS.mkdir(exist_ok=True)
-            page.screenshot(path=str(DOCS / "class-report.png"))
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1100, "height": 1400})
+        requests = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(page_file.as_uri())
+        charts = page.eval_on_selector_all("figure img", """imgs => imgs.map(i => ({
+            alt: i.getAttribute('alt') || '', width: i.complete ? i.naturalWidth : 0}))""")
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(path=str(DOCS / "class-report.png"))
     assert len(charts) == 3
     for chart in charts:
         assert chart["width"] > 200 and len(chart["alt"]) > 40, chart

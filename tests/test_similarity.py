@@ -229,34 +229,29 @@ def test_the_anonymous_page_names_no_student_and_labels_each_one_the_same_way(sy
 
 
 def test_the_similarity_section_loads_in_chromium_with_its_marks(synthetic, tmp_path):
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS, DOCS, require_browser
+    from tests.browser import DOCS, chromium, require_browser
 
     require_browser()
-    from playwright.sync_api import sync_playwright
 
     answers, planted, similarity = synthetic
     page_file = tmp_path / "index.html"
     page_file.write_text(_page(similarity, answers, anonymous=False), encoding="utf-8")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 1500})
-            page.goto(page_file.as_uri())
-            shown = page.evaluate("""() => ({
-                headings: [...document.querySelectorAll('h1, h2, h3, h4, h5')].map(h => +h.tagName[1]),
-                pairs: document.querySelectorAll('#similar-pairs ~ section .sides').length,
-                marks: [...document.querySelectorAll('.sides mark')].map(m => m.innerText),
-                verdict: document.getElementById('similar').nextElementSibling.innerText,
-                sideBySide: [...document.querySelectorAll('.sides')].every(s => {
-                    const [a, b] = s.querySelectorAll('figure');
-                    return a.getBoundingClientRect().top === b.getBoundingClientRect().top
-                        && a.getBoundingClientRect().right <= b.getBoundingClientRect().left; }),
-            })""")
-            page.evaluate("document.getElementById('similar').scrollIntoView()")
-            DOCS.mkdir(exist_ok=True)
-            page.screenshot(path=str(DOCS / "class-report-similarity.png"))
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1100, "height": 1500})
+        page.goto(page_file.as_uri())
+        shown = page.evaluate("""() => ({
+            headings: [...document.querySelectorAll('h1, h2, h3, h4, h5')].map(h => +h.tagName[1]),
+            pairs: document.querySelectorAll('#similar-pairs ~ section .sides').length,
+            marks: [...document.querySelectorAll('.sides mark')].map(m => m.innerText),
+            verdict: document.getElementById('similar').nextElementSibling.innerText,
+            sideBySide: [...document.querySelectorAll('.sides')].every(s => {
+                const [a, b] = s.querySelectorAll('figure');
+                return a.getBoundingClientRect().top === b.getBoundingClientRect().top
+                    && a.getBoundingClientRect().right <= b.getBoundingClientRect().left; }),
+        })""")
+        page.evaluate("document.getElementById('similar').scrollIntoView()")
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(path=str(DOCS / "class-report-similarity.png"))
     assert all(b - a <= 1 for a, b in zip(shown["headings"], shown["headings"][1:])), shown["headings"]
     assert shown["pairs"] == len(planted.pairs) and shown["sideBySide"]
     assert shown["marks"] and all(re.match(r"\[\d+\] ", mark) for mark in shown["marks"])  # a number, not colour

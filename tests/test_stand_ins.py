@@ -270,3 +270,17 @@ def test_an_answer_the_servers_memory_decided_is_never_kept(monkeypatch):
         reply, _ = stand_in_reply("softmax_jacobian", np.ones(1 << 14), budget=budget)
         assert reply["error"][0] == "MemoryError"
     assert len(asked) == 2
+
+
+def test_a_second_student_graded_in_the_same_process_finds_every_stand_in_answer_kept(monkeypatch):
+    # Answers are kept least recently used: were one student's calls more than KEPT_BYTES holds, the next
+    # student, making them in the same order, would find none of them kept, and the server would compute
+    # every one again (prefix_gaps' case of 260 tokens alone asks attention 261 times).
+    from autograder.grade import grade_submission
+
+    asked = _asks_counted(monkeypatch)
+    reference_student = ROOT / "examples" / "class" / "submitted" / "ada" / "attention"
+    grade_submission(reference_student)
+    first = len(asked)
+    grade_submission(reference_student)
+    assert first > 500 and len(asked) == first, f"{len(asked) - first} of {first} calls asked the server again"

@@ -17,6 +17,7 @@ wrote beside each student's autograded notebooks; it never runs student code.
     renaming.py  what renaming leaves: names changed where the class's writers of those statements name alike, or to words
                  no one else in the class binds
     similarity.py    answers unusually alike: pairs per exercise, across exercises, alike the reference
+    similar_results.py  what it found: each exercise's pairs and distribution, the pairs alike across them
     similar_view.py  what the page shows of them (labels, code in the anonymous page, the distribution)
     similar.html.j2  the similarity section of the page
     page.py      one self-contained HTML page (charts inline, no external files)

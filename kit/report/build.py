@@ -11,7 +11,8 @@ from kit.report.answers import exercises, handed_in
 from kit.report.charts import all_charts
 from kit.report.collect import ClassResults, collect
 from kit.report.page import render
-from kit.report.similarity import Similarity, similar_answers
+from kit.report.similar_results import Similarity
+from kit.report.similarity import similar_answers
 from kit.report.summary import summary
 
 

@@ -12,7 +12,7 @@ from kit.report.charts import Chart
 from kit.report.collect import ClassResults, Exercise
 from kit.report.sections import describe
 from kit.report.similar_view import SimilarView
-from kit.report.similarity import Similarity
+from kit.report.similar_results import Similarity
 
 _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent),
                                 autoescape=True, trim_blocks=True, lstrip_blocks=True)

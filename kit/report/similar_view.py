@@ -1,4 +1,4 @@
-"""What the page shows of `similarity.Similarity`: who is who, and the code as it may be shown.
+"""What the page shows of `similar_results.Similarity`: who is who, and the code as it may be shown.
 
 The full report names students by id. The anonymous one gives each student in
 the section a label ("student A", "student B", ...) in the order they first
@@ -16,7 +16,7 @@ import string
 import tokenize
 from dataclasses import dataclass, field
 
-from kit.report.similarity import DISTRIBUTION_BINS, Line, Similarity, bin_of
+from kit.report.similar_results import DISTRIBUTION_BINS, Line, Similarity, bin_of
 
 
 def _label(n: int) -> str:

@@ -7,7 +7,7 @@ import statistics
 from kit.report.collect import ClassResults
 from kit.report.page import percent
 from kit.report.sections import describe
-from kit.report.similarity import Similarity
+from kit.report.similar_results import Similarity
 
 
 def summary(results: ClassResults, anonymous: bool = False, top: int = 5, similarity: Similarity | None = None) -> str:

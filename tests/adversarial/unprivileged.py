@@ -1,30 +1,28 @@
 """Running the adversarial suite as an ordinary account, as an instructor without root grades.
 
 `run_as_ordinary_account()` (root only) makes the account `attention-grader`
-(tests/accounts.py) and a copy of the course in its home, then runs the given
+(tests/accounts.py) and a copy of the course in its home (git's index, as every
+course copy of the tests: tests/course_copy.py), then runs the given
 tests there as that account, in the environment every account can run
 (tests/shared_python.py).
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
-from kit.notebooks import ROOT
 from tests.accounts import command_as, give, make_account
+from tests.course_copy import copy_course
 from tests.shared_python import environment
 
 ACCOUNT = "attention-grader"
-NOT_COURSE = (".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "gradebook.db", "submitted",
-              "autograded", "feedback", "exchange", ".run", "student", "grades.csv", "refused")
 
 
 def run_as_ordinary_account(*tests: str) -> subprocess.CompletedProcess:
     """Run `tests` as ACCOUNT on its own copy of the course; returns pytest's finished process."""
     home = make_account(ACCOUNT)
     course, tmp = home / "course", home / "tmp"
-    shutil.copytree(ROOT, course, ignore=shutil.ignore_patterns(*NOT_COURSE))
+    copy_course(course)
     tmp.mkdir()
     give(ACCOUNT, course, tmp)
     return subprocess.run(command_as(ACCOUNT, environment(), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests,
