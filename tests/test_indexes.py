@@ -69,6 +69,7 @@ def test_does_a_worker_starting_beside_a_writer_wait_for_it_where_the_indexes_ex
         starting.join()
     assert not waited and outcome == [None]
 
+
 @pytest.mark.parametrize("database", DATABASES)
 def test_do_workers_starting_together_on_a_new_gradebook_all_make_sure_of_its_indexes(database, request, tmp_path,
                                                                                      monkeypatch):
