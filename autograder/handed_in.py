@@ -11,6 +11,9 @@ A written answer (kit/written.py) is a task cell, read-only, that holds the
 question and, in the source only, its rubric (a mark-scheme region), followed
 by a markdown answer cell without nbgrader metadata, found by its cell id
 (`answer_cell_id`): `written_answers` says what the student wrote there.
+
+One job, kept whole past 250 lines: a handed-in notebook read against its source cell by cell; reading,
+telling, tampering, restoring and the written answers all match its cells to the source's (`grade_id`).
 """
 
 from __future__ import annotations

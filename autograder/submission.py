@@ -34,6 +34,9 @@ child that sends what it cannot be trusted to mean (an unreadable reply, bytes
 nobody asked for, from a process its code left behind) is ended, with every
 process it started. All of a student's cases together get the grader's budget
 (autograder/budget.py): once it is spent, the remaining cases fail saying so.
+
+One job, kept whole past 250 lines: the grader's side of the conversation with its confined children
+(start, ask, answer their stand-in calls, bound, stop), whose steps share one state, the running children.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ differ from run to run), RemoveDecorator (no reference has one) and NoOp.
 `POSITIONS` leaves out what grading cannot see by design: the message of a
 raised exception (the judge compares its type only) and annotations (never
 evaluated: the references use ``from __future__ import annotations``).
+
+One job, kept whole past 250 lines: the operators, each a short class of cosmic-ray's interface.
 """
 
 from __future__ import annotations

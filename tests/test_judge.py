@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from autograder.cases import hidden_cases
 from autograder.exercises import REGISTRY
 from autograder.judge import KINDS, NotStarted, Outcome, call, check_verdicts, diagnose, plain, tolerance, verdict
-from autograder.judge.policy import SECOND_SLIP, value_verdict
+from autograder.judge.naming import SECOND_SLIP, value_verdict
 
 
 def judge(label, got, expected, variants=(), reveal=True):

@@ -22,6 +22,9 @@ Anything else, and any error reading the hand-in (a file its owner made
 unreadable, a link swapped in: ELOOP), raises `Refused`, with a one-line
 reason; an error writing the copy (its disk full) is raised as it comes. The
 target folder then holds a partial copy for the caller to remove.
+
+One job, kept whole past 250 lines: the check, the copy and the check again walk one tree with the same
+open folder descriptors and limits; apart, each would be a copy of the others' walk.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ Three disguises of a copy, and the ordinary variety of honest answers, are undon
 
 Nothing is run; what is rewritten is only what cannot change what the code computes on NumPy arrays (a
 list comprehension where a loop appended, a helper inlined, a function where a method was called).
+
+One job, kept whole past 250 lines: one rewrite of the tree, its passes run in order over what `_read_once`
+found, each pass short.
 """
 
 from __future__ import annotations

@@ -20,6 +20,9 @@ the same renaming, and no reordering; so does a cell nested too deeply for
 `ast` or for this reading (a chain of thousands of `+`, written to break the
 report). Only the first MAX_CHARACTERS of a cell are read: an honest answer is
 a few thousand.
+
+One job, kept whole past 250 lines: one reading of a cell; its emitter (`_Emitter`) and the statements'
+effects (`_Effects`), which order them, are two halves of one walk over the tree.
 """
 
 from __future__ import annotations

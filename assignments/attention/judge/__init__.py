@@ -6,7 +6,8 @@ reference code and no hidden values: it only compares an answer with an
 expected value that it is given. One job per file:
 
 - policy.py      comparing a value with the expected one (type, shape, dtype,
-                 finiteness, closeness) and naming a known mistake that fits;
+                 finiteness, closeness);
+- naming.py      naming the known mistake an answer makes, from every case it ran on;
 - verdicts.py    an outcome against a case (not started, bad input, a
                  "Check yourself" answer's form, memory), and a check's
                  cases one after another (`Checking`: the mistake they agree on);

@@ -13,7 +13,8 @@ import numpy as np
 
 from .case import Case
 from .outcome import Outcome
-from .policy import Naming, Verdict, describe, is_count, value_problem, with_mistake
+from .naming import Naming, with_mistake
+from .policy import Verdict, describe, is_count, value_problem
 
 FULL_GRID = "builds the full n × n grid"  # the mistake that shows in memory, not in values (mistakes.py)
 
@@ -56,7 +57,7 @@ class Checking:
     """One answer checked on the cases of one check, in order.
 
     Its verdict names a known mistake only when every case run agrees on it
-    (policy.Naming): those of this check, and those of the checks that share its
+    (naming.Naming): those of this check, and those of the checks that share its
     `naming` (an exercise's visible and hidden checks, where the grader has both). It
     shows the first failing case of this check that tells the named mistake apart, so
     the numbers shown are ones only that mistake gives; with no such case, or no name,
