@@ -284,3 +284,35 @@ def test_a_second_student_graded_in_the_same_process_finds_every_stand_in_answer
     first = len(asked)
     grade_submission(reference_student)
     assert first > 500 and len(asked) == first, f"{len(asked) - first} of {first} calls asked the server again"
+
+
+def test_a_kept_answer_is_always_the_answer_its_own_line_gets(monkeypatch):
+    # Answers are kept for every student graded in the process: a line forged so that it shares a kept call's
+    # key but means another call would hand later students a wrong stand-in. Each line here, a long call line
+    # (its arrays past the head the key decodes) changed at one place, its nonce of another length, padding or
+    # a stray byte put in, is answered with the kept answers shared, and again alone: the two replies agree.
+    # (No line holds a newline: the grader reads the child's lines split at them.)
+    budget, rng = GraderBudget(), np.random.default_rng(7)
+    S = rng.normal(size=(40, 40))
+
+    def line_of(nonce: str) -> bytes:
+        return to_line({"call": "softmax", "args": [S], "kwargs": {"axis": -1}, "nonce": nonce}).encode()
+
+    honest = line_of("a" * 16)
+    assert len(honest) > 3 * stand_in_server._HEAD_CHARS
+    lines = [honest, line_of("b" * 16), line_of("c"), line_of("d" * 40)]
+    for _ in range(40):
+        at = int(rng.integers(len(honest)))
+        lines.append(honest[:at] + bytes([rng.choice(list(b"AZaz09+/=!-_"))]) + honest[at + 1:])
+    lines += [honest[:100] + b"=" + honest[100:], honest[:5000] + b"==" + honest[5000:], honest + b"AAAA"]
+
+    def reply(line: bytes) -> bytes:
+        return stand_in_server.answer(line, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)[0]
+
+    kept_shared = [reply(line) for line in lines]
+    alone = []
+    for line in lines:
+        monkeypatch.setattr(stand_in_server, "_kept", stand_in_server._Kept())
+        alone.append(reply(line))
+    assert [i for i, (a, b) in enumerate(zip(kept_shared, alone)) if a != b] == []
+    assert len({reply for reply in kept_shared}) > 2  # some lines were other calls, some not calls at all
