@@ -54,6 +54,9 @@ kit refuses to grade (`NoConfinement`, whose message names the cause and the
 fixes) unless the caller allows unconfined grading: a course that opts out in
 course.toml, or a self-learner grading their own code on their own machine.
 Unconfined, only the limits apply.
+
+One job, kept whole past 250 lines: the one world a grading child runs in, built two ways (bubblewrap, or
+by hand with unshare and mount) from one description (`World`, `Limits`), each way beside the other to compare.
 """
 
 from __future__ import annotations

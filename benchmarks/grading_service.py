@@ -15,6 +15,8 @@ fetchable once one of its pages is in the exchange under the name its student's 
 its wait is from the start of its Submit. Sampled every second: the resident memory of the service's own
 process and of its round's processes (every process of the round's session). The load average is read at
 start and end. Not a test: nothing here asserts a time.
+
+One job, kept whole past 250 lines: one benchmark, its course, its sampler and its section of REPORT.md.
 """
 
 from __future__ import annotations

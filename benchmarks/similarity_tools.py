@@ -24,6 +24,8 @@ Scale: 1,500 students × every exercise of the kit (benchmarks/similarity.py's c
 Dolos (every pair of an exercise built) on one exercise and scaled up; copydetect (every pair compared in
 Python) on one exercise of 300 students and scaled up by the exercises and the pairs.
 Not a test: nothing here asserts a time.
+
+One job, kept whole past 250 lines: one benchmark, the three engines given one class and scored one way.
 """
 
 from __future__ import annotations

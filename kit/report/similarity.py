@@ -4,7 +4,7 @@
     exercises: grade_id → answers.Exercise (the reference in each form, and the given code); answers: student →
     grade_id → code
 
-One job, the engine this docstring describes, kept whole past 250 lines; what it finds, the Similarity the
+One job, kept whole past 250 lines: the engine this docstring describes; what it finds, the Similarity the
 page and the summary read, is similar_results.py's.
 
 An answer is read as statements (normalise.py, after canonical.py: no comments or docstrings, local names
