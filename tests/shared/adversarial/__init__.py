@@ -7,10 +7,10 @@
   duplicated locked cells, changed metadata and checksums, wrong notebooks)
   made by editing the solved notebooks' JSON;
 - processes.py: ending a grading that a fixture stalled, children included;
-- unprivileged.py: the suite again as an ordinary account (its account from
-  tests/shared/accounts.py, a copy of the course in its home);
 - compare_plain_nbgrader.py: the same fixtures through plain `nbgrader
   autograde` and through the kit's path, side by side (a script, not a test).
 
-tests/confinement/test_adversarial.py grades every fixture through `grade_submission`.
+tests/confinement/test_adversarial.py grades every fixture through `grade_submission` (and again as an
+ordinary account: tests/confinement/unprivileged.py); the grading runs, the cluster, the grading service and
+the corpus's submissions (tests/shared/corpus_submissions.py, the splicing) use them too: shared.
 """
