@@ -47,8 +47,10 @@ os.environ.pop(DB_URL_VARIABLE, None)
 # Tests given a unit of their own (a regular expression on the test's id → the unit's name): each runs on
 # the other worker while the rest of its file runs.
 SPLIT = [
-    (r"^tests/confinement/test_adversarial\.py::test_the_whole_suite_passes_as_an_ordinary_account", "adversarial as an account"),
-    (r"^tests/nbgrader_glue/test_main_command\.py::(test_postgresql_gives.*|.*\[postgresql\])$", "main command on PostgreSQL"),
+    (r"^tests/confinement/test_adversarial\.py::test_the_whole_suite_passes_as_an_ordinary_account",
+     "adversarial as an account"),
+    (r"^tests/nbgrader_glue/test_main_command\.py::(test_postgresql_gives.*|.*\[postgresql\])$",
+     "main command on PostgreSQL"),
     (r"^tests/nbgrader_glue/test_nbgrader\.py::.*\[in-kernel", "nbgrader's stock path"),
     (r"^tests/nbgrader_glue/test_two_graders\.py::.*\[postgresql\]$", "two graders on PostgreSQL"),
     (r"^tests/browser/test_accessibility\.py::(test_does_every_feedback_page|test_can_every_scrolling_code_box|"
@@ -59,15 +61,16 @@ SPLIT = [
 # order. Only the order changes with this list: a unit missing from it still runs. The main command's SQLite loop
 # comes first: its PostgreSQL twin, later, compares with it. A unit of one test takes the next unit along to its
 # worker (xdist queues ahead).
-SLOWEST_FIRST = ["tests/nbgrader_glue/test_main_command.py", "accessibility audit of the feedback", "tests/report/test_report.py",
-                 "tests/browser/test_accessibility.py", "tests/nbgrader_glue/test_cluster.py",
+SLOWEST_FIRST = ["tests/nbgrader_glue/test_main_command.py", "accessibility audit of the feedback",
+                 "tests/report/test_report.py", "tests/browser/test_accessibility.py", "tests/nbgrader_glue/test_cluster.py",
                  "main command on PostgreSQL", "nbgrader's stock path", "tests/confinement/test_adversarial.py",
                  "adversarial as an account", "tests/house/test_readme.py", "tests/hand_in/test_hub.py",
                  "tests/hand_in/test_grading_service.py", "tests/notebooks/test_self_learner.py",
-                 "tests/nbgrader_glue/test_parallel.py", "tests/nbgrader_glue/test_nothing_lost.py", "tests/nbgrader_glue/test_export.py",
-                 "tests/nbgrader_glue/test_nbgrader.py", "tests/nbgrader_glue/test_two_graders.py", "tests/nbgrader_glue/test_gradebook_check.py",
-                 "tests/confinement/test_refusal.py", "tests/hand_in/test_hand_in.py", "two graders on PostgreSQL", "tests/notebooks/test_release.py",
-                 "tests/notebooks/test_model_heads.py", "tests/browser/test_browser.py"]
+                 "tests/nbgrader_glue/test_parallel.py", "tests/nbgrader_glue/test_nothing_lost.py",
+                 "tests/nbgrader_glue/test_export.py", "tests/nbgrader_glue/test_nbgrader.py",
+                 "tests/nbgrader_glue/test_two_graders.py", "tests/nbgrader_glue/test_gradebook_check.py",
+                 "tests/confinement/test_refusal.py", "tests/hand_in/test_hand_in.py", "two graders on PostgreSQL",
+                 "tests/notebooks/test_release.py", "tests/notebooks/test_model_heads.py", "tests/browser/test_browser.py"]
 
 
 def unit_of(nodeid: str) -> str:
