@@ -712,7 +712,8 @@ def test_values_replayed_from_the_release_earn_no_point(name, graded):
 @pytest.mark.skipif(os.geteuid() != 0, reason="makes an ordinary account: needs root (it runs as root in CI)")
 def test_the_whole_suite_passes_as_an_ordinary_account():
     # The same tests, graded by an instructor without root: confinement by a user namespace.
-    finished = run_as_ordinary_account("-m", "not any_account", "tests/confinement/test_adversarial.py", "tests/confinement/test_sandbox.py")
+    finished = run_as_ordinary_account("-m", "not any_account", "tests/confinement/test_adversarial.py",
+                                       "tests/confinement/test_sandbox.py")
     assert finished.returncode == 0, finished.stdout[-6000:] + finished.stderr[-2000:]
     assert re.search(r"\d+ passed", finished.stdout), finished.stdout[-2000:]
 
