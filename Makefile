@@ -41,8 +41,8 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "chromium not found: browser tests will skip (install Debian's chromium to run them)"; fi
 
-# axe-core (npm), the accessibility engine tests/test_accessibility.py loads into every page the kit makes,
-# pinned (tests/axe.py VERSION says the same), into .run/axe/. npm comes from Debian when root; without npm the
+# axe-core (npm), the accessibility engine tests/browser/test_accessibility.py loads into every page the kit makes,
+# pinned (tests/shared/axe.py VERSION says the same), into .run/axe/. npm comes from Debian when root; without npm the
 # audit skips and says so (under CI it fails).
 AXE_VERSION = 4.14.1
 AXE_PREFIX = .run/axe
@@ -81,9 +81,9 @@ postgres:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "postgresql not found: PostgreSQL gradebook tests will skip (install Debian's postgresql to run them)"; fi
 
-# configurable-http-proxy (npm) for the JupyterHub test (tests/test_hub.py), in the cache beside the environment
-# every account can run (tests/hub.py CHP). Root only, like the hub test; otherwise that test skips.
-CHP_PREFIX = $(shell $(PY) -c 'from tests.hub import CHP_PREFIX; print(CHP_PREFIX)')
+# configurable-http-proxy (npm) for the JupyterHub test (tests/hand_in/test_hub.py), in the cache beside the environment
+# every account can run (tests/hand_in/hub.py CHP). Root only, like the hub test; otherwise that test skips.
+CHP_PREFIX = $(shell $(PY) -c 'from tests.hand_in.hub import CHP_PREFIX; print(CHP_PREFIX)')
 hub: setup
 	@if [ "$$(id -u)" != 0 ]; then echo "not root: the JupyterHub test will skip (run make test as root)"; \
 	elif [ -x $(CHP_PREFIX)/node_modules/.bin/configurable-http-proxy ]; then :; \
@@ -109,7 +109,7 @@ test: setup-test browser axe bubblewrap postgres hub
 	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 tests
 
 # Mutation testing of the graders: grade the mutants of every exercise a change touched (ARGS=--all: every
-# exercise) and write mutation/REPORT.md and mutation/results.json (tests/test_mutants.py reads them).
+# exercise) and write mutation/REPORT.md and mutation/results.json (tests/judge/test_mutants.py reads them).
 mutants: setup-test
 	$(PY) -m mutation $(ARGS)
 

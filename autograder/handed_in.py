@@ -269,7 +269,7 @@ def _metadata_changed(theirs: dict, meta: dict) -> bool:
 def nbgrader_checksum(cell: dict) -> str:
     """The checksum nbgrader's generate_assignment stores in a cell's metadata (nbgrader.utils.compute_checksum,
     0.9.6): written out here because importing nbgrader costs seconds in every process that grades, and a
-    Dask worker starts one per student. tests/test_handed_in.py checks it against nbgrader's on every cell."""
+    Dask worker starts one per student. tests/confinement/test_handed_in.py checks it against nbgrader's on every cell."""
     meta = cell["metadata"]["nbgrader"]
     grade, solution = meta.get("grade", False), meta.get("solution", False)
     locked = False if solution else True if grade else meta.get("locked", False)

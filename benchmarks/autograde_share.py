@@ -52,7 +52,7 @@ print("CPU", main, own.ru_utime + own.ru_stime - main)
 
 
 def measure(students: int = 8) -> dict:
-    from tests.course_copy import class_course
+    from tests.shared.course_copy import class_course
 
     with tempfile.TemporaryDirectory() as scratch:
         course = Path(scratch) / "course"

@@ -1,4 +1,4 @@
-"""What the benchmarks on tests/disguised_class.py's classes share: their seed ranges and their table rows."""
+"""What the benchmarks on tests/report/disguised_class.py's classes share: their seed ranges and their table rows."""
 
 from __future__ import annotations
 

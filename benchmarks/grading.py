@@ -26,7 +26,7 @@ from nbgrader.api import Gradebook
 from autograder.grade import grade_submission
 from autograder.grade import REPORT_FILE
 from benchmarks.machine import load_average
-from tests.course_copy import autograde, class_course, run_nbgrader
+from tests.shared.course_copy import autograde, class_course, run_nbgrader
 from kit.notebooks import ROOT
 
 

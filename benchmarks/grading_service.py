@@ -4,7 +4,7 @@
     .venv/bin/python -m benchmarks.grading_service --students 20 --within 30   # a smaller burst, for a look
     .venv/bin/python -m benchmarks.grading_service --write               # ... and put the section in REPORT.md
 
-A scratch copy of the course (tests/course_copy.py) with its release in an exchange of its own and N students
+A scratch copy of the course (tests/shared/course_copy.py) with its release in an exchange of its own and N students
 on its roster, handing in the example class's work (each kind in turn: perfect, two mistakes, untouched,
 half done, late, a notebook that is not JSON, locked cells edited); course.toml `[service] on`, with no
 limit. The grading service (`python -m kit.grading_service`) runs in it as this account (as root: the whole
@@ -82,7 +82,7 @@ class Course:
     """The scratch course and its students' folders (this account's)."""
 
     def __init__(self, root: Path, students: int):
-        from tests.grading_service import with_service_policy
+        from tests.hand_in.grading_service import with_service_policy
 
         self.root = root
         toml = root / "course.toml"
@@ -153,7 +153,7 @@ def _wait_for_pages(exchange: Path, students: list[str], expected: dict[str, lis
 
 def measure(root: Path, students: int, within: float) -> dict:
     """The figures, measured in the course `root` (this account's)."""
-    from tests.grading_service import RunningService
+    from tests.hand_in.grading_service import RunningService
 
     course = Course(root, students + 1)
     service = RunningService(root, None, sys.executable)
@@ -209,12 +209,12 @@ def measure(root: Path, students: int, within: float) -> dict:
 
 def measured(students: int, within: float) -> dict:
     """measure() in a scratch course of this account's; as root, run as ACCOUNT in a course in its home."""
-    from tests.course_copy import copy_course, run_nbgrader
+    from tests.shared.course_copy import copy_course, run_nbgrader
 
     if os.geteuid() != 0:
         with tempfile.TemporaryDirectory(prefix="grading-service-bench-") as scratch:
             return measure(copy_course(Path(scratch) / "course"), students, within)
-    from tests.accounts import command_as, give, make_account
+    from tests.shared.accounts import command_as, give, make_account
 
     home = make_account(ACCOUNT)
     course = copy_course(home / "course")

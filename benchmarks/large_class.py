@@ -34,7 +34,7 @@ from benchmarks.report_section import publish
 from benchmarks.varied_class import hand_in_class
 from kit.course import ASSIGNMENT
 from kit.nbgrader_cli import command, environment
-from tests.course_copy import copy_course
+from tests.shared.course_copy import copy_course
 
 HEADING = "## A large class through the whole loop (issue 38)"
 SETUP = [("release", ["generate_assignment", ASSIGNMENT, "--force"]),

@@ -4,7 +4,7 @@
     .venv/bin/python -m benchmarks.similarity --write        # ... and put the section in benchmarks/REPORT.md
 
 Scale: 1,500 synthetic students answer every exercise of the kit. The five
-exercises tests/similar_class.py writes honest answers for get those; every
+exercises tests/report/similar_class.py writes honest answers for get those; every
 other exercise gets the reference's statements, each kept, dropped, or
 swapped for a statement of another exercise's reference, with conversions of
 the student's own in front (so answers differ as a class's do, and the
@@ -12,8 +12,8 @@ index has statements held by one student and by hundreds). One answer in
 fifty is a disguised copy of another student's. Timed: `similar_answers`
 over the whole class, with its default workers (one per core), nothing cached before.
 
-Sweep: the synthetic class of tests/test_similarity.py (with its copies
-edited beyond renaming, tests/similar_class.plant_edited_copies) at 48, 54 and 60
+Sweep: the synthetic class of tests/report/test_similarity.py (with its copies
+edited beyond renaming, tests/report/similar_class.plant_edited_copies) at 48, 54 and 60
 students over twenty seeds each (classes of one seed share their first
 students), 50 students over a hundred other seeds, 100 students over twenty
 more and 300 over forty more: how many planted pairs were found, how many honest pairs were flagged,
@@ -38,7 +38,7 @@ from kit.notebooks import ROOT
 from kit.report.answers import exercises
 from kit.report.normalise import tokens
 from kit.report.similarity import similar_answers
-from tests.similar_class import EDITED, WRITERS, honest_class, plant_copies, plant_edited_copies, recommented, renamed
+from tests.report.similar_class import EDITED, WRITERS, honest_class, plant_copies, plant_edited_copies, recommented, renamed
 
 HEADING = "## Similarity at scale (issue 25)"
 
@@ -153,7 +153,7 @@ SWEEP = ((48, range(20)), (54, range(20)), (60, range(20)), (50, range(100, 200)
 
 
 def sweep(groups=SWEEP) -> dict:
-    """Over classes of tests/similar_class.py, (size, seeds) by group: planted pairs found, honest pairs flagged,
+    """Over classes of tests/report/similar_class.py, (size, seeds) by group: planted pairs found, honest pairs flagged,
     and the classes where the report was not exactly right (a pair missed or an honest one flagged)."""
     given = {n: e for n, e in course_exercises().items() if n in WRITERS}
     total = Counter()
@@ -205,7 +205,7 @@ def section(scale: dict, swept: dict, command: str) -> str:
         f"{scale['compared']} exercises were long and varied enough to compare. {scale['flagged']} pairs flagged: "
         f"{scale['found']} of the {scale['planted_compared']} planted copies in those exercises "
         f"({scale['generator_found']} of {scale['generator']} in `attention` and `multi_head_attention`, whose "
-        f"answers tests/similar_class.py writes; {scale['rare_found']} of the {scale['rare']} whose answer fewer "
+        f"answers tests/report/similar_class.py writes; {scale['rare_found']} of the {scale['rare']} whose answer fewer "
         f"than 1% of the class also wrote; {scale['unique_found']} of the {scale['unique']} whose answer no one "
         f"else wrote), {scale['copies_flagged'] - scale['found']} more pairs of one copied answer (two copies of "
         f"one answer, or a copy of a copy), and {scale['honest']} honest pair(s) ({scale['honest_identical']} of "
@@ -214,7 +214,7 @@ def section(scale: dict, swept: dict, command: str) -> str:
         "by the class's own frequencies an answer no one else wrote is still not rare enough to stand out among "
         "1.1 million pairs, and a copy of it is missed.",
         "",
-        f"Detection on the synthetic class of tests/test_similarity.py, {swept['classes']} classes "
+        f"Detection on the synthetic class of tests/report/test_similarity.py, {swept['classes']} classes "
         f"({_classes(swept['groups'])}; classes of one seed share their first students): {swept['found']} of "
         f"{swept['planted']} planted pairs flagged in their exercise, {swept['repeated_found']} of "
         f"{swept['repeated']} pairs alike across three exercises listed (and {swept['repeated_false']} other "

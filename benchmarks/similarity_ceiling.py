@@ -1,4 +1,4 @@
-"""The most a reading of the copied code alone could find, on tests/disguised_class.py's classes (issue 40).
+"""The most a reading of the copied code alone could find, on tests/report/disguised_class.py's classes (issue 40).
 
     .venv/bin/python -m benchmarks.similarity_ceiling                          # seeds 0-15 and held-out 100-131
     .venv/bin/python -m benchmarks.similarity_ceiling --samples 4000 --seeds 0:4 --held-out 0:0   # a quick look
@@ -35,7 +35,7 @@ from benchmarks.disguised_table import found_row, seed_range
 from kit.notebooks import ROOT
 from kit.report.answers import handed_in
 from kit.report.similarity import Settings, _read
-from tests.disguised_class import (EXERCISES, KINDS, given_exercises, honest_answer, judged, listed_by_kit,
+from tests.report.disguised_class import (EXERCISES, KINDS, given_exercises, honest_answer, judged, listed_by_kit,
                                    second_class, voice)
 
 WITHIN = tuple(kind for kind in KINDS if kind not in ("short answers", "reference module"))

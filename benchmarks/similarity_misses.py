@@ -1,4 +1,4 @@
-"""Why each planted copy within one exercise that the report misses is missed, on tests/disguised_class.py's classes
+"""Why each planted copy within one exercise that the report misses is missed, on tests/report/disguised_class.py's classes
 (issue 40).
 
     .venv/bin/python -m benchmarks.similarity_misses --samples 4000 --seeds 0:16
@@ -21,7 +21,7 @@ import kit.report.similarity as similarity
 from benchmarks import machine
 from benchmarks.disguised_table import seed_range
 from benchmarks.similarity_ceiling import _statements, honest_index
-from tests.disguised_class import EXERCISES, KINDS, given_exercises, second_class
+from tests.report.disguised_class import EXERCISES, KINDS, given_exercises, second_class
 
 WITHIN = tuple(kind for kind in KINDS if kind not in ("short answers", "reference module"))
 

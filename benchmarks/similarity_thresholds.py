@@ -1,11 +1,11 @@
-"""What moving the report's two thresholds trades, on tests/disguised_class.py's classes (issue 40).
+"""What moving the report's two thresholds trades, on tests/report/disguised_class.py's classes (issue 40).
 
     .venv/bin/python -m benchmarks.similarity_thresholds                    # seeds 0-15 and held-out 100-131
     .venv/bin/python -m benchmarks.similarity_thresholds --seeds 0:4 --held-out 0:0 --times 1   # a quick look
 
 Both thresholds on pairs expected by chance (Settings.same_expected and flag_expected) multiplied by one
 factor, the report run on each class at each factor and judged as benchmarks/similarity_tools.py judges it
-(tests/disguised_class.judged): copies found per kind and honest pairs listed. Classes run in one process per
+(tests/report/disguised_class.judged): copies found per kind and honest pairs listed. Classes run in one process per
 core. Not a test: nothing here asserts.
 """
 
@@ -21,7 +21,7 @@ from functools import partial
 from benchmarks import machine
 from benchmarks.disguised_table import found_row, seed_range
 from kit.report.similarity import Settings
-from tests.disguised_class import KINDS, given_exercises, judged, listed_by_kit, second_class
+from tests.report.disguised_class import KINDS, given_exercises, judged, listed_by_kit, second_class
 
 TIMES = (0.1, 0.3, 1.0, 3.0)
 

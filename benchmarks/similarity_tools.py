@@ -4,7 +4,7 @@
     .venv/bin/python -m benchmarks.similarity_tools --write         # ... and put the table in benchmarks/REPORT.md
     .venv/bin/python -m benchmarks.similarity_tools --classes 4 --no-scale   # a quick look
 
-Classes: tests/disguised_class.py, seeds 0–15, 60 students each, one planted copy of each kind per class (16
+Classes: tests/report/disguised_class.py, seeds 0–15, 60 students each, one planted copy of each kind per class (16
 of each kind in all). Every engine is given the same answers, the same given code (the released stub and
 the notebook's set-up) and the reference in both its forms (solutions/attention.py's function with its
 helpers, named "reference", and the notebook's cell, "reference (notebook)") as if two more students.
@@ -45,7 +45,7 @@ from benchmarks.report_section import REPORT, publish
 from kit.notebooks import ROOT
 from kit.report.answers import MODULE_FORM, NOTEBOOK_FORM
 from kit.report.similarity import similar_answers
-from tests.disguised_class import (EXERCISES, KINDS, REFERENCE, given_exercises, judged, listed_by_kit, pair_of,
+from tests.report.disguised_class import (EXERCISES, KINDS, REFERENCE, given_exercises, judged, listed_by_kit, pair_of,
                                    second_class)
 
 HEADING = "## Copies found however disguised (issue 40)"
@@ -242,7 +242,7 @@ def section(compared: dict, times: dict | None, command: str) -> str:
     load = f"; load average (1, 5, 15 min) {times['load']} before the timing, {times['load_after']} after" \
         if times else ""
     return "\n".join([HEADING, "", f"`{command}` on {time.strftime('%Y-%m-%d %H:%M')}, {machine.details()['CPU']}, "
-                      f"{machine.details()['cores']} cores{load}. Classes: tests/disguised_class.py, seeds "
+                      f"{machine.details()['cores']} cores{load}. Classes: tests/report/disguised_class.py, seeds "
                       f"0–{classes - 1}, 60 students each, one copy of each kind per class.", "", *rows, "",
                       _reading(compared), ""])
 

@@ -7,8 +7,8 @@ the nine notebooks, `timestamp.txt` and a submission secret of their own. What
 they hand in, drawn with a seed:
 
 - most start from the example class's perfect student (ada) with the plan of
-  tests/synthetic_class.py spliced in: known mistakes of the corpus
-  (tests/corpus/mistakes/, at most one per exercise) and exercises left as the
+  tests/shared/synthetic_class.py spliced in: known mistakes of the corpus
+  (tests/shared/corpus/mistakes/, at most one per exercise) and exercises left as the
   release's stub;
 - some hand in the release untouched (dee), half done (eli), or with read-only
   cells edited and deleted (hal);
@@ -29,9 +29,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from kit.course import ASSIGNMENT, COURSE_ID, course as course_of
-from tests.corpus_submissions import splice
-from tests.course_copy import EXAMPLE
-from tests.synthetic_class import plan
+from tests.shared.corpus_submissions import splice
+from tests.shared.course_copy import EXAMPLE
+from tests.shared.synthetic_class import plan
 
 AS_IS = {"untouched": "dee", "half done": "eli", "read-only cells changed": "hal", "unreadable notebook": "gus"}
 SHARES = {"untouched": 0.04, "half done": 0.05, "read-only cells changed": 0.02}  # the rest: ada with the plan

@@ -17,7 +17,7 @@ from pathlib import Path
 from autograder.handed_in import answer_cell_id
 from examples.written_answers import ANSWERS
 from kit.notebooks import ROOT
-from tests.corpus_submissions import CORPUS, cells_of
+from tests.shared.corpus_submissions import CORPUS, cells_of
 
 CLASS = ROOT / "examples" / "class"
 RELEASE = ROOT / "assignments" / "attention"

@@ -15,6 +15,6 @@ recorded as equivalent in one reviewed line with its reason (equivalent.txt).
 - report.py      REPORT.md from results.json, beside the first run's survivors (before.json);
 - __main__.py    `make mutants`: grade them and write REPORT.md and results.json.
 
-tests/test_mutants.py reads what `make mutants` wrote, and grades the mutants of the
+tests/judge/test_mutants.py reads what `make mutants` wrote, and grades the mutants of the
 exercises a change touched since.
 """

@@ -7,7 +7,7 @@
 
 Each exercise is graded in a process of its own, forked, with its address
 space capped (MEMORY), so a mutant that allocates without end fails alone.
-Not a test: nothing here asserts; tests/test_mutants.py reads what it writes.
+Not a test: nothing here asserts; tests/judge/test_mutants.py reads what it writes.
 """
 
 from __future__ import annotations

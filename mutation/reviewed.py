@@ -10,7 +10,7 @@ comments.
 
 open.txt lists, as ``<exercise> | <mutant's key>``, the survivors no case kills
 yet: gaps of the graders known and not closed. It may only shrink: a new
-survivor, or a line whose mutant is killed now, fails tests/test_mutants.py.
+survivor, or a line whose mutant is killed now, fails tests/judge/test_mutants.py.
 """
 
 from __future__ import annotations

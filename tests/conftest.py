@@ -25,8 +25,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -36,25 +34,26 @@ from filelock import FileLock
 from xdist.scheduler import LoadScopeScheduling
 
 from kit.course import DB_URL_VARIABLE, db_url
-from tests.course_copy import EXAMPLE, autograde, class_course, copy_course, gradebook_snapshot, run_nbgrader
-from tests import one_parse_at_a_time  # noqa: F401  (the suite grades in threads: see the module)
-from tests import postgres as postgres_server
-from tests.axe import AUDIT_RECORDS, TAGS as AXE_TAGS, VERSION as AXE_VERSION
-from tests.gradebooks import dump
+from tests.shared.course_copy import (EXAMPLE, autograde, class_course, copy_course, gradebook_snapshot, run_demo,
+                                      run_nbgrader)
+from tests.shared import one_parse_at_a_time  # noqa: F401  (the suite grades in threads: see the module)
+from tests.shared import postgres as postgres_server
+from tests.shared.axe import AUDIT_RECORDS, TAGS as AXE_TAGS, VERSION as AXE_VERSION
+from tests.shared.gradebooks import dump
 
 # Each test chooses its gradebook itself: an instructor's own KIT_DB_URL must not leak into the suite.
 os.environ.pop(DB_URL_VARIABLE, None)
 
-DATABASES = ["sqlite", "postgresql"]
-
 # Tests given a unit of their own (a regular expression on the test's id → the unit's name): each runs on
 # the other worker while the rest of its file runs.
 SPLIT = [
-    (r"^tests/test_adversarial\.py::test_the_whole_suite_passes_as_an_ordinary_account", "adversarial as an account"),
-    (r"^tests/test_main_command\.py::(test_postgresql_gives.*|.*\[postgresql\])$", "main command on PostgreSQL"),
-    (r"^tests/test_nbgrader\.py::.*\[in-kernel", "nbgrader's stock path"),
-    (r"^tests/test_two_graders\.py::.*\[postgresql\]$", "two graders on PostgreSQL"),
-    (r"^tests/test_accessibility\.py::(test_does_every_feedback_page|test_can_every_scrolling_code_box|"
+    (r"^tests/confinement/test_adversarial\.py::test_the_whole_suite_passes_as_an_ordinary_account",
+     "adversarial as an account"),
+    (r"^tests/nbgrader_glue/test_main_command\.py::(test_postgresql_gives.*|.*\[postgresql\])$",
+     "main command on PostgreSQL"),
+    (r"^tests/nbgrader_glue/test_nbgrader\.py::.*\[in-kernel", "nbgrader's stock path"),
+    (r"^tests/nbgrader_glue/test_two_graders\.py::.*\[postgresql\]$", "two graders on PostgreSQL"),
+    (r"^tests/browser/test_accessibility\.py::(test_does_every_feedback_page|test_can_every_scrolling_code_box|"
      r"test_a_feedback_page_at_320|test_does_every_check_message)", "accessibility audit of the feedback"),
 ]
 # Units from the slowest, as measured by `--durations` (fresh clones, 30 Nov and 1 Dec 2026; the accessibility audit at
@@ -62,15 +61,16 @@ SPLIT = [
 # order. Only the order changes with this list: a unit missing from it still runs. The main command's SQLite loop
 # comes first: its PostgreSQL twin, later, compares with it. A unit of one test takes the next unit along to its
 # worker (xdist queues ahead).
-SLOWEST_FIRST = ["tests/test_main_command.py", "accessibility audit of the feedback", "tests/test_report.py",
-                 "tests/test_accessibility.py", "tests/test_cluster.py",
-                 "main command on PostgreSQL", "nbgrader's stock path", "tests/test_adversarial.py",
-                 "adversarial as an account", "tests/test_readme.py", "tests/test_hub.py",
-                 "tests/test_grading_service.py", "tests/test_self_learner.py",
-                 "tests/test_parallel.py", "tests/test_nothing_lost.py", "tests/test_export.py",
-                 "tests/test_nbgrader.py", "tests/test_two_graders.py", "tests/test_gradebook_check.py",
-                 "tests/test_refusal.py", "tests/test_hand_in.py", "two graders on PostgreSQL", "tests/test_release.py",
-                 "tests/test_model_heads.py", "tests/test_browser.py"]
+SLOWEST_FIRST = ["tests/nbgrader_glue/test_main_command.py", "accessibility audit of the feedback",
+                 "tests/report/test_report.py", "tests/browser/test_accessibility.py", "tests/nbgrader_glue/test_cluster.py",
+                 "main command on PostgreSQL", "nbgrader's stock path", "tests/confinement/test_adversarial.py",
+                 "adversarial as an account", "tests/house/test_readme.py", "tests/hand_in/test_hub.py",
+                 "tests/hand_in/test_grading_service.py", "tests/notebooks/test_self_learner.py",
+                 "tests/nbgrader_glue/test_parallel.py", "tests/nbgrader_glue/test_nothing_lost.py",
+                 "tests/nbgrader_glue/test_export.py", "tests/nbgrader_glue/test_nbgrader.py",
+                 "tests/nbgrader_glue/test_two_graders.py", "tests/nbgrader_glue/test_gradebook_check.py",
+                 "tests/confinement/test_refusal.py", "tests/hand_in/test_hand_in.py", "two graders on PostgreSQL",
+                 "tests/notebooks/test_release.py", "tests/notebooks/test_model_heads.py", "tests/browser/test_browser.py"]
 
 
 def unit_of(nodeid: str) -> str:
@@ -94,7 +94,7 @@ def pytest_sessionstart(session) -> None:
 
 def pytest_terminal_summary(terminalreporter, config) -> None:
     """The accessibility audit's count of pages and rules, from what each worker recorded
-    (tests/test_accessibility.py), when it ran."""
+    (tests/browser/test_accessibility.py), when it ran."""
     if hasattr(config, "workerinput") or getattr(config, "cache", None) is None:
         return
     pages = {page: rules for record in sorted(config.cache.mkdir(AUDIT_RECORDS).glob("*.json"))
@@ -152,18 +152,11 @@ def copy_released(released_course) -> Callable[[Path], Path]:
     return copy
 
 
-def run_demo(course: Path, env: dict | None = None) -> str:
-    result = subprocess.run([sys.executable, "-m", "kit.demo"], cwd=course, capture_output=True, text=True,
-                            timeout=1800, env={**os.environ, **(env or {})})  # a generous bound: a loaded machine is slow
-    assert result.returncode == 0, result.stderr[-12000:]
-    return result.stdout
-
-
 class GradedClass(NamedTuple):
     course: Path
     first: str          # what the first `make demo` printed
     second: str         # ... and the second, run straight after
-    first_db: str       # the gradebook after the first run (repr of tests.gradebooks.dump)
+    first_db: str       # the gradebook after the first run (repr of tests.shared.gradebooks.dump)
 
 
 def _graded_class(folder: Path) -> None:
@@ -189,7 +182,7 @@ def _hostile_class(released: Path) -> Callable[[Path], None]:
         from kit.course import ASSIGNMENT
         from kit.nbgrader_cli import run as nbgrader
         from kit.report.build import course_directory, write_report
-        from tests.hostile_student import STUDENT, write_submission
+        from tests.shared.hostile_student import STUDENT, write_submission
 
         course = folder / "course"
         shutil.copytree(released, course, symlinks=True)
@@ -210,7 +203,7 @@ def _hostile_class(released: Path) -> Callable[[Path], None]:
 @pytest.fixture(scope="session")
 def hostile_class(tmp_path_factory, released_course) -> Path:
     """A course of two students, autograded, graded by hand (the stand-in assistant), with feedback and the class
-    report: ada of the example class and tests/hostile_student.py's, whose every answer is written to act in a
+    report: ada of the example class and tests/shared/hostile_student.py's, whose every answer is written to act in a
     page. Once per test run; read it, never grade in it."""
     return made_once(tmp_path_factory, "hostile_class", _hostile_class(released_course)) / "course"
 
@@ -239,14 +232,6 @@ def postgres():
         pytest.skip(f"no PostgreSQL server for the tests: {reason}")
     with postgres_server.running_server() as server:
         yield server
-
-
-def gradebook_environment(request, database: str, name: str) -> dict[str, str]:
-    """Environment for commands that grade on `database` ("sqlite": the course's own gradebook.db;
-    "postgresql": a fresh database `name` on the suite's server, through KIT_DB_URL)."""
-    if database == "sqlite":
-        return {}
-    return {DB_URL_VARIABLE: request.getfixturevalue("postgres").new_database(name)}
 
 
 def _graded_one_at_a_time(released: Path) -> Callable[[Path], None]:

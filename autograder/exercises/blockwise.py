@@ -13,7 +13,7 @@ from solutions import attention as ref
 
 NOTEBOOK = "06_blockwise"
 # The mistake that shows in memory, not in values; the judge names it by this
-# same name (judge.FULL_GRID; tests/test_registry.py holds them equal).
+# same name (judge.FULL_GRID; tests/judge/test_registry.py holds them equal).
 FULL_GRID = "builds the full n × n grid"
 
 

@@ -16,7 +16,7 @@ import numpy as np
 HIDDEN_SEED = 80_417  # appears nowhere in the notebooks
 
 # What the foundation issue specifies for the functions, as the `checks` tags of
-# hidden cases (tests/test_case_coverage.py maps each to the cases that check it).
+# hidden cases (tests/judge/test_case_coverage.py maps each to the cases that check it).
 BEHAVIOURS = {
     "float32": "float32 in gives float32 out",
     "batched": "any leading batch dimensions",
@@ -49,7 +49,7 @@ class Requirement(NamedTuple):
     broken_by: an answer right in everything but this one behaviour (the exercise's
         arguments), or the name of one of its catalogued mistakes that is; for a
         question answered by a value, that value. Some hidden case must fail it, and
-        so must a visible one (tests/test_case_coverage.py).
+        so must a visible one (tests/judge/test_case_coverage.py).
     unseen: why no visible case can show it; "" when one does.
     docstring: the docstring's own words for the same behaviour, quoted exactly (line breaks
         aside), from the function's docstring in its solution cell (the stub keeps it); a tuple
@@ -225,7 +225,7 @@ class Exercise:
         uses, so adding or removing one never moves another's hidden inputs.
     mistakes: the known mistakes, named in a failing check's message when they fit.
     built_on: the exercises an answer may call; while it is graded they are the
-        reference's (so one mistake costs points once). tests/test_built_on.py
+        reference's (so one mistake costs points once). tests/judge/test_built_on.py
         checks that it names every one.
     requirements: every behaviour the exercise's text states (`Requirement`).
     points: of ``check_<name>`` and ``hidden_<name>`` (course.toml may override).
@@ -236,7 +236,7 @@ class Exercise:
     computed_from: the part the others are computed from (attention's "the weights"): it
         is checked first, so a message points at it, not at a part wrong only because of it.
     meets: the behaviours (autograder.cases.BEHAVIOURS) its inputs can meet, each of which its
-        hidden cases must check (tests/test_case_coverage.py): an exercise that takes no mask
+        hidden cases must check (tests/judge/test_case_coverage.py): an exercise that takes no mask
         cannot meet a masked row. ARRAYS, SCORES and COUNTS name the usual groups.
     notebook: filled in by autograder/exercises/__init__.py from the module.
     """

@@ -23,7 +23,7 @@ keep it intact:
 - the notebook's metadata is not kept once it is written (nbconvert keeps every
   notebook's for as long as the exporter lives, a class's worth).
 
-The autograded notebooks are the same, byte for byte (tests/test_grading_outputs.py).
+The autograded notebooks are the same, byte for byte (tests/nbgrader_glue/test_grading_outputs.py).
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def _feedback(c, course: Course) -> None:
     # Written answers as text first, while the questions still read as in the source (ClearMarkScheme cuts them).
     c.GenerateFeedback.preprocessors = [GetGradesAtOnce, WrittenAnswersAsText, CSSHTMLHeaderPreprocessor, ClearMarkScheme,
                                         HideHiddenTests]
-    # ... on the kit's page, which passes WCAG 2.1 AA at any width (tests/test_accessibility.py), with no "¶" link
+    # ... on the kit's page, which passes WCAG 2.1 AA at any width (tests/browser/test_accessibility.py), with no "¶" link
     # in every heading. FeedbackExporter's own settings: the formgrader's HTMLExporter keeps nbgrader's template.
     c.GenerateFeedback.exporter_class = FeedbackExporter
     c.FeedbackExporter.template_name = "kit_feedback"

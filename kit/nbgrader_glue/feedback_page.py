@@ -14,7 +14,7 @@ comment under their answer, never the rubric.
 `FeedbackExporter` (feedback_exporter.py; GenerateFeedback.exporter_class, set by
 configure.py) writes the page with the kit's template (templates/kit_feedback/),
 which makes it pass WCAG 2.1 AA at any width from 320 CSS px
-(tests/test_accessibility.py audits it).
+(tests/browser/test_accessibility.py audits it).
 """
 
 from pathlib import Path

@@ -1,7 +1,7 @@
 """One exercise at a time: while an answer is graded, what it is built on is the reference's.
 
 BUILT_ON: exercise → the exercises an answer to it may call, read from
-``built_on.json`` beside this file (generated; tests/test_built_on.py derives
+``built_on.json`` beside this file (generated; tests/judge/test_built_on.py derives
 the same map from the answer key and the notebooks). While an exercise is
 graded, each of these is the reference's, not the student's own: a mistake
 costs the points of its own exercise only. Blockwise attention has none: its

@@ -1,0 +1,83 @@
+"""`nbgrader autograde` and `nbgrader generate_feedback` on every core (kit/nbgrader_glue/autograde.py): several
+students at once give the gradebook and the feedback one at a time gives, and a student nbgrader cannot
+grade stops no one else."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from kit import nbgrader_cli
+from kit.course import ASSIGNMENT
+from tests.shared.course_copy import EXAMPLE, autograde, class_course, gradebook_snapshot
+
+pytestmark = pytest.mark.xdist_group("parallel")
+
+
+@pytest.fixture(scope="module")
+def two_at_a_time(tmp_path_factory, graded_one_at_a_time, released_course):
+    """The same class with two more students nbgrader cannot grade, autograded two at a time."""
+    students, _ = graded_one_at_a_time
+    course = tmp_path_factory.mktemp("parallel")
+    class_course(course, len(students), released_course)
+    # A notebook that is not JSON, not set aside beforehand: the kit sets it aside and grades the rest.
+    shutil.copytree(EXAMPLE / "gus" / "attention", course / "submitted" / "unreadable" / "attention")
+    # A timestamp nbgrader cannot read: nbgrader exits from the middle of its loop.
+    shutil.copytree(EXAMPLE / "ada" / "attention", course / "submitted" / "bad_clock" / "attention")
+    (course / "submitted" / "bad_clock" / "attention" / "timestamp.txt").write_text("yesterday, about noon")
+    return course, autograde(course, KIT_GRADING_WORKERS="2")
+
+
+def test_two_workers_give_the_gradebook_one_worker_gives(graded_one_at_a_time, two_at_a_time):
+    students, serial = graded_one_at_a_time
+    course, _ = two_at_a_time
+    assert gradebook_snapshot(course, students) == serial
+
+
+def test_a_student_nbgrader_cannot_grade_is_named_and_stops_no_one_else(graded_one_at_a_time, two_at_a_time):
+    students, _ = graded_one_at_a_time
+    course, result = two_at_a_time
+    assert result.returncode != 0  # as nbgrader's serial loop ends when a student failed
+    assert "for student 'bad_clock'" in result.stderr
+    assert not (course / "autograded" / "bad_clock" / "attention").exists()
+    assert "for student 'unreadable'" not in result.stderr  # its unreadable notebook is set aside, the rest graded
+    assert (course / "submitted" / "unreadable" / "attention" / "03_softmax_and_mix.ipynb.unreadable").exists()
+    for student in [*students, "unreadable"]:
+        assert (course / "autograded" / student / "attention" / "01_worked_example.ipynb").exists()
+    started = {line.split("'")[1] for line in result.stderr.splitlines() if "Creating/updating student" in line}
+    assert started == {*students, "unreadable", "bad_clock"}  # what kit/demo.py's progress bar counts
+
+
+def test_two_workers_write_the_feedback_one_worker_writes(graded_one_at_a_time, two_at_a_time, tmp_path):
+    students, _ = graded_one_at_a_time
+    course, _ = two_at_a_time
+    pages = {}
+    for workers in ("1", "2"):
+        copy = shutil.copytree(course, tmp_path / workers, symlinks=True)
+        for student in [*students[3:], "unreadable"]:  # three students are enough for two workers, and cheaper
+            shutil.rmtree(copy / "autograded" / student)
+        result = nbgrader_cli.run("generate_feedback", ASSIGNMENT, cwd=copy, env={"KIT_GRADING_WORKERS": workers},
+                                  capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+        pages[workers] = {str(p.relative_to(copy / "feedback")): p.read_bytes()
+                          for p in (copy / "feedback").rglob("*.html")}
+    assert {page.split("/")[0] for page in pages["2"]} == set(students[:3])
+    assert pages["2"] == pages["1"]
+
+
+def test_run_in_this_process_a_workers_error_reaches_the_log_and_names_its_student(released_course, tmp_path,
+                                                                                    monkeypatch):
+    # kit/demo.py runs nbgrader in its own process (run_here), its log an in-memory stream: a worker process
+    # forked from it wrote to its own copy of that stream, and its student's error never came back.
+    course = shutil.copytree(released_course, tmp_path / "course", symlinks=True)
+    for student in ("bad_clock", "late_clock"):
+        handed_in = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
+        (handed_in / "timestamp.txt").write_text("yesterday, about noon")
+    monkeypatch.setenv("KIT_GRADING_WORKERS", "2")
+    lines = []
+    with pytest.raises(nbgrader_cli.NbgraderFailed) as failed:
+        nbgrader_cli.run_here("autograde", ASSIGNMENT, "--force", cwd=course, on_line=lines.append)
+    for student in ("bad_clock", "late_clock"):
+        assert any("error processing assignment:" in line and f"/submitted/{student}/" in line for line in lines)
+    assert "Traceback" in str(failed.value)  # the message leads with the first error's traceback

@@ -1,0 +1,1 @@
+"""The class report and its similarity section (kit/report)."""
