@@ -116,6 +116,11 @@ class TrustedCollect(ExchangeCollect):
                 hand_ins[claim[0]].append({"username": claim[0], "filename": name, "timestamp": claim[1]})
         self.src_records = {student: self._in_order(records) for student, records in sorted(hand_ins.items())}
         self.secrets = secrets_in(Path(self.inbound_path), everyone)  # a copy of any classmate's, whoever is collected
+        self.handed_in_with: dict[str, list[tuple[str, int]]] = defaultdict(list)  # secret → (student, changed)
+        for name, (secret, changed) in self.secrets.items():
+            claim = parse_name(name, assignment)
+            if claim:
+                self.handed_in_with[secret].append((claim[0], changed))
 
     def _in_order(self, records: list[dict]) -> list[dict]:
         """The order to try a student's hand-ins in: newest first (with --before-duedate, those before it first)."""
@@ -192,10 +197,9 @@ class TrustedCollect(ExchangeCollect):
             raise Refused("its timestamp.txt is a folder, not the file nbgrader's submit writes")
         secret = read_secret(copy)
         _, changed = self.secrets.get(record["filename"], (secret, float("inf")))
-        for name, (other_secret, other_changed) in self.secrets.items():
-            claim = parse_name(name, self.coursedir.assignment_id)
-            if other_secret == secret and claim and claim[0] != record["username"] and other_changed <= changed:
-                raise Refused(f"its submission secret is {shown(claim[0])}'s, handed in earlier (copied from their "
+        for student, other_changed in self.handed_in_with.get(secret, ()):
+            if student != record["username"] and other_changed <= changed:
+                raise Refused(f"its submission secret is {shown(student)}'s, handed in earlier (copied from their "
                               f"files: its feedback would replace theirs)")
 
     def _ignored(self, name: str) -> bool:
