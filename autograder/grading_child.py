@@ -46,7 +46,7 @@ class ChildFailed(Exception):
     """The child ended, or said something other than that it was ready, before any student code ran."""
 
 
-def _status_bytes(pid: int, field: str) -> int | None:
+def status_bytes(pid: int, field: str) -> int | None:
     """A `/proc/<pid>/status` field in bytes; None once the process is gone (or the field with it)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -93,7 +93,7 @@ class GradingChild:
             ready = False
         if not ready:
             raise ChildFailed("the grading process could not start (it ended before running any of your code)")
-        self.resident_at_ready = _status_bytes(self.pid, "VmRSS")
+        self.resident_at_ready = status_bytes(self.pid, "VmRSS")
 
     @property
     def pid(self) -> int:
@@ -105,7 +105,7 @@ class GradingChild:
     def peak_since_ready(self) -> int | None:
         """The most resident memory the child has held beyond its mark at ready; None when it cannot be
         read (the child ended)."""
-        peak = _status_bytes(self.pid, "VmHWM")
+        peak = status_bytes(self.pid, "VmHWM")
         if peak is None or self.resident_at_ready is None:
             return None
         return max(0, peak - self.resident_at_ready)

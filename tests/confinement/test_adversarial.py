@@ -39,6 +39,7 @@ import autograder.grade
 from autograder.budget import BUDGET_SPENT, GraderBudget
 from autograder.cases import hidden_cases
 from autograder.grade import GRADER_FAILED, MAX_MESSAGE_CHARS, VISIBLE_NEEDS_HIDDEN, grade_submission, save_report
+from autograder.grading_child import status_bytes
 from autograder.sandbox import BUBBLEWRAP, NAMESPACES, _trial, probe
 from autograder.source_assignment import SourceAssignment
 from autograder.submission import Submission
@@ -502,17 +503,12 @@ def test_an_honest_student_graded_beside_them_gets_full_marks(bounded):
     assert {gid: earned for gid, (earned, _, _) in cells.items()} == {gid: p for gid, (_, p, _) in cells.items()}
 
 
-def _own_memory(field: str) -> int:
-    """A memory figure of this process (VmRSS, VmHWM), in bytes."""
-    return int(re.search(rf"^{field}:\s+(\d+) kB", Path("/proc/self/status").read_text(), re.M).group(1)) << 10
-
-
 def grown_by(graded, name: str):
     """(the fixture's report, how far grading it took this process's resident memory past where it started)."""
     Path("/proc/self/clear_refs").write_text("5")  # the kernel's reset of this process's peak: counted from here
-    start = _own_memory("VmRSS")
+    start = status_bytes(os.getpid(), "VmRSS")
     report = graded(name)
-    return report, _own_memory("VmHWM") - start
+    return report, status_bytes(os.getpid(), "VmHWM") - start
 
 
 @pytest.mark.parametrize("name", cases("hoards_memory"))
