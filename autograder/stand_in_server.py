@@ -31,7 +31,6 @@ moment) is never kept.
 from __future__ import annotations
 
 import atexit
-import binascii
 import hashlib
 import json
 import resource
@@ -43,13 +42,11 @@ from collections import OrderedDict
 from pathlib import Path
 
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
+from autograder.call_lines import head
 from autograder.judge import from_line, plain, to_line
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTING_SECONDS = 60
-# A call line's head decoded to read its header (a call's header is a few hundred bytes), four times more
-# at a time for a longer one.
-_HEAD_CHARS = 1 << 12
 # The answers kept for calls made again, in all: more than one student's calls (prefix_gaps' case of 260
 # tokens alone asks attention 261 times, about 63 MB of answers). They are kept least recently used: were one
 # student's calls more than fit, the next student, making them in the same order, would find none kept.
@@ -136,25 +133,16 @@ class _Kept:
     def call(line: bytes, bounds: tuple[int, int]) -> bytes:
         """What names a call line whatever its nonce (a token fresh for each request): a digest of the bounds
         it is answered within, of its header (the JSON before the arrays) without the nonce, and of the rest
-        of the line as it came. Only the line's head is decoded, in plain base64 with no padding unless it
-        is the whole line, so that the rest, decoded after it, gives what decoding the whole line gives:
-        two lines of one digest are one call. The line is a judge.to_line line the grader has read already
-        (judge.from_line); a head that is not plain base64 raises ValueError (the call is not kept)."""
-        head = _HEAD_CHARS
-        while True:
-            decoded = binascii.a2b_base64(line[:head], strict_mode=True)
-            end = decoded.find(b"\n")
-            if end >= 0 or head >= len(line):
-                break
-            head *= 4
-        if end < 0 or (head < len(line) and b"=" in line[:head]):
-            raise ValueError("not a call line to keep an answer for")
-        header = json.loads(decoded[:end])
+        of the line as it came. Only the line's head is decoded (`call_lines.head`), so that the rest,
+        decoded after it, gives what decoding the whole line gives: two lines of one digest are one call, and
+        the server reads them alike, whatever they hold. A head that is not plain base64 raises ValueError
+        (the call is not kept)."""
+        header, decoded, size = head(line)
         header["message"]["dict"].pop("nonce", None)
-        digest = hashlib.sha256(repr((bounds, head, len(decoded) - end)).encode())
+        digest = hashlib.sha256(repr((bounds, size, len(decoded))).encode())
         digest.update(json.dumps(header, sort_keys=True).encode())
-        digest.update(decoded[end:])
-        digest.update(line[head:])
+        digest.update(decoded)
+        digest.update(line[size:])
         return digest.digest()
 
     def get(self, call: bytes) -> tuple[bytes, float] | None:

@@ -15,7 +15,7 @@ import autograder.judge.checks as visible_checks
 import solutions.attention as reference
 from autograder.judge import CheckFailed, check, standing_in
 from autograder.judge.checks import ANSWER_KEY
-from autograder import stand_in_server
+from autograder import call_lines, stand_in_server, submission
 from autograder.budget import GraderBudget
 from autograder.judge import from_line, to_line
 from kit.notebooks import ROOT
@@ -292,19 +292,9 @@ def test_a_kept_answer_is_always_the_answer_its_own_line_gets(monkeypatch):
     # (its arrays past the head the key decodes) changed at one place, its nonce of another length, padding or
     # a stray byte put in, is answered with the kept answers shared, and again alone: the two replies agree.
     # (No line holds a newline: the grader reads the child's lines split at them.)
-    budget, rng = GraderBudget(), np.random.default_rng(7)
-    S = rng.normal(size=(40, 40))
-
-    def line_of(nonce: str) -> bytes:
-        return to_line({"call": "softmax", "args": [S], "kwargs": {"axis": -1}, "nonce": nonce}).encode()
-
-    honest = line_of("a" * 16)
-    assert len(honest) > 3 * stand_in_server._HEAD_CHARS
-    lines = [honest, line_of("b" * 16), line_of("c"), line_of("d" * 40)]
-    for _ in range(40):
-        at = int(rng.integers(len(honest)))
-        lines.append(honest[:at] + bytes([rng.choice(list(b"AZaz09+/=!-_"))]) + honest[at + 1:])
-    lines += [honest[:100] + b"=" + honest[100:], honest[:5000] + b"==" + honest[5000:], honest + b"AAAA"]
+    budget = GraderBudget()
+    lines = _forged_call_lines(np.random.default_rng(7))
+    assert len(lines[0]) > 3 * call_lines.HEAD_CHARS
 
     def reply(line: bytes) -> bytes:
         return stand_in_server.answer(line, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)[0]
@@ -316,3 +306,67 @@ def test_a_kept_answer_is_always_the_answer_its_own_line_gets(monkeypatch):
         alone.append(reply(line))
     assert [i for i, (a, b) in enumerate(zip(kept_shared, alone)) if a != b] == []
     assert len({reply for reply in kept_shared}) > 2  # some lines were other calls, some not calls at all
+
+
+def _forged_call_lines(rng) -> list[bytes]:
+    """A long call line (its arrays past the head), the same with its nonce of other lengths, and 40 copies
+    changed at one place, with padding or stray bytes put in, and lines that are no call."""
+    S = rng.normal(size=(40, 40))
+
+    def line_of(nonce: str) -> bytes:
+        return to_line({"call": "softmax", "args": [S], "kwargs": {"axis": -1}, "nonce": nonce}).encode()
+
+    honest = line_of("a" * 16)
+    lines = [honest, line_of("b" * 16), line_of("c"), line_of("d" * 40)]
+    for _ in range(40):
+        at = int(rng.integers(len(honest)))
+        lines.append(honest[:at] + bytes([rng.choice(list(b"AZaz09+/=!-_"))]) + honest[at + 1:])
+    return lines + [honest[:100] + b"=" + honest[100:], honest[:5000] + b"==" + honest[5000:], honest + b"AAAA",
+                    honest[:-100], to_line({"outcome": {"call": "softmax"}}).encode(),
+                    to_line({"call": ["softmax"], "nonce": "a"}).encode(), to_line({"call": "softmax"}).encode()]
+
+
+def test_a_call_read_from_its_head_is_the_call_a_whole_read_gives():
+    # The grader routes a stand-in's call by its head alone (autograder/call_lines.py) and passes its arrays on
+    # unread: for every line whose head reads as a call, a whole read (judge.from_line, as the server reads it)
+    # names the same call for the same request, or refuses the line.
+    lines = _forged_call_lines(np.random.default_rng(11))
+    assert call_lines.call_of(lines[0]) == {"call": "softmax", "nonce": "a" * 16}
+    assert len(lines[0]) > 3 * call_lines.HEAD_CHARS
+    routed = 0
+    for line in lines:
+        head_says = call_lines.call_of(line)
+        try:
+            whole = from_line(line)
+        except ValueError:
+            continue
+        if head_says is not None:
+            routed += 1
+            assert (whole["call"], whole.get("nonce")) == (head_says["call"], head_says["nonce"]), line[:80]
+    assert routed > 10
+    assert call_lines.call_of(to_line({"outcome": {"call": "softmax"}}).encode()) is None
+    assert call_lines.call_of(to_line({"call": ["softmax"], "nonce": "a"}).encode()) is None
+
+
+def test_a_call_whose_arrays_cannot_be_read_gets_the_servers_refusal():
+    # Its head names an allowed call, its arrays are cut short: the server reads it whole and refuses it.
+    budget = GraderBudget()
+    line = to_line({"call": "softmax", "args": [np.ones((40, 40))], "kwargs": {}, "nonce": "a" * 16}).encode()
+    assert call_lines.call_of(line[:-200]) is not None
+    reply, _ = stand_in_server.answer(line[:-200], budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
+    assert "error" in from_line(reply) and "value" not in from_line(reply)
+
+
+def test_the_grader_reads_no_calls_arrays(monkeypatch):
+    # prefix_gaps' case of 260 tokens sends 261 calls and 47 MB of masks a student: only the server reads them.
+    read_whole = []
+
+    def counted(line):
+        message = from_line(line)
+        read_whole.append("call" in message)
+        return message
+    monkeypatch.setattr(submission, "from_line", counted)
+    from autograder.grade import grade_submission
+    report = grade_submission(ROOT / "examples" / "class" / "submitted" / "ada" / "attention")
+    assert report.cells["hidden_prefix_gaps"].earned == report.cells["hidden_prefix_gaps"].possible
+    assert len(read_whole) > 500 and not any(read_whole)
