@@ -37,12 +37,14 @@ in one Chromium.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
 import time
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -139,24 +141,44 @@ def _laid_out_well(layout: dict) -> list[str]:
     return wrong
 
 
+# What auditing a page file's bytes at a size found (rules run, what is wrong), kept for the process: a feedback
+# page two students share byte for byte (ada's and bo's, but for bo's softmax) is one check, run once. The pages
+# are whole in their file (no resource outside it), so their bytes decide what axe and the layout find.
+_AUDITS: dict[tuple[str, str, bool], tuple[frozenset, list[str]]] = {}
+
+
 def _audit_pages(sized, audited: dict, family: str, pages: dict[str, str], laid_out_by_the_kit: bool = True,
                  before=None) -> None:
-    """Audit every page (name → URL) at every size, each loaded once per size; fail on any violation and, where the
+    """Audit every page (name → URL) at every size, each distinct page file loaded once per size in the process (a
+    file of the same bytes gets the same findings); fail on any violation and, where the
     kit lays the page out, on anything _laid_out_well finds. `before(page, name)`: done after each load."""
     problems = []
     for size in SIZES:
         page = sized(size)
         for name, url in pages.items():
-            page.goto(url)
-            if before:
-                before(page, name)
-            found = audit(page)
             what = f"{family}, {name}, at {size}"
-            audited[what] = found.rules
-            print(found.report(what))
-            problems += [f"{what}: {v}" for v in found.violations]
-            if laid_out_by_the_kit:
-                problems += [f"{what}: {wrong}" for wrong in _laid_out_well(page.evaluate(LAYOUT))]
+            key = None
+            if before is None and url.startswith("file://"):
+                key = (hashlib.sha256(Path(unquote(urlparse(url).path)).read_bytes()).hexdigest(), size,
+                       laid_out_by_the_kit)
+            result = _AUDITS.get(key) if key else None
+            if result is None:
+                page.goto(url)
+                if before:
+                    before(page, name)
+                found = audit(page)
+                print(found.report(what))
+                wrong = list(found.violations)
+                if laid_out_by_the_kit:
+                    wrong += _laid_out_well(page.evaluate(LAYOUT))
+                result = (found.rules, wrong)
+                if key:
+                    _AUDITS[key] = result
+            else:
+                print(f"{what}: the same bytes as a page audited at this size before, the same findings")
+            rules, wrong = result
+            audited[what] = rules
+            problems += [f"{what}: {w}" for w in wrong]
     assert not problems, "\n".join(problems)
 
 
