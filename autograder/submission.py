@@ -56,10 +56,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from autograder import sandbox, stand_in_server
+from autograder.call_lines import call_of
 from autograder.exercises import REGISTRY
 from autograder.grading_child import GradingChild, remove_tree
 from autograder.handed_in import restore_for_grading
-from autograder.call_lines import call_of
 from autograder.judge import WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, to_line
 from autograder.judge.wire import LineWithNonce
 from autograder.source_assignment import SourceAssignment
