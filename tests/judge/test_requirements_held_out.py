@@ -5,7 +5,8 @@ registry's own breakers (autograder/exercises/: `Requirement.broken_by`), as a
 student would write them, each right in everything but the one behaviour its
 docstring quotes. Each must fail some hidden case of its exercise, and its
 visible check too where the exercise has one: the check under an exercise is
-as strong as its text.
+as strong as its text, but for a requirement the exercise says no visible case
+can show (`Requirement.unseen`).
 """
 
 from __future__ import annotations
@@ -43,8 +44,14 @@ def test_some_hidden_case_fails_an_answer_that_breaks_a_stated_requirement(path)
     assert failed_by(func, hidden_cases(exercise)), f"{path.stem} passes every hidden case of {exercise}"
 
 
-@pytest.mark.parametrize("path", [p for p in ANSWERS if REGISTRY[p.name.split("__")[0]].points.check is not None],
-                         ids=lambda p: p.stem)
+def unseen_by_the_check(path: Path) -> bool:
+    """Does the answer break a requirement its exercise says no visible case can show (`Requirement.unseen`)?"""
+    quoted = ast.get_docstring(ast.parse(path.read_text())).removeprefix("Breaks: ")
+    return any(r.unseen and r.says in quoted for r in REGISTRY[path.name.split("__")[0]].requirements)
+
+
+@pytest.mark.parametrize("path", [p for p in ANSWERS if REGISTRY[p.name.split("__")[0]].points.check is not None
+                                  and not unseen_by_the_check(p)], ids=lambda p: p.stem)
 def test_the_visible_check_fails_an_answer_that_breaks_a_stated_requirement(path):
     exercise, func = answer(path)
     visible = [c for c in visible_cases() if c["func"] == exercise]
