@@ -1,6 +1,6 @@
 """Every exercise's hidden cases, kept on disk between processes: built once per version of the kit.
 
-Building the hidden cases (the reference's answer and every known mistake's on each, some of 8,192
+Building the hidden cases (the reference's answer and every known mistake's on each, some of 4,096
 tokens, hypothesis's drawn examples) costs a process some 3 to 4 CPU seconds, and every process that
 grades builds them: each nbgrader command, each worker of the grading service and of the cluster, each
 notebook graded in a kernel. They depend only on the kit's code and data (autograder/, solutions/,

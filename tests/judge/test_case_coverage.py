@@ -148,7 +148,7 @@ def failing_cases(exercise, requirement, cases) -> list[str]:
 @cache
 def hidden_failing(exercise: str, index: int) -> tuple[str, ...]:
     """The labels of the hidden cases that fail the wrong answer of `exercise`'s requirement number `index`
-    (computed once per process: several tests ask, and some breakers build n × n grids of 8,192 tokens)."""
+    (computed once per process: several tests ask, and some breakers build n × n grids of 4,096 tokens)."""
     e = REGISTRY[exercise]
     return tuple(failing_cases(e, e.requirements[index], hidden_cases(exercise)))
 
