@@ -18,7 +18,8 @@ the child's stdin (one `judge.to_line` line), the child answers with an
 `Outcome` as plain data on its stdout, and the comparison happens in this
 process. A case whose memory is measured runs in a child of its own for that
 notebook, measured from outside since before any student code ran
-(`GradingChild.peak_since_ready`). A call that runs past its time limit, or
+(`GradingChild.peak_since_ready`), and started anew when an earlier case's
+peak took more than half of this case's cap. A call that runs past its time limit, or
 code that kills the child, is reported as such; a fresh child takes over,
 and an answer that timed out or sent a reply past reading is not called
 again. While an answer runs, its calls to the exercises it is built on (the
@@ -178,10 +179,11 @@ class Submission:
     def _child_for(self, key: str, limit: int | None = None) -> GradingChild:
         """The running child for `key` (SHARED, or a notebook whose memory is measured), started anew when
         it ended or wrote unasked (a process its code left behind), or, measuring, when what it already
-        held since it was ready passes `limit`: its count could no longer tell this case's use."""
+        held since it was ready passes half of `limit`: its count keeps an earlier case's peak, which may
+        take at most half of this case's cap (at the whole cap, it could no longer tell this case's use)."""
         child = self._children.get(key)
         if child is not None and (child.ended_or_spoke() or
-                                  (limit is not None and (child.peak_since_ready() or 0) > limit)):
+                                  (limit is not None and (child.peak_since_ready() or 0) > limit // 2)):
             self._stop(key)
             child = None
         if child is None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from autograder import sandbox
 from autograder.grade import grade_submission
 from autograder.grading_child import remove_tree
@@ -53,3 +55,23 @@ def test_an_unconfined_grading_leaves_nothing_behind(tmp_path, monkeypatch):
     assert report.confinement == sandbox.UNCONFINED
     assert all(cell.earned == cell.possible for cell in report.cells.values())
     assert [name for name in os.listdir(grader_tmp) if name.startswith("attention-grading")] == []
+
+
+def test_an_earlier_cases_peak_takes_at_most_half_of_a_later_cases_memory_cap():
+    """A measured child's count keeps its highest mark since it was ready: an honest answer that held 16 MiB on
+    one case must not be judged by that on a later case whose cap is 20 MiB, where it needs 4."""
+    from autograder.submission import Submission
+    from kit.notebooks import ROOT
+
+    rng = np.random.default_rng(0)
+    large = [rng.standard_normal((4096, 8)) for _ in "QKV"]
+    small = [rng.standard_normal((4096, 8)).astype(np.float32) for _ in "QKV"]
+    cases = [{"func": "blockwise_attention", "label": label, "args": [*inputs, block], "kwargs": {"causal": causal},
+              "memory_limit_bytes": cap << 20, "grid_bytes": 4096 ** 2 * 8, "seconds": 60}
+             for label, inputs, block, causal, cap in (("blocks of 64", large, 64, False, 64),
+                                                       ("blocks of 16, causal", small, 16, True, 20))]
+    with Submission(ROOT / "examples" / "class" / "submitted" / "ada" / "attention") as submission:
+        first, second = (submission.outcome("blockwise_attention", case) for case in cases)
+    assert first.has_value and second.has_value
+    assert first.peak > 10 << 20  # past half of the second cap: that case is measured in a fresh child
+    assert second.peak < 10 << 20

@@ -27,10 +27,7 @@ files byte for byte, measured peak memories included.
 
 SYNTHETIC_RECORD was recorded at f3b8055, the last commit on main before the
 redesign (348b477, merged in 4ab3cec); tests/report/test_report.py compares the class
-with it. Recorded again once since, for one meant change: blockwise_attention's
-causal memory case made smaller and put before the other hidden one (issue 38),
-eight students' full-grid message names that case (their grading_report.json;
-the gradebook, pages and every other file as recorded before). --write-synthetic builds the class with the code of the tree it runs
+with it. --write-synthetic builds the class with the code of the tree it runs
 in and records it; to record at an older commit, copy this module into a
 worktree of that commit and run it there.
 """
