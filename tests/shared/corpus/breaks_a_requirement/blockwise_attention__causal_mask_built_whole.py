@@ -8,28 +8,31 @@ import numpy as np
 
 
 def blockwise_attention(Q, K, V, block_size=128, causal=False):
-    Q, K, V = (a if a.dtype.kind == "f" else a.astype(np.float64) for a in map(np.asarray, (Q, K, V)))
-    if Q.shape[-1] != K.shape[-1] or K.shape[-2] != V.shape[-2]:
-        raise ValueError(f"shapes do not fit: Q {Q.shape}, K {K.shape}, V {V.shape}")
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
-        raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
-    dtype = np.result_type(Q, K, V)
-    n_q, n_k = Q.shape[-2], K.shape[-2]
-    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
-    hidden = np.arange(n_k)[None, :] > np.arange(n_q)[:, None] if causal else None
-    top = np.full((*batch, n_q, 1), -np.inf, dtype)
-    total = np.zeros((*batch, n_q, 1), dtype)
-    mix = np.zeros((*batch, n_q, V.shape[-1]), dtype)
-    for start in range(0, n_k, block_size):
-        keys = slice(start, start + block_size)
-        s = (Q @ np.swapaxes(K[..., keys, :], -1, -2) / math.sqrt(Q.shape[-1])).astype(dtype)
-        if causal:
-            s = np.where(hidden[:, keys], -np.inf, s)
-        new_top = np.maximum(top, s.max(axis=-1, keepdims=True))
+    q, k, v = np.asarray(Q), np.asarray(K), np.asarray(V)
+    out_type = np.result_type(q, k, v) if all(x.dtype.kind == "f" for x in (q, k, v)) else np.float64
+    q, k, v = q.astype(out_type), k.astype(out_type), v.astype(out_type)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError("Q and K need the same width")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError("K and V need the same number of rows")
+    if type(block_size) is bool or not isinstance(block_size, (int, np.integer)) or block_size <= 0:
+        raise ValueError("block_size must be a positive whole number")
+    rows, keys = q.shape[-2], k.shape[-2]
+    later = (np.arange(keys)[None, :] > np.arange(rows)[:, None]) if causal else None  # the whole mask, at once
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    best = np.full(lead + (rows, 1), -np.inf, out_type)
+    weight = np.zeros(lead + (rows, 1), out_type)
+    result = np.zeros(lead + (rows, v.shape[-1]), out_type)
+    for lo in range(0, keys, block_size):
+        hi = min(lo + block_size, keys)
+        scores = (q @ np.swapaxes(k[..., lo:hi, :], -1, -2) / math.sqrt(q.shape[-1])).astype(out_type)
+        if later is not None:
+            scores = np.where(later[:, lo:hi], -np.inf, scores)
+        new_best = np.maximum(best, scores.max(axis=-1, keepdims=True))
         with np.errstate(invalid="ignore"):
-            shrink = np.where(np.isfinite(top), np.exp(top - new_top), 0.0).astype(dtype)
-            p = np.where(np.isfinite(s), np.exp(s - new_top), 0.0).astype(dtype)
-        total = total * shrink + p.sum(axis=-1, keepdims=True)
-        mix = mix * shrink + p @ V[..., keys, :].astype(dtype)
-        top = new_top
-    return mix / total
+            shrink = np.where(np.isfinite(best), np.exp(best - new_best), 0.0).astype(out_type)
+            p = np.where(np.isfinite(scores), np.exp(scores - new_best), 0.0).astype(out_type)
+        weight = weight * shrink + p.sum(axis=-1, keepdims=True)
+        result = result * shrink + p @ v[..., lo:hi, :]
+        best = new_best
+    return result / weight
