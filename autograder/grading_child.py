@@ -16,7 +16,9 @@ work folder of its own on the disk, removed whatever its code did to it
 
 Memory is measured from outside, from the kernel's count of the child process
 (`peak_since_ready`): its peak resident memory since it said it was ready,
-before it ran any student code. The child cannot reset that count (it has no
+before it ran any student code; between two measured cases the grader sets the
+peak back to what the child holds (`forget_peak`), so an earlier case's peak is
+forgotten and what the notebook still holds counts. The child cannot reset that count (it has no
 /proc), move work into another process or program (its lock), nor hide work
 in memory it took while its notebook loaded (that memory came after the
 mark, and counts).
@@ -109,6 +111,22 @@ class GradingChild:
         if peak is None or self.resident_at_ready is None:
             return None
         return max(0, peak - self.resident_at_ready)
+
+    def forget_peak(self) -> bool:
+        """Set the kernel's highest mark of the child's resident memory back to what it holds now (/proc's
+        clear_refs, Linux 4.0), so that what it held at an earlier case's peak is forgotten and what it still
+        holds counts. False where the grader may not (a child that made itself undumpable, as an ordinary
+        account; an older kernel)."""
+        try:
+            fd = os.open(f"/proc/{self.pid}/clear_refs", os.O_WRONLY)
+        except OSError:
+            return False
+        try:
+            return os.write(fd, b"5") == 1
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
 
     def send(self, line: bytes, deadline: float) -> None:
         """Write a line to the child, never blocking past the deadline (a child that does not read)."""

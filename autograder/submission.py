@@ -18,8 +18,9 @@ the child's stdin (one `judge.to_line` line), the child answers with an
 `Outcome` as plain data on its stdout, and the comparison happens in this
 process. A case whose memory is measured runs in a child of its own for that
 notebook, measured from outside since before any student code ran
-(`GradingChild.peak_since_ready`), and started anew when an earlier case's
-peak took more than half of this case's cap. A call that runs past its time limit, or
+(`GradingChild.peak_since_ready`; an earlier case's peak forgotten, and the
+child started anew when what it still holds takes more than half of this
+case's cap). A call that runs past its time limit, or
 code that kills the child, is reported as such; a fresh child takes over,
 and an answer that timed out or sent a reply past reading is not called
 again. While an answer runs, its calls to the exercises it is built on (the
@@ -178,12 +179,10 @@ class Submission:
 
     def _child_for(self, key: str, limit: int | None = None) -> GradingChild:
         """The running child for `key` (SHARED, or a notebook whose memory is measured), started anew when
-        it ended or wrote unasked (a process its code left behind), or, measuring, when what it already
-        held since it was ready passes half of `limit`: its count keeps an earlier case's peak, which may
-        take at most half of this case's cap (at the whole cap, it could no longer tell this case's use)."""
+        it ended or wrote unasked (a process its code left behind), or, measuring, when it cannot measure a
+        case capped at `limit` (`_measures`)."""
         child = self._children.get(key)
-        if child is not None and (child.ended_or_spoke() or
-                                  (limit is not None and (child.peak_since_ready() or 0) > limit // 2)):
+        if child is not None and (child.ended_or_spoke() or (limit is not None and not self._measures(child, limit))):
             self._stop(key)
             child = None
         if child is None:
@@ -191,6 +190,15 @@ class Submission:
                                                        self.limits, self.confinement, self.user,
                                                        self.budget.reply_bytes, None if key == SHARED else key)
         return child
+
+    @staticmethod
+    def _measures(child: GradingChild, limit: int) -> bool:
+        """Can a running child measure a case capped at `limit`? Its count is set back to what it holds now
+        (an earlier case's peak forgotten), which may take at most half of the cap: what the notebook still
+        holds counts in the case's peak, but must leave the case room of its own. Where the count cannot be
+        set back, it keeps an earlier case's peak, which may take at most half of the cap all the same."""
+        child.forget_peak()
+        return (child.peak_since_ready() or 0) <= limit // 2
 
     def outcome(self, name: str, case: Case) -> Outcome:
         """What the student's answer `name` gives on `case` (see judge.call)."""

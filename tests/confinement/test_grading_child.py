@@ -57,9 +57,10 @@ def test_an_unconfined_grading_leaves_nothing_behind(tmp_path, monkeypatch):
     assert [name for name in os.listdir(grader_tmp) if name.startswith("attention-grading")] == []
 
 
-def test_an_earlier_cases_peak_takes_at_most_half_of_a_later_cases_memory_cap():
-    """A measured child's count keeps its highest mark since it was ready: an honest answer that held 16 MiB on
-    one case must not be judged by that on a later case whose cap is 20 MiB, where it needs 4."""
+def test_an_earlier_cases_peak_is_forgotten_when_a_later_case_is_measured():
+    """A measured child's count keeps its highest mark: an honest answer that held 16 MiB on one case must not be
+    judged by that on a later case whose cap is 20 MiB, where it needs 4. The grader sets the mark back to what
+    the child holds (or, where it may not, starts a fresh child past half the cap)."""
     from autograder.submission import Submission
     from kit.notebooks import ROOT
 
@@ -71,7 +72,11 @@ def test_an_earlier_cases_peak_takes_at_most_half_of_a_later_cases_memory_cap():
              for label, inputs, block, causal, cap in (("blocks of 64", large, 64, False, 64),
                                                        ("blocks of 16, causal", small, 16, True, 20))]
     with Submission(ROOT / "examples" / "class" / "submitted" / "ada" / "attention") as submission:
-        first, second = (submission.outcome("blockwise_attention", case) for case in cases)
+        first = submission.outcome("blockwise_attention", cases[0])
+        (child_then,) = submission._children.values()
+        second = submission.outcome("blockwise_attention", cases[1])
+        (child_now,) = submission._children.values()
     assert first.has_value and second.has_value
-    assert first.peak > 10 << 20  # past half of the second cap: that case is measured in a fresh child
+    assert first.peak > 10 << 20  # past half of the second cap
     assert second.peak < 10 << 20
+    assert child_now is child_then  # the mark set back: no child started again for it
