@@ -112,21 +112,17 @@ class GradingChild:
             return None
         return max(0, peak - self.resident_at_ready)
 
-    def forget_peak(self) -> bool:
+    def forget_peak(self) -> None:
         """Set the kernel's highest mark of the child's resident memory back to what it holds now (/proc's
         clear_refs, Linux 4.0), so that what it held at an earlier case's peak is forgotten and what it still
-        holds counts. False where the grader may not (a child that made itself undumpable, as an ordinary
-        account; an older kernel)."""
-        try:
+        holds counts. Where the grader may not (a child that made itself undumpable, as an ordinary account;
+        an older kernel), the mark stays as it was."""
+        with contextlib.suppress(OSError):
             fd = os.open(f"/proc/{self.pid}/clear_refs", os.O_WRONLY)
-        except OSError:
-            return False
-        try:
-            return os.write(fd, b"5") == 1
-        except OSError:
-            return False
-        finally:
-            os.close(fd)
+            try:
+                os.write(fd, b"5")
+            finally:
+                os.close(fd)
 
     def send(self, line: bytes, deadline: float) -> None:
         """Write a line to the child, never blocking past the deadline (a child that does not read)."""
