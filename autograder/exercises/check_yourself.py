@@ -310,8 +310,8 @@ def gradient_size_visible():
 
 def gradient_size_hidden(rng):
     n = normal_draws(rng)
-    return [case(f"50 queries against 12 keys each, head size {d_k}", n(50, d_k), n(50, 12, d_k))
-            for d_k in (16, 1024)] + [
+    return [case(f"{t} queries against 12 keys each, head size {d_k}", n(t, d_k), n(t, 12, d_k))
+            for t, d_k in ((50, 16), (20, 1024))] + [
         case("30 float32 queries and keys of numbers near 20", *_near(20, rng, 30, 6, 16)),
         case("Q of head size 4 against keys of head size 3", n(5, 4), n(5, 6, 3), raises="ValueError"),
         case("the keys of 6 queries against 1 query (one query for all)", n(1, 4), n(6, 5, 4), raises="ValueError"),

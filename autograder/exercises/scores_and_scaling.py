@@ -149,7 +149,8 @@ def score_spread_visible():
 
 
 def score_spread_hidden(rng):
-    return [case(f"head size {d_k}, 3,000 samples", d_k, 3000, Seed(HIDDEN_SEED + d_k)) for d_k in (9, 256)] + [
+    return [case(f"head size {d_k}, {samples:,} samples", d_k, samples, Seed(HIDDEN_SEED + d_k))
+            for d_k, samples in ((9, 3000), (256, 1000))] + [
         case("head size 0", 0, 100, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size"),
         case("no samples", 16, 0, Seed(HIDDEN_SEED), raises="ValueError", checks="bad size")] + \
         count_edges((16, 100, Seed(HIDDEN_SEED)), {0: "d_k", 1: "n_samples"})
