@@ -86,7 +86,8 @@ ATTACKS = {
     f"{MAL}+{ASSIGNMENT}+{later(-1)}+empty-secret": "os.mkdir(folder); notebook('01_worked_example'); secret('')",
     f"{MAL}+{ASSIGNMENT}+{later(-1)}+copied-secret": "os.mkdir(folder); notebook('01_worked_example'); secret(anns)",
     # swapped for a link and back again while the collect runs (SWAPPER); without a secret, so it is refused
-    # whichever it was when read
+    # whichever it was when read (the swapper's own file of the moment, 01_worked_example.ipynb.new, may be
+    # listed and gone before it is read)
     f"{MAL}+{ASSIGNMENT}+{later(-1)}+swapped": "os.mkdir(folder); notebook('01_worked_example')",
 }
 PLANT = """import os
@@ -206,7 +207,8 @@ def test_every_attack_is_refused_with_its_reason_and_the_attacker_gets_nothing(h
                "unreadable": f"cannot be read by {INSTRUCTOR}", "timestamp-folder": "timestamp.txt is a folder",
                "no-secret": "holds no submission_secret.txt", "empty-secret": "submission_secret.txt is empty",
                "copied-secret": f"its submission secret is {ANN}'s",
-               "swapped": ("symbolic link", "changed while it was read", "holds no submission_secret.txt")}
+               "swapped": ("symbolic link", "changed while it was read", "vanished while it was read",
+                           "holds no submission_secret.txt")}
     for name in ATTACKS:
         shown = next(hand_in for hand_in in refused if hand_in.endswith(name.rsplit("+", 1)[1]))
         expected = reasons[name.rsplit("+", 1)[1]]
