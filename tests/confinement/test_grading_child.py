@@ -3,7 +3,8 @@
 Confined, a child writes only in a tmpfs of its own (tests/confinement/test_sandbox.py);
 graded unconfined (a course that opted out, a self-learner), it writes in a
 folder of its own on the disk, which the grader removes whatever modes the
-student's code left, never following a link out of it.
+student's code left, never following a link out of it. A child that measures a
+notebook's memory has its highest mark set back between two measured cases.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import numpy as np
 from autograder import sandbox
 from autograder.grade import grade_submission
 from autograder.grading_child import remove_tree
+from autograder.submission import Submission
 from tests.shared.adversarial.build import fixtures
+from tests.shared.course_copy import EXAMPLE
 
 FIXTURES = fixtures()
 
@@ -61,9 +64,6 @@ def test_an_earlier_cases_peak_is_forgotten_when_a_later_case_is_measured():
     """A measured child's count keeps its highest mark: an honest answer that held 16 MiB on one case must not be
     judged by that on a later case whose cap is 20 MiB, where it needs 4. The grader sets the mark back to what
     the child holds (or, where it may not, starts a fresh child past half the cap)."""
-    from autograder.submission import Submission
-    from kit.notebooks import ROOT
-
     rng = np.random.default_rng(0)
     large = [rng.standard_normal((4096, 8)) for _ in "QKV"]
     small = [rng.standard_normal((4096, 8)).astype(np.float32) for _ in "QKV"]
@@ -71,7 +71,7 @@ def test_an_earlier_cases_peak_is_forgotten_when_a_later_case_is_measured():
               "memory_limit_bytes": cap << 20, "grid_bytes": 4096 ** 2 * 8, "seconds": 60}
              for label, inputs, block, causal, cap in (("blocks of 64", large, 64, False, 64),
                                                        ("blocks of 16, causal", small, 16, True, 20))]
-    with Submission(ROOT / "examples" / "class" / "submitted" / "ada" / "attention") as submission:
+    with Submission(EXAMPLE / "ada" / "attention") as submission:
         first = submission.outcome("blockwise_attention", cases[0])
         (child_then,) = submission._children.values()
         second = submission.outcome("blockwise_attention", cases[1])

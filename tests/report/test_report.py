@@ -101,8 +101,9 @@ def test_each_composed_report_is_what_grading_that_student_directly_gives(synthe
 
 
 def test_the_class_gives_the_gradebook_grading_reports_and_report_recorded_before_the_redesign(synthetic):
-    # tests/shared/synthetic_outputs.json: recorded at f3b8055, before issue 27 redesigned the grading run (one meant
-    # change since, and what it touched: tests/shared/grading_outputs.py, which says how to record again). The report's pages are written here, by this tree's code.
+    # tests/shared/synthetic_outputs.json: recorded at f3b8055, before issue 27 redesigned the grading run (one
+    # meant change since, and what it touched: tests/shared/grading_outputs.py, which says how to record again).
+    # The report's pages are written here, by this tree's code.
     course, db_url, _, _ = synthetic
     recorded = json.loads(SYNTHETIC_RECORD.read_text())
     changed = differences(recorded, synthetic_digests(course, db_url, write_class_report(course)))
