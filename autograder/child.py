@@ -6,13 +6,15 @@ loads the judge package, whole, from the folder JUDGE (a copy of the trusted
 autograder/judge/ the parent made), loads its lock (seccomp.py, beside this
 file: no new program, process or namespace; required unless CONFINEMENT is
 "unconfined"), and says so in one line, ``{"ready": true}``: the mark from
-which the grader counts its memory when MEASURED names the one notebook this
-child serves ("-": it serves them all, unmeasured); the NumPy code a first
+which the grader counts its memory (MEASURED names the one notebook this child
+serves; "-": it serves them all, and measures a notebook's cases while it has
+run no other notebook's code: autograder/submission.py); the NumPy code a first
 call touches is made resident before that mark (`_warm_up`). Then it runs the
 answer cells of the notebooks in WORKDIR, and serves requests from the
 parent, one `judge.to_line` line each on stdin: ``{"notebook", "answer",
-"seconds", "stand_ins", "args", "kwargs", "nonce"}``, the case's inputs (never its
-expected value) and a token fresh for the request. The reply is one line on stdout:
+"seconds", "stand_ins", "args", "kwargs", "nonce"}``, the case's inputs (never
+its expected value) and a token fresh for the request, each let go before the
+reply is written. The reply is one line on stdout:
 ``{"outcome", "nonce"}``, the call's
 `Outcome` as plain data (`judge.outcome_to_wire`), which the parent reads as
 untrusted (`judge.from_line`: no pickles, numbers and booleans only). While
@@ -21,11 +23,16 @@ judge.BUILT_ON) is a stand-in that asks the parent for the reference's value:
 a ``{"call", "args", "kwargs", "nonce"}`` line on stdout, answered by one line on stdin
 (``{"value"}`` or ``{"error"}``). The reference never enters this process. No
 file is shared, so nothing the student plants in the scratch folder can
-redirect the parent. Nothing here decides a grade. Whatever the student's
+redirect the parent. ``{"tidy": true}`` asks the child to give back what
+freed objects and cycles still take (`gc`, `_memory_trimmer`), answered by the
+same line, before the grader counts what it holds for a measured case.
+Nothing here decides a grade. Whatever the student's
 code prints goes to /dev/null.
 """
 
 import builtins
+import ctypes
+import gc
 import importlib.util
 import os
 import shutil
@@ -45,6 +52,14 @@ def _warm_up(np) -> None:
         np.linalg.matrix_rank(x), np.linalg.norm(x), np.sqrt(np.abs(x)), np.log(np.abs(x) + 1)
         np.where(x > 0, x, -np.inf), np.tril(x), np.triu(x), np.argsort(x), np.isclose(x, x)
         np.broadcast_to(x, (2, 64, 64)).copy(), np.swapaxes(x[None], -1, -2)
+
+
+def _memory_trimmer():
+    """glibc's malloc_trim (None elsewhere): it gives back to the system what freed objects leave in the heap."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def _answer(namespace, name):
@@ -102,8 +117,8 @@ def main():
     # Each notebook's cells read now, before the memory mark, as data; they run only when asked for.
     served = [measured] if measured != "-" else [name for name in os.listdir(workdir) if name.endswith(".ipynb")]
     loaded = {name: [judge.fresh_namespace(), judge.answer_cells(name), 0] for name in served}
-    if measured != "-":
-        _warm_up(sys.modules["numpy"])
+    _warm_up(sys.modules["numpy"])  # any child may measure a case (a measured notebook's first)
+    trim = _memory_trimmer()
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     replies.write(judge.to_line({"ready": True}) + "\n")
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -111,28 +126,39 @@ def main():
     os.dup2(devnull, 2)
     for line in sys.stdin:
         request = judge.from_line(line)
-        if "answer" not in request:  # a stand-in's reply that came after its call timed out
-            continue
-        notebook, name = request["notebook"], request["answer"]
-        if notebook not in loaded:  # no such notebook: its cells, none
-            loaded[notebook] = [judge.fresh_namespace(), [], 0]
-        namespace, cells, next_cell = loaded[notebook]
-        # Run the notebook's cells only as far as the answer asked for.
-        loaded[notebook][2] = judge.run_cells(cells, namespace, next_cell, seconds,
-                                              until=lambda ns: _answer(ns, name) is not None, where=notebook)
-        answer = _answer(namespace, name)
-        case = {"args": request["args"], "kwargs": request["kwargs"]}
-        if answer is None:
-            errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
-            outcome = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
-        else:
-            stand_ins = {dep: _stand_in(judge, replies, dep, name, request.get("nonce"))
-                         for dep in request.get("stand_ins", ())}
-            with judge.time_limit(request.get("seconds", seconds)), \
-                    judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
-                outcome = judge.outcome_of(answer, case)
-        replies.write(judge.to_line({"outcome": judge.outcome_to_wire(outcome), "nonce": request.get("nonce")}) + "\n")
+        del line
+        if "tidy" in request:
+            gc.collect()
+            if trim is not None:
+                trim(0)
+            replies.write(judge.to_line({"tidy": True}) + "\n")
+        elif "answer" in request:  # else a stand-in's reply that came after its call timed out
+            reply = _served(judge, request, loaded, seconds, replies)
+            del request  # its inputs let go before the grader reads the reply (and counts what the child holds)
+            replies.write(reply + "\n")
 
+
+def _served(judge, request, loaded, seconds, replies) -> str:
+    """The reply line to `request`: the outcome of the answer it names on its inputs."""
+    notebook, name = request["notebook"], request["answer"]
+    if notebook not in loaded:  # no such notebook: its cells, none
+        loaded[notebook] = [judge.fresh_namespace(), [], 0]
+    namespace, cells, next_cell = loaded[notebook]
+    # Run the notebook's cells only as far as the answer asked for.
+    loaded[notebook][2] = judge.run_cells(cells, namespace, next_cell, seconds,
+                                          until=lambda ns: _answer(ns, name) is not None, where=notebook)
+    answer = _answer(namespace, name)
+    case = {"args": request["args"], "kwargs": request["kwargs"]}
+    if answer is None:
+        errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
+        outcome = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
+    else:
+        stand_ins = {dep: _stand_in(judge, replies, dep, name, request.get("nonce"))
+                     for dep in request.get("stand_ins", ())}
+        with judge.time_limit(request.get("seconds", seconds)), \
+                judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
+            outcome = judge.outcome_of(answer, case)
+    return judge.to_line({"outcome": judge.outcome_to_wire(outcome), "nonce": request.get("nonce")})
 
 if __name__ == "__main__":
     main()

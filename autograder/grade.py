@@ -10,6 +10,8 @@ agree on one (`exercise_problems`). The comparison runs here, in the parent,
 on plain data the child sent back. Whatever the answer does, and even a
 failure of the grader's own code while it judges one exercise, is that
 exercise's verdict (`GRADER_FAILED`, named), never the student's whole grading.
+The exercises of a notebook whose memory is measured are graded first
+(`measured_first`); the report lists the cells in the notebooks' order.
 
 `save_report` writes a submission's `Report` as ``grading_report.json`` beside
 its autograded notebooks (what class reports read: kit/report).
@@ -23,10 +25,10 @@ from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
 from autograder.budget import BUDGET_SPENT, GraderBudget
-from autograder.cases import hidden_cases, shipped_visible_cases
+from autograder.cases import REGISTRY, hidden_cases, shipped_visible_cases
 from autograder.judge import Case, Outcome, Verdict, check_verdicts, labelled
 from autograder.sandbox import REQUIRED, UNCONFINED
-from autograder.source_assignment import SourceAssignment
+from autograder.source_assignment import GradedCell, SourceAssignment
 from autograder.submission import SOURCE, Submission
 
 
@@ -73,8 +75,8 @@ def exercise_problems(name: str, grade_ids: list[str], visible: Sequence[Case],
     outcomes given by `outcome_for`. A failing cell's message is its first failing case's; it names a known
     mistake only when the cases of all the exercise's cells agree on one (judge.check_verdicts). A cell with
     no cases fails."""
-    checks = {grade_id: hidden_cases(name) if grade_id.startswith("hidden_") else
-              [c for c in visible if c["func"] == name] for grade_id in grade_ids}
+    checks = {grade_id: hidden_cases(name) if grade_id.startswith("hidden_") else _visible_of(name, visible)
+              for grade_id in grade_ids}
     graded = [grade_id for grade_id, cases in checks.items() if cases]
     verdicts = check_verdicts([(checks[g], labelled(name, checks[g]), not g.startswith("hidden_")) for g in graded],
                               outcome_for)
@@ -90,11 +92,11 @@ def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRE
     graded = SourceAssignment.of(source).graded_cells
     cells, problems = {}, {}
     with Submission(folder, source, confine=confine, budget=budget) as submission:
+        for name in measured_first(graded, visible):  # an exercise's cells at once: they name a mistake together
+            ids = [cell.grade_id for cell in graded if cell.exercise == name]
+            problems |= _judged(name, ids, visible, lambda case: submission.outcome(name, case))
         for cell in graded:
-            (notebook, grade_id, points), name = cell, cell.exercise
-            if grade_id not in problems:  # every cell of the exercise at once: they name a mistake together
-                ids = [cell.grade_id for cell in graded if cell.exercise == name]
-                problems |= _judged(name, ids, visible, lambda case: submission.outcome(name, case))
+            notebook, grade_id, points = cell
             problem = problems[grade_id]
             if problem is None:
                 cells[grade_id] = CellGrade(notebook, grade_id, points, points, "passed")
@@ -107,6 +109,22 @@ def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRE
             tampering.append(f"… and {len(submission.tampering) - MAX_TAMPERING_LINES:,} more changes")
         return Report(cells, {notebook: bounded(why) for notebook, why in submission.problems.items()}, tampering,
                       submission.confinement)
+
+
+def _visible_of(name: str, visible: Sequence[Case]) -> list[Case]:
+    return [case for case in visible if case["func"] == name]
+
+
+def measured_first(graded: Sequence[GradedCell], visible: Sequence[Case]) -> list[str]:
+    """The exercises of the `graded` cells in the order to grade them: every exercise of a notebook with a
+    case whose memory is measured first, then the others, each group in the notebooks' order. The grading
+    child that serves every notebook then measures those cases before any other notebook's code has run in
+    it, and no child of their own is started for them (autograder/submission.py)."""
+    exercises = list(dict.fromkeys(cell.exercise for cell in graded))
+    measured = {cell.notebook for cell in graded if cell.exercise in REGISTRY and any(
+        "memory_limit_bytes" in case for case in (*hidden_cases(cell.exercise), *_visible_of(cell.exercise, visible)))}
+    notebook = {cell.exercise: cell.notebook for cell in graded}
+    return sorted(exercises, key=lambda name: notebook[name] not in measured)
 
 
 def _judged(name: str, grade_ids: list[str], visible: Sequence[Case],

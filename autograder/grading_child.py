@@ -38,7 +38,7 @@ from pathlib import Path
 
 from autograder import sandbox
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
-from autograder.judge import from_line
+from autograder.judge import from_line, to_line
 from autograder.sandbox import Limits
 
 STARTING_SECONDS = 60  # a child's start, up to its ready line, on a loaded machine
@@ -78,6 +78,7 @@ class GradingChild:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.work,
             env=env, text=False, pass_fds=())
         self.reader = BoundedReader(self.process.stdout.fileno(), reply_bytes)
+        self.notebooks: set[str] = set()  # those whose cases it was asked (whose code it may have run)
         self._pid: int | None = None
         self.resident_at_ready: int | None = None
         try:
@@ -123,6 +124,17 @@ class GradingChild:
                 os.write(fd, b"5")
             finally:
                 os.close(fd)
+
+    def tidy(self, deadline: float) -> bool:
+        """Ask the child to give back the memory its freed objects still take (child.py), and wait for it to
+        say so: did it, before the deadline? (An answer's code may have taken the child over: what it holds is
+        counted again all the same.)"""
+        try:
+            self.send(to_line({"tidy": True}).encode(), deadline)
+            line = self.reader.line(deadline)
+            return line is not None and from_line(line) == {"tidy": True}
+        except (OSError, PastDeadline, TooLong, ValueError):
+            return False
 
     def send(self, line: bytes, deadline: float) -> None:
         """Write a line to the child, never blocking past the deadline (a child that does not read)."""

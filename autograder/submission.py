@@ -16,11 +16,12 @@ unless the caller accepts grading unconfined (`confine`).
 `outcome(name, case)` sends the case's inputs (never its expected value) down
 the child's stdin (one `judge.to_line` line), the child answers with an
 `Outcome` as plain data on its stdout, and the comparison happens in this
-process. A case whose memory is measured runs in a child of its own for that
-notebook, measured from outside since before any student code ran
+process. A case whose memory is measured runs in a child that has run no
+other notebook's code, measured from outside since before any student code ran
 (`GradingChild.peak_since_ready`; an earlier case's peak forgotten, and the
 child started anew when what it still holds takes more than half of this
-case's cap). A call that runs past its time limit, or
+case's cap): the child that serves every notebook while it has run only that
+notebook's (grade.py asks for those cases first), else one of its own. A call that runs past its time limit, or
 code that kills the child, is reported as such; a fresh child takes over,
 and an answer that timed out or sent a reply past reading is not called
 again. While an answer runs, its calls to the exercises it is built on (the
@@ -161,6 +162,7 @@ class Submission:
         self.user = sandbox.new_user() if confined_by_root else None
         sandbox.open_to(self._scratch, self.user)
         self._children: dict[str, GradingChild] = {}  # SHARED, or a notebook whose memory a child measures
+        self.started: list[str] = []  # the key of every child started, in turn
         self._stopped: dict[str, tuple[str, str]] = {}  # answer → (exception name, why) of its last call
 
     @cached_property
@@ -177,10 +179,20 @@ class Submission:
             roots.append(Path(sys.prefix).resolve().parent)
         return tuple(dict.fromkeys(roots))
 
-    def _child_for(self, key: str, limit: int | None = None) -> GradingChild:
+    def _key_for(self, notebook: str, limit: int | None) -> str:
+        """The child to ask a case of `notebook` capped at `limit` (None: not measured): the shared child,
+        unless the case is measured and the shared child has run another notebook's code (what that code
+        holds, or took before the case, would count or hide in its count): then a child of the notebook's
+        own, which runs no other notebook's code. (grade.py asks for the measured notebook's cases first.)"""
+        shared = self._children.get(SHARED)
+        if limit is None or shared is None or shared.ended_or_spoke() or shared.notebooks <= {notebook}:
+            return SHARED
+        return notebook
+
+    def _child_for(self, key: str, limit: int | None, notebook: str) -> GradingChild:
         """The running child for `key` (SHARED, or a notebook whose memory is measured), started anew when
         it ended or wrote unasked (a process its code left behind), or, measuring, when it cannot measure a
-        case capped at `limit` (`_measures`)."""
+        case capped at `limit` (`_measures`); `notebook`, whose case it is asked, counted among those it ran."""
         child = self._children.get(key)
         if child is not None and (child.ended_or_spoke() or (limit is not None and not self._measures(child, limit))):
             self._stop(key)
@@ -189,16 +201,24 @@ class Submission:
             child = self._children[key] = GradingChild(self._scratch, self.hidden_roots, self.seconds_per_call,
                                                        self.limits, self.confinement, self.user,
                                                        self.budget.reply_bytes, None if key == SHARED else key)
+            self.started.append(key)
+        child.notebooks.add(notebook)
         return child
 
-    @staticmethod
-    def _measures(child: GradingChild, limit: int) -> bool:
+    def _measures(self, child: GradingChild, limit: int) -> bool:
         """Can a running child measure a case capped at `limit`? Its count is set back to what it holds now
         (an earlier case's peak forgotten), which may take at most half of the cap: what the notebook still
-        holds counts in the case's peak, but must leave the case room of its own. Where the count cannot be
-        set back, it keeps an earlier case's peak, which may take at most half of the cap all the same."""
-        child.forget_peak()
-        return (child.peak_since_ready() or 0) <= limit // 2
+        holds counts in the case's peak, but must leave the case room of its own. Past that, the child is
+        asked to give back what it no longer uses (`GradingChild.tidy`) and counted again. Where the count
+        cannot be set back, it keeps an earlier case's peak, which may take at most half of the cap all the
+        same."""
+        for tidied in (False, True):
+            if tidied and not child.tidy(self.spending.deadline(time.monotonic() + self.seconds_per_call)):
+                return False
+            child.forget_peak()
+            if (child.peak_since_ready() or 0) <= limit // 2:
+                return True
+        return False
 
     def outcome(self, name: str, case: Case) -> Outcome:
         """What the student's answer `name` gives on `case` (see judge.call)."""
@@ -213,7 +233,7 @@ class Submission:
         if self.spending.spent():
             return self._over_budget()
         limit = case.get("memory_limit_bytes")
-        key = SHARED if limit is None else notebook
+        key = self._key_for(notebook, limit)
         seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if limit is not None or name not in REGISTRY else REGISTRY[name].built_on
@@ -221,11 +241,11 @@ class Submission:
         request = _request(case, notebook, name, seconds, tuple(stand_ins)).line(nonce)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
-        child = self._child_for(key, limit)
+        child = self._child_for(key, limit, notebook)
         outcome = self._exchange(key, name, request, stand_ins, self._deadline(seconds), seconds, nonce)
         if outcome is UNASKED or isinstance(outcome, Unreadable):
             # Perhaps a process an earlier answer left behind wrote: it ended with that child. Asked again.
-            child = self._child_for(key, limit)
+            child = self._child_for(key, limit, notebook)
             outcome = self._exchange(key, name, request, stand_ins, self._deadline(seconds), seconds, nonce)
             if outcome is UNASKED:  # this answer itself writes where only the grading child may
                 outcome = self._stopped_for(name, "UnreadableAnswer", "a message came that answers no request of "

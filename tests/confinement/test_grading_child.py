@@ -4,7 +4,10 @@ Confined, a child writes only in a tmpfs of its own (tests/confinement/test_sand
 graded unconfined (a course that opted out, a self-learner), it writes in a
 folder of its own on the disk, which the grader removes whatever modes the
 student's code left, never following a link out of it. A child that measures a
-notebook's memory has its highest mark set back between two measured cases.
+notebook's memory has its highest mark set back between two measured cases; one
+child serves a student's whole grading, measuring notebook 06 before any other
+notebook's code ran in it, and a measured case after such code gets a child of
+its own.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ import os
 import numpy as np
 
 from autograder import sandbox
-from autograder.grade import grade_submission
+from autograder.cases import hidden_cases, shipped_visible_cases
+from autograder.grade import grade_submission, measured_first
 from autograder.grading_child import remove_tree
-from autograder.submission import Submission
+from autograder.source_assignment import SourceAssignment
+from autograder.submission import SHARED, SOURCE, Submission
 from tests.shared.adversarial.build import fixtures
 from tests.shared.course_copy import EXAMPLE
 
@@ -80,3 +85,43 @@ def test_an_earlier_cases_peak_is_forgotten_when_a_later_case_is_measured():
     assert first.peak > 10 << 20  # past half of the second cap
     assert second.peak < 10 << 20
     assert child_now is child_then  # the mark set back: no child started again for it
+
+
+def test_a_students_whole_grading_runs_in_one_child_measured_notebook_first(monkeypatch):
+    """grade.py grades notebook 06's exercises first, so the child that serves every notebook measures
+    blockwise_attention's cases before any other notebook's code has run in it; what earlier cases left in
+    it (freed arrays, cycles) is given back when the grader asks (`tidy`), and no other child is started."""
+    graded = []
+
+    class Recorded(Submission):
+        def __enter__(self):
+            graded.append(self)
+            return super().__enter__()
+
+    monkeypatch.setattr("autograder.grade.Submission", Recorded)
+    report = grade_submission(EXAMPLE / "ada" / "attention")
+    assert report.cells["hidden_blockwise_attention"].earned > 0  # its memory cases passed
+    assert graded[0].started == [SHARED]
+
+
+def test_a_measured_case_after_another_notebooks_code_ran_gets_a_child_of_its_own():
+    """Code of another notebook may hold memory a measured answer uses (a buffer kept in a module both
+    notebooks import): once the shared child has run it, a measured case goes to a child that has not."""
+    measured = next(case for case in hidden_cases("blockwise_attention") if "memory_limit_bytes" in case)
+    with Submission(EXAMPLE / "ada" / "attention") as submission:
+        assert submission.outcome("raw_scores", hidden_cases("raw_scores")[0]).has_value
+        outcome = submission.outcome("blockwise_attention", measured)
+        started = submission.started
+    assert outcome.has_value and outcome.peak < measured["memory_limit_bytes"]
+    assert started == [SHARED, "06_blockwise.ipynb"]
+
+
+def test_exercises_of_the_measured_notebook_are_graded_first_and_the_report_keeps_the_notebooks_order():
+    graded = SourceAssignment.of(SOURCE).graded_cells
+    order = measured_first(graded, shipped_visible_cases(SOURCE))
+    blockwise = [cell.exercise for cell in graded if cell.notebook == "06_blockwise.ipynb"]
+    assert order[:len(set(blockwise))] == list(dict.fromkeys(blockwise))
+    assert order[len(set(blockwise)):] == [name for name in dict.fromkeys(cell.exercise for cell in graded)
+                                            if name not in blockwise]
+    report = grade_submission(EXAMPLE / "dee" / "attention")
+    assert list(report.cells) == [cell.grade_id for cell in graded]
