@@ -582,7 +582,7 @@ def test_a_naive_softmax_loses_only_where_stability_is_checked(name, graded):
 def test_a_reference_stand_in_kept_for_another_exercise_answers_nothing(name, graded):
     report = graded(name)
     assert misgraded(name, report) == {}
-    assert "no stand-in for 'attention'" in report.cells["hidden_blockwise_attention"].message
+    assert "no stand-in for 'attention'" in report.cells["hidden_first_changed_output"].message
 
 
 def test_every_fixture_has_a_test():
