@@ -160,5 +160,6 @@ def _served(judge, request, loaded, seconds, replies) -> str:
             outcome = judge.outcome_of(answer, case)
     return judge.to_line({"outcome": judge.outcome_to_wire(outcome), "nonce": request.get("nonce")})
 
+
 if __name__ == "__main__":
     main()

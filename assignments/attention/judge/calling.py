@@ -7,7 +7,10 @@ caller gets an `Outcome`; a student's exception is reported, never raised throug
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
+import itertools
+import linecache
 import signal
 import sysconfig
 import traceback
@@ -48,9 +51,24 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
     except NotImplementedError as e:
         return Outcome.unstarted(str(e) or f"{getattr(func, '__name__', 'this function')} is not implemented yet")
     except Exception as e:  # the student's bug, reported, never raised through
-        frames = [f for f in traceback.extract_tb(e.__traceback__)[1:] if _answers(f.filename)]
-        where = f" (line {frames[-1].lineno}: {frames[-1].line})" if frames and frames[-1].line else ""
-        return Outcome.raising(type(e).__name__, f"{e}{where}")
+        return Outcome.raising(type(e).__name__, f"{e}{_where(e.__traceback__)}")
+
+
+def _where(tb) -> str:
+    """" (line N: its text)" of the last frame of the answer's own code in a traceback (`call`'s own frame
+    left out), or "" without one: the line read only for that frame."""
+    last = None
+    for frame, lineno in itertools.islice(traceback.walk_tb(tb), 1, None):
+        if _answers(frame.f_code.co_filename):
+            last = frame, lineno
+    if last is None:
+        return ""
+    frame, lineno = last
+    filename = frame.f_code.co_filename
+    linecache.lazycache(filename, frame.f_globals)
+    linecache.checkcache(filename)
+    line = linecache.getline(filename, lineno).strip() if lineno is not None else ""
+    return f" (line {lineno}: {line})" if line else ""
 
 
 # Code that is never the answer's own: Python's and the installed packages' (NumPy's), and the grader's: this
@@ -63,6 +81,7 @@ _NOT_ANSWERS = tuple(str(p) for p in {Path(sysconfig.get_path(k)).resolve() for 
                      | _GRADERS)
 
 
+@functools.lru_cache(maxsize=1024)
 def _answers(filename: str) -> bool:
     """Is `filename` the student's code (a notebook cell, or a module of theirs), whose line a message may quote?"""
     return filename.startswith("<") and not filename.startswith("<frozen") or \
