@@ -120,11 +120,10 @@ def measured_first(graded: Sequence[GradedCell], visible: Sequence[Case]) -> lis
     case whose memory is measured first, then the others, each group in the notebooks' order. The grading
     child that serves every notebook then measures those cases before any other notebook's code has run in
     it, and no child of their own is started for them (autograder/submission.py)."""
-    exercises = list(dict.fromkeys(cell.exercise for cell in graded))
-    measured = {cell.notebook for cell in graded if cell.exercise in REGISTRY and any(
-        "memory_limit_bytes" in case for case in (*hidden_cases(cell.exercise), *_visible_of(cell.exercise, visible)))}
-    notebook = {cell.exercise: cell.notebook for cell in graded}
-    return sorted(exercises, key=lambda name: notebook[name] not in measured)
+    notebook = {cell.exercise: cell.notebook for cell in graded}  # in the notebooks' order
+    measured = {notebook[name] for name in notebook if name in REGISTRY and any(
+        "memory_limit_bytes" in case for case in (*hidden_cases(name), *_visible_of(name, visible)))}
+    return sorted(notebook, key=lambda name: notebook[name] not in measured)
 
 
 def _judged(name: str, grade_ids: list[str], visible: Sequence[Case],

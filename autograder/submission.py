@@ -212,13 +212,16 @@ class Submission:
         asked to give back what it no longer uses (`GradingChild.tidy`) and counted again. Where the count
         cannot be set back, it keeps an earlier case's peak, which may take at most half of the cap all the
         same."""
-        for tidied in (False, True):
-            if tidied and not child.tidy(self.spending.deadline(time.monotonic() + self.seconds_per_call)):
-                return False
-            child.forget_peak()
-            if (child.peak_since_ready() or 0) <= limit // 2:
-                return True
-        return False
+        if self._room_for(child, limit):
+            return True
+        return child.tidy(self.spending.deadline(time.monotonic() + self.seconds_per_call)) and \
+            self._room_for(child, limit)
+
+    @staticmethod
+    def _room_for(child: GradingChild, limit: int) -> bool:
+        """Does the child, its count set back to what it holds now, hold at most half of `limit`?"""
+        child.forget_peak()
+        return (child.peak_since_ready() or 0) <= limit // 2
 
     def outcome(self, name: str, case: Case) -> Outcome:
         """What the student's answer `name` gives on `case` (see judge.call)."""

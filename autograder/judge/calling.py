@@ -10,7 +10,6 @@ import contextlib
 import functools
 import inspect
 import itertools
-import linecache
 import signal
 import sysconfig
 import traceback
@@ -57,18 +56,12 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
 def _where(tb) -> str:
     """" (line N: its text)" of the last frame of the answer's own code in a traceback (`call`'s own frame
     left out), or "" without one: the line read only for that frame."""
-    last = None
-    for frame, lineno in itertools.islice(traceback.walk_tb(tb), 1, None):
-        if _answers(frame.f_code.co_filename):
-            last = frame, lineno
-    if last is None:
+    answer_frames = [(frame, lineno) for frame, lineno in itertools.islice(traceback.walk_tb(tb), 1, None)
+                     if _answers(frame.f_code.co_filename)]
+    if not answer_frames:
         return ""
-    frame, lineno = last
-    filename = frame.f_code.co_filename
-    linecache.lazycache(filename, frame.f_globals)
-    linecache.checkcache(filename)
-    line = linecache.getline(filename, lineno).strip() if lineno is not None else ""
-    return f" (line {lineno}: {line})" if line else ""
+    (last,) = traceback.StackSummary.extract(answer_frames[-1:])
+    return f" (line {last.lineno}: {last.line})" if last.line else ""
 
 
 # Code that is never the answer's own: Python's and the installed packages' (NumPy's), and the grader's: this
