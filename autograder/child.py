@@ -70,12 +70,12 @@ def _stand_in(judge, replies, name: str, under: str, nonce):
     """A function that asks the parent for the reference's `name` (see the module docstring)."""
     def reference(*args, **kwargs):
         try:
-            message = judge.to_line({"call": name, "args": list(args), "kwargs": kwargs, "nonce": nonce})
+            message = judge.line_bytes({"call": name, "args": list(args), "kwargs": kwargs, "nonce": nonce})
         except (TypeError, ValueError) as e:
             raise TypeError(f"{name} (the reference's, standing in for yours while {under} is graded) "
                             f"cannot take this input: {e}") from None
-        replies.write(message + "\n")
-        reply = judge.from_line(sys.stdin.readline())
+        _send(replies, message)
+        reply = judge.from_line(sys.stdin.buffer.readline())
         if "error" in reply:
             kind, text = reply["error"]
             error = getattr(builtins, kind, None)
@@ -83,6 +83,13 @@ def _stand_in(judge, replies, name: str, under: str, nonce):
         return reply["value"]
     reference.__name__ = reference.__qualname__ = name
     return reference
+
+
+def _send(replies, line: bytes) -> None:
+    """Write one line to the parent, as bytes (a large array's line is not copied into text), and flush it."""
+    replies.write(line)
+    replies.write(b"\n")
+    replies.flush()
 
 
 def _module(name: str, path: str, package: bool = False):
@@ -119,26 +126,26 @@ def main():
     loaded = {name: [judge.fresh_namespace(), judge.answer_cells(name), 0] for name in served}
     _warm_up(sys.modules["numpy"])  # any child may measure a case (a measured notebook's first)
     trim = _memory_trimmer()
-    replies = os.fdopen(os.dup(1), "w", buffering=1)
-    replies.write(judge.to_line({"ready": True}) + "\n")
+    replies = os.fdopen(os.dup(1), "wb")
+    _send(replies, judge.line_bytes({"ready": True}))
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    for line in sys.stdin:
+    for line in sys.stdin.buffer:
         request = judge.from_line(line)
         del line
         if "tidy" in request:
             gc.collect()
             if trim is not None:
                 trim(0)
-            replies.write(judge.to_line({"tidy": True}) + "\n")
+            _send(replies, judge.line_bytes({"tidy": True}))
         elif "answer" in request:  # else a stand-in's reply that came after its call timed out
             reply = _served(judge, request, loaded, seconds, replies)
             del request  # its inputs let go before the grader reads the reply (and counts what the child holds)
-            replies.write(reply + "\n")
+            _send(replies, reply)
 
 
-def _served(judge, request, loaded, seconds, replies) -> str:
+def _served(judge, request, loaded, seconds, replies) -> bytes:
     """The reply line to `request`: the outcome of the answer it names on its inputs."""
     notebook, name = request["notebook"], request["answer"]
     if notebook not in loaded:  # no such notebook: its cells, none
@@ -158,7 +165,7 @@ def _served(judge, request, loaded, seconds, replies) -> str:
         with judge.time_limit(request.get("seconds", seconds)), \
                 judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
             outcome = judge.outcome_of(answer, case)
-    return judge.to_line({"outcome": judge.outcome_to_wire(outcome), "nonce": request.get("nonce")})
+    return judge.line_bytes({"outcome": judge.outcome_to_wire(outcome), "nonce": request.get("nonce")})
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from autograder import sandbox
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
-from autograder.judge import from_line, to_line
+from autograder.judge import from_line, line_bytes
 from autograder.sandbox import Limits
 
 STARTING_SECONDS = 60  # a child's start, up to its ready line, on a loaded machine
@@ -130,7 +130,7 @@ class GradingChild:
         say so: did it, before the deadline? (An answer's code may have taken the child over: what it holds is
         counted again all the same.)"""
         try:
-            self.send(to_line({"tidy": True}).encode(), deadline)
+            self.send(line_bytes({"tidy": True}), deadline)
             line = self.reader.line(deadline)
             return line is not None and from_line(line) == {"tidy": True}
         except (OSError, PastDeadline, TooLong, ValueError):

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
 from autograder.call_lines import head
-from autograder.judge import from_line, plain, to_line
+from autograder.judge import from_line, line_bytes, plain
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTING_SECONDS = 60
@@ -71,16 +71,18 @@ def serve(memory_bytes: int) -> None:
             message = from_line(line)
             name = message["call"]
             value = reference_of(name)(*message["args"], **message["kwargs"])
-            reply = to_line({"value": plain(value)})
+            reply = line_bytes({"value": plain(value)})
         except MemoryError:  # the server's memory at this moment decided it: never kept
             keep = False
-            reply = to_line({"error": ("MemoryError", f"{name}: the reference's answer to this input takes more "
-                                                      f"than the grader's memory per student "
-                                                      f"({memory_bytes >> 20} MiB); call it on smaller inputs")})
+            reply = line_bytes({"error": ("MemoryError", f"{name}: the reference's answer to this input takes more "
+                                                         f"than the grader's memory per student "
+                                                         f"({memory_bytes >> 20} MiB); call it on smaller inputs")})
         except Exception as e:
-            reply = to_line({"error": (type(e).__name__, str(e)[:500])})
+            reply = line_bytes({"error": (type(e).__name__, str(e)[:500])})
         header = {"cpu": time.process_time() - start, "keep": keep}
-        out.write(json.dumps(header).encode() + b"\n" + reply.encode() + b"\n")
+        out.write(json.dumps(header).encode() + b"\n")
+        out.write(reply)
+        out.write(b"\n")
         out.flush()
 
 
@@ -192,9 +194,9 @@ def answer(line: bytes, memory_bytes: int, reply_bytes: int, deadline: float) ->
             server.stop()
         why = {PastDeadline: "took longer than the case allows", TooLong: "is too large to send back"}.get(
             type(e), "could not be computed")
-        return to_line({"error": ("MemoryError" if type(e) is TooLong else "RuntimeError",
-                                  f"the reference's answer to this input {why} (the grader's bound per student)")
-                        }).encode(), time.monotonic() - start
+        return line_bytes({"error": ("MemoryError" if type(e) is TooLong else "RuntimeError",
+                                     f"the reference's answer to this input {why} (the grader's bound per student)")
+                           }), time.monotonic() - start
     with _lock:
         _idle.setdefault(key, []).append(server)
     if keep and call is not None:

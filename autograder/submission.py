@@ -63,7 +63,7 @@ from autograder.call_lines import call_of
 from autograder.exercises import REGISTRY
 from autograder.grading_child import GradingChild, remove_tree
 from autograder.handed_in import restore_for_grading
-from autograder.judge import WALL_FACTOR, Case, Outcome, from_line, outcome_from_wire, to_line
+from autograder.judge import WALL_FACTOR, Case, Outcome, from_line, line_bytes, outcome_from_wire
 from autograder.judge.wire import LineWithNonce
 from autograder.source_assignment import SourceAssignment
 from autograder.bounded_pipe import PastDeadline, TooLong
@@ -311,7 +311,7 @@ class Submission:
         answer from the stand-in server, or a refusal for a call this answer may not make."""
         name = message.get("call")
         if name not in allowed:
-            return to_line({"error": ("RuntimeError", f"no stand-in for {name!r} while this answer is graded")}).encode()
+            return line_bytes({"error": ("RuntimeError", f"no stand-in for {name!r} while this answer is graded")})
         reply, cpu = stand_in_server.answer(bytes(line), self.budget.memory_bytes, self.budget.reply_bytes, deadline)
         self.spending.charge(cpu)
         return reply

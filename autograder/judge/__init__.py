@@ -30,8 +30,8 @@ from .outcome import Outcome
 from .policy import KINDS, Verdict, differs, tolerance
 from .stand_ins import BUILT_ON, standing_in
 from .verdicts import FULL_GRID, Checking, case_label, check_verdict, check_verdicts, diagnose, labelled, verdict
-from .wire import Seed, fresh_inputs, from_line, load_cases, outcome_from_wire, outcome_to_wire, plain, save_cases, \
-    to_line
+from .wire import Seed, fresh_inputs, from_line, line_bytes, load_cases, outcome_from_wire, outcome_to_wire, plain, \
+    save_cases, to_line
 
 __all__ = [
     # the notebooks' checks
@@ -47,6 +47,6 @@ __all__ = [
     # a notebook's answers
     "answer_cells", "fresh_namespace", "run_cells", "solution_namespace",
     # cases and the wire
-    "Case", "Seed", "fresh_inputs", "save_cases", "load_cases", "to_line", "from_line", "plain",
+    "Case", "Seed", "fresh_inputs", "save_cases", "load_cases", "to_line", "line_bytes", "from_line", "plain",
     "outcome_to_wire", "outcome_from_wire",
 ]

@@ -82,6 +82,11 @@ def to_line(message: dict) -> str:
     """One message between the grader and its child, as one line (no newline): in base64, a JSON header
     ``{"message": its structure (`encode`), "arrays": [[dtype.str, shape], ...]}``, a newline, then each
     array's bytes (C order), in order. TypeError for what `encode` refuses or an array not in LINE_DTYPES."""
+    return line_bytes(message).decode()
+
+
+def line_bytes(message: dict) -> bytes:
+    """`to_line`'s line as the ASCII bytes that cross the pipe (a large array's line is not copied into text)."""
     return line_of(*line_parts(message))
 
 
@@ -97,10 +102,10 @@ def line_parts(message: dict) -> tuple[dict, list, bytes]:
     return structure, shapes, b"".join(a.tobytes() for a in arrays.values())
 
 
-def line_of(structure, shapes: list, data: bytes) -> str:
-    """The line of a message from its parts (`line_parts`)."""
+def line_of(structure, shapes: list, data: bytes) -> bytes:
+    """The line of a message from its parts (`line_parts`), as bytes."""
     header = json.dumps({"message": structure, "arrays": shapes}, sort_keys=True).encode()
-    return base64.b64encode(b"".join([header, b"\n", data])).decode()
+    return base64.b64encode(b"".join([header, b"\n", data]))
 
 
 _NONCE = "\x00nonce\x00"  # stands for the nonce in a LineWithNonce's header: no case's text holds it

@@ -73,6 +73,15 @@ def _cells(path: Path) -> list[dict]:
     return json.loads(path.read_text())["cells"]
 
 
+def _saved_source(path: Path, index: int) -> str | None:
+    """The source of cell `index` as saved in the notebook at `path`; None while the server is still writing
+    the file (read between its truncation and its last byte)."""
+    try:
+        return "".join(_cells(path)[index]["source"])
+    except json.JSONDecodeError:
+        return None
+
+
 def _grade_id(cell: dict) -> str:
     return cell["metadata"].get("nbgrader", {}).get("grade_id", "")
 
@@ -160,9 +169,9 @@ def _a_written_answer_is_typed_into_its_cell_and_saved(page, home: Path) -> None
     page.keyboard.press("Control+s")
     saved = home / "release" / WRITTEN
     deadline = time.monotonic() + 30
-    while "".join(_cells(saved)[answer]["source"]) != typed and time.monotonic() < deadline:
+    while _saved_source(saved, answer) != typed and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert "".join(_cells(saved)[answer]["source"]) == typed, "the typed answer was not saved in its cell"
+    assert _saved_source(saved, answer) == typed, "the typed answer was not saved in its cell"
     assert typed in _cell_node(page, answer).inner_text()  # rendered as the student's own text
     _screenshot(page, question, "student-written.png")
 
