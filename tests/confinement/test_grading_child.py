@@ -125,3 +125,16 @@ def test_exercises_of_the_measured_notebook_are_graded_first_and_the_report_keep
                                             if name not in blockwise]
     report = grade_submission(EXAMPLE / "dee" / "attention")
     assert list(report.cells) == [cell.grade_id for cell in graded]
+
+
+def test_a_reply_garbled_by_an_earlier_answers_trap_is_asked_again_in_a_fresh_child(tmp_path):
+    """garbles_the_next_answers_reply rewires the child's own writer (judge.line_bytes) as copy_score runs:
+    the next answer's reply is no message. That answer is asked again in a fresh child and keeps its value;
+    the trap fired (a second child started), so the adversarial suite's score for it is not a vacuous pass."""
+    FIXTURES["garbles_the_next_answers_reply"].build(tmp_path / "attention")
+    with Submission(tmp_path / "attention") as submission:
+        submission.outcome("copy_score", hidden_cases("copy_score")[0])
+        outcome = submission.outcome("raw_scores", hidden_cases("raw_scores")[0])
+        started = submission.started
+    assert outcome.has_value, outcome
+    assert started == [SHARED, SHARED]
