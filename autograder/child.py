@@ -12,12 +12,14 @@ run no other notebook's code: autograder/submission.py); the NumPy code a first
 call touches is made resident before that mark (`_warm_up`). Then it runs the
 answer cells of the notebooks in WORKDIR, and serves requests from the
 parent, one `judge.to_line` line each on stdin: ``{"notebook", "answer",
-"seconds", "stand_ins", "args", "kwargs", "nonce"}``, the case's inputs (never
-its expected value) and a token fresh for the request, each let go before the
-reply is written. The reply is one line on stdout:
-``{"outcome", "nonce"}``, the call's
-`Outcome` as plain data (`judge.outcome_to_wire`), which the parent reads as
-untrusted (`judge.from_line`: no pickles, numbers and booleans only). While
+"stand_ins", "cases", "nonce"}``, one answer's cases to run in turn (each
+``{"args", "kwargs", "seconds"}``: its inputs, never its expected value) and a
+token fresh for the request; each case's inputs are let go before its reply is
+written. Each case's reply is one line on stdout, written as the case ends:
+``{"outcome", "nonce", "case"}``, the call's `Outcome` as plain data
+(`judge.outcome_to_wire`) and the case's place in the request, which the
+parent reads as untrusted (`judge.from_line`: no pickles, numbers and booleans
+only). While
 the answer runs, each exercise named in "stand_ins" (those it is built on,
 judge.BUILT_ON) is a stand-in that asks the parent for the reference's value:
 a ``{"call", "args", "kwargs", "nonce"}`` line on stdout, answered by one line on stdin
@@ -140,14 +142,15 @@ def main():
                 trim(0)
             _send(replies, judge.line_bytes({"tidy": True}))
         elif "answer" in request:  # else a stand-in's reply that came after its call timed out
-            reply = _served(judge, request, loaded, seconds, replies)
-            del request  # its inputs let go before the grader reads the reply (and counts what the child holds)
-            _send(replies, reply)
+            cases = request.pop("cases")
+            _serve(judge, request, cases, loaded, seconds, replies)
+            del request, cases
 
 
-def _served(judge, request, loaded, seconds, replies) -> bytes:
-    """The reply line to `request`: the outcome of the answer it names on its inputs."""
-    notebook, name = request["notebook"], request["answer"]
+def _serve(judge, request, cases, loaded, seconds, replies) -> None:
+    """Run the answer `request` names on each of `cases` in turn, writing each one's reply line as it is
+    done; a case's inputs let go before its reply is written (and the grader counts what the child holds)."""
+    notebook, name, nonce = request["notebook"], request["answer"], request.get("nonce")
     if notebook not in loaded:  # no such notebook: its cells, none
         loaded[notebook] = [judge.fresh_namespace(), [], 0]
     namespace, cells, next_cell = loaded[notebook]
@@ -155,17 +158,21 @@ def _served(judge, request, loaded, seconds, replies) -> bytes:
     loaded[notebook][2] = judge.run_cells(cells, namespace, next_cell, seconds,
                                           until=lambda ns: _answer(ns, name) is not None, where=notebook)
     answer = _answer(namespace, name)
-    case = {"args": request["args"], "kwargs": request["kwargs"]}
-    if answer is None:
-        errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
-        outcome = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
-    else:
-        stand_ins = {dep: _stand_in(judge, replies, dep, name, request.get("nonce"))
-                     for dep in request.get("stand_ins", ())}
-        with judge.time_limit(request.get("seconds", seconds)), \
-                judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
-            outcome = judge.outcome_of(answer, case)
-    return judge.line_bytes({"outcome": judge.outcome_to_wire(outcome), "nonce": request.get("nonce")})
+    stand_ins = {dep: _stand_in(judge, replies, dep, name, nonce) for dep in request.get("stand_ins", ())}
+    for index in range(len(cases)):
+        case, cases[index] = cases[index], None
+        if answer is None:
+            errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
+            outcome = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
+        else:
+            with judge.time_limit(case.get("seconds", seconds)), \
+                    judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
+                outcome = judge.outcome_of(answer, {"args": case["args"], "kwargs": case["kwargs"]})
+        del case
+        _send(replies, judge.line_bytes({"outcome": judge.outcome_to_wire(outcome), "nonce": nonce, "case": index}))
+        if outcome.timed_out:  # an answer that ran past its time once is not called again (the grader's rule)
+            return
+        del outcome
 
 
 if __name__ == "__main__":

@@ -75,13 +75,18 @@ def exercise_problems(name: str, grade_ids: list[str], visible: Sequence[Case],
     outcomes given by `outcome_for`. A failing cell's message is its first failing case's; it names a known
     mistake only when the cases of all the exercise's cells agree on one (judge.check_verdicts). A cell with
     no cases fails."""
-    checks = {grade_id: hidden_cases(name) if grade_id.startswith("hidden_") else _visible_of(name, visible)
-              for grade_id in grade_ids}
+    checks = cases_of_cells(name, grade_ids, visible)
     graded = [grade_id for grade_id, cases in checks.items() if cases]
     verdicts = check_verdicts([(checks[g], labelled(name, checks[g]), not g.startswith("hidden_")) for g in graded],
                               outcome_for)
     no_cases = {g: Verdict("error raised", f"{g}: no cases to grade this cell with") for g in grade_ids}
     return no_cases | dict(zip(graded, verdicts))
+
+
+def cases_of_cells(name: str, grade_ids: list[str], visible: Sequence[Case]) -> dict[str, list[Case]]:
+    """grade id → the cases of that cell of exercise `name`, in the order `exercise_problems` runs them."""
+    return {grade_id: list(hidden_cases(name)) if grade_id.startswith("hidden_") else _visible_of(name, visible)
+            for grade_id in grade_ids}
 
 
 def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRED,
@@ -94,7 +99,8 @@ def grade_submission(folder: Path, source: Path = SOURCE, confine: str = REQUIRE
     with Submission(folder, source, confine=confine, budget=budget) as submission:
         for name in measured_first(graded, visible):  # an exercise's cells at once: they name a mistake together
             ids = [cell.grade_id for cell in graded if cell.exercise == name]
-            problems |= _judged(name, ids, visible, lambda case: submission.outcome(name, case))
+            planned = [case for cases in cases_of_cells(name, ids, visible).values() for case in cases]
+            problems |= _judged(name, ids, visible, submission.in_turn(name, planned))
         for cell in graded:
             notebook, grade_id, points = cell
             problem = problems[grade_id]

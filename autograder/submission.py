@@ -13,10 +13,13 @@ student's answer cells there. Where the machine allows no confinement,
 `Submission` raises `sandbox.NoConfinement` before any student code runs,
 unless the caller accepts grading unconfined (`confine`).
 
-`outcome(name, case)` sends the case's inputs (never its expected value) down
-the child's stdin (one `judge.to_line` line), the child answers with an
-`Outcome` as plain data on its stdout, and the comparison happens in this
-process. A case whose memory is measured runs in a child that has run no
+`outcomes(name, cases)` sends the cases' inputs (never their expected values)
+down the child's stdin in one request (one `judge.to_line` line), the child
+answers each case with an `Outcome` as plain data on its stdout as it ends, and
+the comparison happens in this process; `outcome(name, case)` asks one case,
+`in_turn` runs the cases a caller will ask for, in its order. Every case has
+its own deadline, and an answer that runs past its time is run on no later
+case. A case whose memory is measured runs in a child that has run no
 other notebook's code, measured from outside since before any student code ran
 (`GradingChild.peak_since_ready`; an earlier case's peak forgotten, and the
 child started anew when what it still holds takes more than half of this
@@ -56,7 +59,7 @@ import threading
 import time
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from autograder import sandbox, stand_in_server
 from autograder.call_lines import call_of
@@ -112,16 +115,17 @@ _requests: dict[tuple, tuple] = {}
 _requests_lock = threading.Lock()
 
 
-def _request(case: Case, notebook: str, name: str, seconds: float, stand_ins: tuple[str, ...]) -> LineWithNonce:
-    """The request for `case` (its inputs, never its expected value), to be sent with a fresh nonce: the same
-    for every student, so encoded once per process for the last _REQUESTS_KEPT requests (cases are never
-    changed once built; each entry keeps its case, so the case's id names it while the entry is kept)."""
-    key = (id(case), notebook, name, seconds, stand_ins)
+def _request(cases: tuple[Case, ...], notebook: str, name: str, seconds: float,
+             stand_ins: tuple[str, ...]) -> LineWithNonce:
+    """The request for `cases` of answer `name` (their inputs, never their expected values), to be sent with a
+    fresh nonce: the same for every student, so encoded once per process for the last _REQUESTS_KEPT requests
+    (cases are never changed once built; each entry keeps its cases, so their ids name it while it is kept)."""
+    key = (tuple(map(id, cases)), notebook, name, seconds, stand_ins)
     kept = _requests.get(key)
     if kept is None:
-        kept = (case, LineWithNonce({"notebook": notebook, "answer": name, "seconds": seconds,
-                                     "stand_ins": list(stand_ins), "args": case.get("args"),
-                                     "kwargs": case.get("kwargs", {})}))
+        kept = (cases, LineWithNonce({"notebook": notebook, "answer": name, "stand_ins": list(stand_ins),
+                                      "cases": [{"args": case.get("args"), "kwargs": case.get("kwargs", {}),
+                                                 "seconds": case.get("seconds", seconds)} for case in cases]}))
         with _requests_lock:  # several students are graded at once, each in a thread
             while len(_requests) >= _REQUESTS_KEPT:
                 del _requests[next(iter(_requests))]
@@ -225,86 +229,135 @@ class Submission:
 
     def outcome(self, name: str, case: Case) -> Outcome:
         """What the student's answer `name` gives on `case` (see judge.call)."""
+        return self.outcomes(name, [case])[0]
+
+    def outcomes(self, name: str, cases: list[Case]) -> list[Outcome]:
+        """`outcome(name, case)` of each of `cases`, run in turn: the cases whose memory is not measured
+        asked in one request, the child replying to each as it ends; a measured case alone."""
+        found: list[Outcome] = []
+        while len(found) < len(cases):
+            found += self._next_outcomes(name, cases[len(found):])
+        return found
+
+    def in_turn(self, name: str, cases: list[Case]) -> Callable[[Case], Outcome]:
+        """`outcome(name, ·)` for a caller that asks for `cases` in this order, perhaps skipping some (grade.py):
+        a case not run yet is run with the cases after it, up to the next measured one, in one request; a
+        case asked out of that order is run alone."""
+        planned, found, next_place = list(cases), {}, 0
+
+        def outcome_for(case: Case) -> Outcome:
+            nonlocal next_place
+            place = next((i for i in range(next_place, len(planned)) if planned[i] is case), None)
+            if place is None:
+                return self.outcome(name, case)
+            if place not in found:
+                found.update(enumerate(self._next_outcomes(name, planned[place:]), place))
+            next_place = place + 1
+            return found[place]
+        return outcome_for
+
+    def _next_outcomes(self, name: str, cases: list[Case]) -> list[Outcome]:
+        """The outcomes of the first of `cases` and of those after it up to the next measured one (`_asked`)."""
+        unmeasured = next((i for i, case in enumerate(cases) if "memory_limit_bytes" in case), len(cases))
+        return self._asked(name, cases[:unmeasured or 1])
+
+    def _asked(self, name: str, cases: list[Case]) -> list[Outcome]:
+        """The outcomes of `cases` of answer `name` (one request: a measured case alone), or of as many of the
+        first of them as were run before something stopped the child (at least one)."""
         notebook = self.notebook_of.get(name)
         if notebook is None:
-            return Outcome.raising("LookupError", f"this assignment has no answer called {name!r}")
+            return [Outcome.raising("LookupError", f"this assignment has no answer called {name!r}")]
         if notebook in self.problems:
-            return Outcome.unstarted(f"{notebook}: {self.problems[notebook]}")
+            return [Outcome.unstarted(f"{notebook}: {self.problems[notebook]}")]
         if name in self._stopped:  # it timed out or ended the process once: not called again
             kind, why = self._stopped[name]
-            return Outcome.raising(kind, f"{why} (on an earlier case; not called again)")
+            return [Outcome.raising(kind, f"{why} (on an earlier case; not called again)")]
         if self.spending.spent():
-            return self._over_budget()
-        limit = case.get("memory_limit_bytes")
+            return [self._over_budget()]
+        limit = cases[0].get("memory_limit_bytes")
         key = self._key_for(notebook, limit)
-        seconds = case.get("seconds", self.seconds_per_call)
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if limit is not None or name not in REGISTRY else REGISTRY[name].built_on
         nonce = secrets.token_hex(8)  # the child echoes it: an outcome without it answers no request of this call
-        request = _request(case, notebook, name, seconds, tuple(stand_ins)).line(nonce)
+        request = _request(tuple(cases), notebook, name, self.seconds_per_call, tuple(stand_ins)).line(nonce)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
         child = self._child_for(key, limit, notebook)
-        outcome = self._exchange(key, name, request, stand_ins, self._deadline(seconds), seconds, nonce)
-        if outcome is UNASKED or isinstance(outcome, Unreadable):
+        found, end = self._exchange(key, name, request, stand_ins, cases, nonce)
+        if not found and (end is UNASKED or isinstance(end, Unreadable)):
             # Perhaps a process an earlier answer left behind wrote: it ended with that child. Asked again.
             child = self._child_for(key, limit, notebook)
-            outcome = self._exchange(key, name, request, stand_ins, self._deadline(seconds), seconds, nonce)
-            if outcome is UNASKED:  # this answer itself writes where only the grading child may
-                outcome = self._stopped_for(name, "UnreadableAnswer", "a message came that answers no request of "
-                                                                      "the grader: your code wrote to its pipe")
-            elif isinstance(outcome, Unreadable):
-                outcome = self._stopped_for(name, "UnreadableAnswer",
-                                            f"the answer could not be read back ({outcome.error})")
-        if limit is not None and outcome.has_value:
+            found, end = self._exchange(key, name, request, stand_ins, cases, nonce)
+            if not found and end is UNASKED:  # this answer itself writes where only the grading child may
+                end = self._stopped_for(name, "UnreadableAnswer", "a message came that answers no request of "
+                                                                  "the grader: your code wrote to its pipe")
+            elif not found and isinstance(end, Unreadable):
+                end = self._stopped_for(name, "UnreadableAnswer", f"the answer could not be read back ({end.error})")
+        if isinstance(end, Outcome):
+            found.append(end)
+        if limit is not None and found[0].has_value:
             # Measured here, from outside: the child could lie about its own memory.
-            outcome = Outcome.returned(outcome.value, child.peak_since_ready())
-        if outcome.timed_out:
-            self._stopped[name] = ("TimeoutError", outcome.message)
-        return outcome
+            found[0] = Outcome.returned(found[0].value, child.peak_since_ready())
+        if found[-1].timed_out:  # the child ran no later case of it (child.py)
+            self._stopped[name] = ("TimeoutError", found[-1].message)
+        return found
 
     def _deadline(self, seconds: float) -> float:
         """When the grader gives up a call of `seconds` (the child stops it itself before; this is the backstop)."""
         return self.spending.deadline(time.monotonic() + seconds * WALL_FACTOR + self.seconds_per_call * 3)
 
-    def _exchange(self, key: str, name: str, request: bytes, stand_ins, deadline: float, seconds: float,
-                  nonce: str):
-        """Send `request` to child `key`, answer its stand-in calls, and return the outcome it sends back
-        (or what stopped it: the deadline, a reply over the limit or unreadable, the budget, the child's end);
-        UNASKED, with the child ended, when an outcome does not carry the request's `nonce`; Unreadable, with the
-        child ended, for a line that cannot be read."""
+    def _exchange(self, key: str, name: str, request: bytes, stand_ins, cases: list[Case], nonce: str):
+        """Send `request` to child `key`, answer its stand-in calls, and read the outcome of each of `cases` it
+        sends back in turn, each by its own deadline: (the outcomes read, what ended the exchange early: None
+        when nothing did or a case timed out (its outcome the last read), else an Outcome for the next case (the
+        deadline, a reply over the limit, the budget, the child's end), UNASKED, with the child ended, for an outcome that does not carry the request's
+        `nonce` and the next case's place, or Unreadable, with the child ended, for a line that cannot be
+        read)."""
         child = self._children[key]
+        found: list[Outcome] = []
+        seconds = cases[0].get("seconds", self.seconds_per_call)
+        deadline, outgoing = self._deadline(seconds), request
         while True:
             try:
-                child.send(request, deadline)
+                if outgoing:
+                    child.send(outgoing, deadline)
                 line = child.reader.line(deadline)
             except BrokenPipeError:
-                return self._lost(key, name, deadline)
+                return found, self._lost(key, name, deadline)
             except PastDeadline:
                 if self.spending.spent():
-                    return self._over_budget()
-                return self._stopped_for(name, "TimeoutError", f"did not finish within {seconds * WALL_FACTOR:g} s "
-                                                               "(an endless loop that outlasts its time limit?)")
+                    return found, self._over_budget()
+                return found, self._stopped_for(name, "TimeoutError", f"did not finish within "
+                                                f"{seconds * WALL_FACTOR:g} s (an endless loop that outlasts its "
+                                                "time limit?)")
             except TooLong:  # read again, it would cost as much again
-                return self._stopped_for(name, "UnreadableAnswer", f"the answer's reply passed "
-                                         f"{self.budget.reply_bytes >> 20} MiB before it ended")
+                return found, self._stopped_for(name, "UnreadableAnswer", f"the answer's reply passed "
+                                                f"{self.budget.reply_bytes >> 20} MiB before it ended")
             if line is None:
-                return self._lost(key, name, deadline)
+                return found, self._lost(key, name, deadline)
             try:
                 message = call_of(line) or from_line(line)  # a call's arrays go to the stand-in server unread
                 asked = message.get("nonce") == nonce
-                if not asked and "call" not in message:  # an outcome nobody asked for: a leftover process wrote it
-                    self._stop(key)
-                    return UNASKED
                 if "call" not in message:
-                    return outcome_from_wire(message["outcome"])
+                    if not asked or message.get("case") != len(found):  # a leftover process wrote it
+                        self._stop(key)
+                        return found, UNASKED
+                    found.append(outcome_from_wire(message["outcome"]))
+                    if found[-1].timed_out:  # the child runs no later case of this answer (child.py)
+                        return found, None
             except Exception as e:  # what it sends next cannot be trusted
                 self._stop(key)
-                return Unreadable(type(e).__name__)
+                return found, Unreadable(type(e).__name__)
+            if "call" not in message:  # the next case starts: its own deadline
+                if len(found) == len(cases) or self.spending.spent():  # the budget: said by the next case
+                    return found, None
+                seconds = cases[len(found)].get("seconds", self.seconds_per_call)
+                deadline, outgoing = self._deadline(seconds), b""
+                continue
             if self.spending.spent():
-                return self._over_budget()
+                return found, self._over_budget()
             # A call without this request's token (a stand-in kept from an earlier answer) is refused.
-            request = self._stand_in_reply(message, line, stand_ins if asked else (), deadline)
+            outgoing = self._stand_in_reply(message, line, stand_ins if asked else (), deadline)
 
     def _stand_in_reply(self, message: dict, line: bytes, allowed, deadline: float) -> bytes:
         """The line that answers a stand-in's call `message` (as the child sent it, `line`): the reference's

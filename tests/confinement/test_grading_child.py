@@ -22,7 +22,7 @@ from autograder.grade import grade_submission, measured_first
 from autograder.grading_child import remove_tree
 from autograder.source_assignment import SourceAssignment
 from autograder.submission import SHARED, SOURCE, Submission
-from tests.shared.adversarial.build import fixtures
+from tests.shared.adversarial.build import fixtures, make_submission
 from tests.shared.course_copy import EXAMPLE
 
 FIXTURES = fixtures()
@@ -138,3 +138,27 @@ def test_a_reply_garbled_by_an_earlier_answers_trap_is_asked_again_in_a_fresh_ch
         started = submission.started
     assert outcome.has_value, outcome
     assert started == [SHARED, SHARED]
+
+
+def test_an_answer_that_runs_past_its_time_is_run_on_no_later_case_of_its_request(tmp_path):
+    """A student's cases go to the child in one request (Submission.outcomes); once one runs past its time,
+    the child runs none after it, and the rest fail as "not called again" without being run."""
+    code = tmp_path / "stalls_on_its_second_call.py"
+    code.write_text(
+        "import numpy as np\n"
+        "calls = []\n\n\n"
+        "def raw_scores(Q, K):\n"
+        "    calls.append(len(calls))\n"
+        "    while len(calls) == 2:\n"
+        "        pass\n"
+        "    return np.asarray(Q) @ np.asarray(K).T\n\n\n"
+        "def scaled_scores(Q, K):\n"
+        "    return float(len(calls))\n")
+    make_submission(code, tmp_path / "attention")
+    cases = hidden_cases("raw_scores")[:4]
+    with Submission(tmp_path / "attention", seconds_per_call=1) as submission:
+        outcomes = submission.outcomes("raw_scores", cases)
+        count = submission.outcome("scaled_scores", hidden_cases("scaled_scores")[0])
+    assert [o.has_value for o in outcomes] == [True, False, False, False]
+    assert outcomes[1].timed_out and all("not called again" in o.message for o in outcomes[2:])
+    assert count.value == 2.0  # raw_scores ran twice: its later cases never reached the student's code
