@@ -308,11 +308,11 @@ class Submission:
 
     def _exchange(self, key: str, name: str, request: bytes, stand_ins, cases: list[Case], nonce: str):
         """Send `request` to child `key`, answer its stand-in calls, and read the outcome of each of `cases` it
-        sends back in turn, each by its own deadline: (the outcomes read, what ended the exchange early: None
-        when nothing did or a case timed out (its outcome the last read), else an Outcome for the next case (the
-        deadline, a reply over the limit, the budget, the child's end), UNASKED, with the child ended, for an outcome that does not carry the request's
-        `nonce` and the next case's place, or Unreadable, with the child ended, for a line that cannot be
-        read)."""
+        sends back in turn, each by its own deadline. Returns (the outcomes read, what ended the exchange):
+        None when nothing did or a case timed out (its outcome the last read); an Outcome for the next case
+        (the deadline, a reply over the limit, the budget, the child's end); UNASKED, with the child ended,
+        for an outcome that does not carry the request's `nonce` and the next case's place; Unreadable, with
+        the child ended, for a line that cannot be read."""
         child = self._children[key]
         found: list[Outcome] = []
         seconds = cases[0].get("seconds", self.seconds_per_call)
