@@ -158,12 +158,14 @@ def _serve(judge, request, cases, loaded, seconds, replies) -> None:
     loaded[notebook][2] = judge.run_cells(cells, namespace, next_cell, seconds,
                                           until=lambda ns: _answer(ns, name) is not None, where=notebook)
     answer = _answer(namespace, name)
+    if answer is None:  # every case's outcome alike
+        errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
+        unstarted = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
     stand_ins = {dep: _stand_in(judge, replies, dep, name, nonce) for dep in request.get("stand_ins", ())}
     for index in range(len(cases)):
         case, cases[index] = cases[index], None
         if answer is None:
-            errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
-            outcome = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
+            outcome = unstarted
         else:
             with judge.time_limit(case.get("seconds", seconds)), \
                     judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
