@@ -10,12 +10,14 @@ whether or not bytes keep coming, and refuses a reply as soon as it passes
 `limit` bytes. `write_all` writes to such a process without ever blocking.
 
     line(deadline) -> bytearray | None      one line, without its newline; None: the pipe ended
+    frame(deadline) -> bytearray | None     one frame (judge.wire: its length, a newline, the payload), whole
     exactly(n, deadline) -> bytearray | None  n bytes; None: the pipe ended first
     to_end(deadline, watch) -> bytearray    everything until the pipe ends
     write_all(fd, data, deadline)       all of `data`, or PastDeadline
 
 They raise PastDeadline (the deadline came first), TooLong (more than `limit`
-bytes) or Interrupted (a `watch`ed pipe became readable first).
+bytes) or Interrupted (a `watch`ed pipe became readable first); `frame`, NotAFrame
+for bytes that do not start with a frame's length.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from __future__ import annotations
 import os
 import select
 import time
+
+from autograder.judge.wire import FRAME_DIGITS
 
 CHUNK = 1 << 20
 
@@ -37,6 +41,10 @@ class TooLong(Exception):
 
 class Interrupted(Exception):
     """A watched pipe became readable (its writer went away) before the read was done."""
+
+
+class NotAFrame(ValueError):
+    """The other end sent bytes that do not start with a frame's length."""
 
 
 def _ready(fds: list[int], events: int, deadline: float | None) -> list[int]:
@@ -90,6 +98,17 @@ class BoundedReader:
         if end > self.limit:
             raise TooLong
         return self._take(end, 1)
+
+    def frame(self, deadline: float | None) -> bytearray | None:
+        """A frame's length is read first: a longer frame is refused before its payload is read."""
+        while (end := self._buffer.find(b"\n", 0, FRAME_DIGITS + 1)) < 0:
+            if len(self._buffer) > FRAME_DIGITS:
+                raise NotAFrame
+            if not self._fill(deadline):
+                return None
+        if end < 1 or not self._buffer[:end].isdigit():
+            raise NotAFrame
+        return self.exactly(end + 1 + int(self._buffer[:end]), deadline)
 
     def exactly(self, n: int, deadline: float | None) -> bytearray | None:
         if n > self.limit:

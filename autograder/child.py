@@ -5,29 +5,29 @@ restored for grading, the release's support files) into WORKDIR, its own,
 loads the judge package, whole, from the folder JUDGE (a copy of the trusted
 autograder/judge/ the parent made), loads its lock (seccomp.py, beside this
 file: no new program, process or namespace; required unless CONFINEMENT is
-"unconfined"), and says so in one line, ``{"ready": true}``: the mark from
+"unconfined"), and says so in one message, ``{"ready": true}``: the mark from
 which the grader counts its memory (MEASURED names the one notebook this child
 serves; "-": it serves them all, and measures a notebook's cases while it has
 run no other notebook's code: autograder/submission.py); the NumPy code a first
 call touches is made resident before that mark (`_warm_up`). Then it runs the
 answer cells of the notebooks in WORKDIR, and serves requests from the
-parent, one `judge.to_line` line each on stdin: ``{"notebook", "answer",
+parent, one `judge.frame_of` frame each on stdin: ``{"notebook", "answer",
 "stand_ins", "cases", "nonce"}``, one answer's cases to run in turn (each
 ``{"args", "kwargs", "seconds"}``: its inputs, never its expected value) and a
 token fresh for the request; each case's inputs are let go before its reply is
-written. Each case's reply is one line on stdout, written as the case ends:
+written. Each case's reply is one frame on stdout, written as the case ends:
 ``{"outcome", "nonce", "case"}``, the call's `Outcome` as plain data
 (`judge.outcome_to_wire`) and the case's place in the request, which the
-parent reads as untrusted (`judge.from_line`: no pickles, numbers and booleans
+parent reads as untrusted (`judge.from_frame`: no pickles, numbers and booleans
 only). While
 the answer runs, each exercise named in "stand_ins" (those it is built on,
 judge.BUILT_ON) is a stand-in that asks the parent for the reference's value:
-a ``{"call", "args", "kwargs", "nonce"}`` line on stdout, answered by one line on stdin
+a ``{"call", "args", "kwargs", "nonce"}`` frame on stdout, answered by one frame on stdin
 (``{"value"}`` or ``{"error"}``). The reference never enters this process. No
 file is shared, so nothing the student plants in the scratch folder can
 redirect the parent. ``{"tidy": true}`` asks the child to give back what
 freed objects and cycles still take (`gc`, `_memory_trimmer`), answered by the
-same line, before the grader counts what it holds for a measured case.
+same message, before the grader counts what it holds for a measured case.
 Nothing here decides a grade. Whatever the student's
 code prints goes to /dev/null.
 """
@@ -72,12 +72,12 @@ def _stand_in(judge, replies, name: str, under: str, nonce):
     """A function that asks the parent for the reference's `name` (see the module docstring)."""
     def reference(*args, **kwargs):
         try:
-            message = judge.line_bytes({"call": name, "args": list(args), "kwargs": kwargs, "nonce": nonce})
+            message = judge.frame_of({"call": name, "args": list(args), "kwargs": kwargs, "nonce": nonce})
         except (TypeError, ValueError) as e:
             raise TypeError(f"{name} (the reference's, standing in for yours while {under} is graded) "
                             f"cannot take this input: {e}") from None
         _send(replies, message)
-        reply = judge.from_line(sys.stdin.buffer.readline())
+        reply = judge.read_message(sys.stdin.buffer)
         if "error" in reply:
             kind, text = reply["error"]
             error = getattr(builtins, kind, None)
@@ -87,10 +87,9 @@ def _stand_in(judge, replies, name: str, under: str, nonce):
     return reference
 
 
-def _send(replies, line: bytes) -> None:
-    """Write one line to the parent, as bytes (a large array's line is not copied into text), and flush it."""
-    replies.write(line)
-    replies.write(b"\n")
+def _send(replies, frame: bytes) -> None:
+    """Write one frame to the parent and flush it."""
+    replies.write(frame)
     replies.flush()
 
 
@@ -129,18 +128,16 @@ def main():
     _warm_up(sys.modules["numpy"])  # any child may measure a case (a measured notebook's first)
     trim = _memory_trimmer()
     replies = os.fdopen(os.dup(1), "wb")
-    _send(replies, judge.line_bytes({"ready": True}))
+    _send(replies, judge.frame_of({"ready": True}))
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    for line in sys.stdin.buffer:
-        request = judge.from_line(line)
-        del line
+    while (request := judge.read_message(sys.stdin.buffer)) is not None:
         if "tidy" in request:
             gc.collect()
             if trim is not None:
                 trim(0)
-            _send(replies, judge.line_bytes({"tidy": True}))
+            _send(replies, judge.frame_of({"tidy": True}))
         elif "answer" in request:  # else a stand-in's reply that came after its call timed out
             cases = request.pop("cases")
             _serve(judge, request, cases, loaded, seconds, replies)
@@ -148,7 +145,7 @@ def main():
 
 
 def _serve(judge, request, cases, loaded, seconds, replies) -> None:
-    """Run the answer `request` names on each of `cases` in turn, writing each one's reply line as it is
+    """Run the answer `request` names on each of `cases` in turn, writing each one's reply frame as it is
     done; a case's inputs let go before its reply is written (and the grader counts what the child holds)."""
     notebook, name, nonce = request["notebook"], request["answer"], request.get("nonce")
     if notebook not in loaded:  # no such notebook: its cells, none
@@ -171,7 +168,7 @@ def _serve(judge, request, cases, loaded, seconds, replies) -> None:
                     judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
                 outcome = judge.outcome_of(answer, {"args": case["args"], "kwargs": case["kwargs"]})
         del case
-        _send(replies, judge.line_bytes({"outcome": judge.outcome_to_wire(outcome), "nonce": nonce, "case": index}))
+        _send(replies, judge.frame_of({"outcome": judge.outcome_to_wire(outcome), "nonce": nonce, "case": index}))
         if outcome.timed_out:  # an answer that ran past its time once is not called again (the grader's rule)
             return
         del outcome

@@ -38,10 +38,10 @@ from pathlib import Path
 
 from autograder import sandbox
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
-from autograder.judge import from_line, line_bytes
+from autograder.judge import frame_of, from_frame
 from autograder.sandbox import Limits
 
-STARTING_SECONDS = 60  # a child's start, up to its ready line, on a loaded machine
+STARTING_SECONDS = 60  # a child's start, up to its ready message, on a loaded machine
 
 
 class ChildFailed(Exception):
@@ -61,7 +61,7 @@ def status_bytes(pid: int, field: str) -> int | None:
 
 class GradingChild:
     """One child process serving `Submission`'s requests (see the module docstring): every notebook's, or
-    the `measured` notebook's alone, whose memory it counts from its ready line."""
+    the `measured` notebook's alone, whose memory it counts from its ready message."""
 
     def __init__(self, scratch: Path, hidden: tuple[Path, ...], seconds_per_call: float, limits: Limits,
                  confinement: str, user: int | None, reply_bytes: int, measured: str | None = None):
@@ -88,10 +88,10 @@ class GradingChild:
             raise
 
     def _await_ready(self) -> None:
-        """Wait for the child's first line, {"ready": true}, and mark its resident memory then."""
+        """Wait for the child's first message, {"ready": true}, and mark its resident memory then."""
         try:
-            line = self.reader.line(time.monotonic() + STARTING_SECONDS)
-            ready = line is not None and from_line(line) == {"ready": True}
+            frame = self.reader.frame(time.monotonic() + STARTING_SECONDS)
+            ready = frame is not None and from_frame(frame) == {"ready": True}
         except (PastDeadline, TooLong, ValueError):
             ready = False
         if not ready:
@@ -130,15 +130,15 @@ class GradingChild:
         say so: did it, before the deadline? (An answer's code may have taken the child over: what it holds is
         counted again all the same.)"""
         try:
-            self.send(line_bytes({"tidy": True}), deadline)
-            line = self.reader.line(deadline)
-            return line is not None and from_line(line) == {"tidy": True}
+            self.send(frame_of({"tidy": True}), deadline)
+            frame = self.reader.frame(deadline)
+            return frame is not None and from_frame(frame) == {"tidy": True}
         except (OSError, PastDeadline, TooLong, ValueError):
             return False
 
-    def send(self, line: bytes, deadline: float) -> None:
-        """Write a line to the child, never blocking past the deadline (a child that does not read)."""
-        write_all(self.process.stdin.fileno(), line + b"\n", deadline)
+    def send(self, frame: bytes, deadline: float) -> None:
+        """Write a frame to the child, never blocking past the deadline (a child that does not read)."""
+        write_all(self.process.stdin.fileno(), frame, deadline)
 
     def ended_or_spoke(self) -> bool:
         """Has it ended, or written what nobody asked for (a process its code left behind)?"""

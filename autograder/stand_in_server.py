@@ -8,7 +8,7 @@ bound (`softmax_jacobian` of 8,192 numbers is a 512 MiB answer). So a
 the answer key and reads plain data, never student code), whose address space
 is capped at the grader's memory per student (course.toml [grading]
 grader_memory_mib, autograder/budget.py) and which is ended when a call
-outlasts the case's deadline. Its answer, one `judge.to_line` line, goes to
+outlasts the case's deadline. Its answer, one `judge.frame_of` frame, goes to
 the grading child as it came; the CPU time it took is charged to the student.
 
 Servers are kept between calls, one per grading thread at a time
@@ -24,8 +24,8 @@ is charged to the student as the CPU time it first took. An answer that
 depends on more than the call (a MemoryError: the server's memory at that
 moment) is never kept.
 
-    python -c '...serve(MEMORY_BYTES)'   reads call lines on stdin; answers each with
-                                         {"cpu": seconds, "keep": bool}\n and then the reply line
+    python -c '...serve(MEMORY_BYTES)'   reads call frames on stdin; answers each with
+                                         {"cpu": seconds, "keep": bool}\n and then the reply frame
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ from collections import OrderedDict
 from pathlib import Path
 
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
-from autograder.call_lines import head
-from autograder.judge import from_line, line_bytes, plain
+from autograder.call_frames import header as header_of
+from autograder.judge import frame_of, plain
+from autograder.judge.wire import from_payload, payload_start, read_payload
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTING_SECONDS = 60
@@ -65,24 +66,23 @@ def serve(memory_bytes: int) -> None:
     out = sys.stdout.buffer
     out.write(b"ready\n")
     out.flush()
-    for line in sys.stdin.buffer:
+    while (payload := read_payload(sys.stdin.buffer)) is not None:
         start, name, keep = time.process_time(), "?", True
         try:
-            message = from_line(line)
+            message = from_payload(payload)
             name = message["call"]
             value = reference_of(name)(*message["args"], **message["kwargs"])
-            reply = line_bytes({"value": plain(value)})
+            reply = frame_of({"value": plain(value)})
         except MemoryError:  # the server's memory at this moment decided it: never kept
             keep = False
-            reply = line_bytes({"error": ("MemoryError", f"{name}: the reference's answer to this input takes more "
+            reply = frame_of({"error": ("MemoryError", f"{name}: the reference's answer to this input takes more "
                                                          f"than the grader's memory per student "
                                                          f"({memory_bytes >> 20} MiB); call it on smaller inputs")})
         except Exception as e:
-            reply = line_bytes({"error": (type(e).__name__, str(e)[:500])})
+            reply = frame_of({"error": (type(e).__name__, str(e)[:500])})
         header = {"cpu": time.process_time() - start, "keep": keep}
         out.write(json.dumps(header).encode() + b"\n")
         out.write(reply)
-        out.write(b"\n")
         out.flush()
 
 
@@ -100,13 +100,13 @@ class StandInServer:
             self.stop()
             raise RuntimeError("the stand-in server did not start")
 
-    def ask(self, line: bytes, deadline: float) -> tuple[bytes, float, bool]:
-        """(the reply line, the server's CPU seconds, whether the reply may be kept for the same call) for a
-        call line; PastDeadline, TooLong or EOFError."""
-        write_all(self.process.stdin.fileno(), line.rstrip(b"\n") + b"\n", deadline)
+    def ask(self, frame: bytes, deadline: float) -> tuple[bytes, float, bool]:
+        """(the reply frame, the server's CPU seconds, whether the reply may be kept for the same call) for a
+        call frame; PastDeadline, TooLong or EOFError."""
+        write_all(self.process.stdin.fileno(), frame, deadline)
         header, reply = self.reader.line(deadline), None
         if header is not None:
-            reply = self.reader.line(deadline)
+            reply = self.reader.frame(deadline)
         if reply is None:
             raise EOFError("the stand-in server ended")
         header = json.loads(header)
@@ -132,19 +132,18 @@ class _Kept:
         self._lock = threading.Lock()
 
     @staticmethod
-    def call(line: bytes, bounds: tuple[int, int]) -> bytes:
-        """What names a call line whatever its nonce (a token fresh for each request): a digest of the bounds
-        it is answered within, of its header (the JSON before the arrays) without the nonce, and of the rest
-        of the line as it came. Only the line's head is decoded (`call_lines.head`), so that the rest,
-        decoded after it, gives what decoding the whole line gives: two lines of one digest are one call, and
-        the server reads them alike, whatever they hold. A head that is not plain base64 raises ValueError
+    def call(frame: bytes, bounds: tuple[int, int]) -> bytes:
+        """What names a call frame whatever its nonce (a token fresh for each request): a digest of the
+        bounds it is answered within, of its header (the JSON before the arrays, as read: `call_frames`)
+        without the nonce, and of the bytes after it as they came. Two frames of one digest are one call,
+        and the server reads them alike, whatever they hold. A frame that holds no header raises ValueError
         (the call is not kept)."""
-        header, decoded, size = head(line)
+        header, end = header_of(frame)
         header["message"]["dict"].pop("nonce", None)
-        digest = hashlib.sha256(repr((bounds, size, len(decoded))).encode())
-        digest.update(json.dumps(header, sort_keys=True).encode())
-        digest.update(decoded)
-        digest.update(line[size:])
+        text = json.dumps(header, sort_keys=True).encode()
+        digest = hashlib.sha256(repr((bounds, len(text))).encode())
+        digest.update(text)
+        digest.update(memoryview(frame)[end:])
         return digest.digest()
 
     def get(self, call: bytes) -> tuple[bytes, float] | None:
@@ -171,14 +170,18 @@ _idle: dict[tuple[int, int], list[StandInServer]] = {}
 _lock = threading.Lock()
 
 
-def answer(line: bytes, memory_bytes: int, reply_bytes: int, deadline: float) -> tuple[bytes, float]:
-    """The reply line to a stand-in's call line, and the CPU seconds it cost (a kept answer: what it cost
-    when the server computed it); a refusal line when the server ran out of time or sent too much (it is
-    ended then, and a new one takes the next call)."""
+def answer(frame: bytes, memory_bytes: int, reply_bytes: int, deadline: float) -> tuple[bytes, float]:
+    """The reply frame to a stand-in's call frame, and the CPU seconds it cost (a kept answer: what it cost
+    when the server computed it); a refusal when the server ran out of time or sent too much (it is ended
+    then, and a new one takes the next call), or when the frame's length is not its own (never sent)."""
     key = (memory_bytes, reply_bytes)
     try:
-        call = _Kept.call(line, key)
-    except (ValueError, KeyError, TypeError, AttributeError):  # not a line to keep an answer for: asked as it is
+        payload_start(frame)
+    except ValueError:
+        return frame_of({"error": ("ValueError", "not a frame")}), 0.0
+    try:
+        call = _Kept.call(frame, key)
+    except (ValueError, KeyError, TypeError, AttributeError):  # not a frame to keep an answer for: asked as it is
         call = None
     kept = None if call is None else _kept.get(call)
     if kept is not None:
@@ -188,13 +191,13 @@ def answer(line: bytes, memory_bytes: int, reply_bytes: int, deadline: float) ->
     start = time.monotonic()
     try:
         server = server or StandInServer(memory_bytes, reply_bytes)
-        reply, cpu, keep = server.ask(line, deadline)
+        reply, cpu, keep = server.ask(frame, deadline)
     except (PastDeadline, TooLong, EOFError, OSError, RuntimeError, ValueError) as e:
         if server is not None:
             server.stop()
         why = {PastDeadline: "took longer than the case allows", TooLong: "is too large to send back"}.get(
             type(e), "could not be computed")
-        return line_bytes({"error": ("MemoryError" if type(e) is TooLong else "RuntimeError",
+        return frame_of({"error": ("MemoryError" if type(e) is TooLong else "RuntimeError",
                                      f"the reference's answer to this input {why} (the grader's bound per student)")
                            }), time.monotonic() - start
     with _lock:

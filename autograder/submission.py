@@ -14,7 +14,7 @@ student's answer cells there. Where the machine allows no confinement,
 unless the caller accepts grading unconfined (`confine`).
 
 `outcomes(name, cases)` sends the cases' inputs (never their expected values)
-down the child's stdin in one request (one `judge.to_line` line), the child
+down the child's stdin in one request (one `judge.frame_of` frame), the child
 answers each case with an `Outcome` as plain data on its stdout as it ends, and
 the comparison happens in this process; `outcome(name, case)` asks one case,
 `in_turn` runs the cases a caller will ask for, in its order. Every case has
@@ -62,14 +62,14 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from autograder import sandbox, stand_in_server
-from autograder.call_lines import call_of
+from autograder.call_frames import call_of
 from autograder.exercises import REGISTRY
 from autograder.grading_child import GradingChild, remove_tree
 from autograder.handed_in import restore_for_grading
-from autograder.judge import WALL_FACTOR, Case, Outcome, from_line, line_bytes, outcome_from_wire
-from autograder.judge.wire import LineWithNonce
+from autograder.judge import WALL_FACTOR, Case, Outcome, frame_of, from_frame, outcome_from_wire
+from autograder.judge.wire import FrameWithNonce
 from autograder.source_assignment import SourceAssignment
-from autograder.bounded_pipe import PastDeadline, TooLong
+from autograder.bounded_pipe import NotAFrame, PastDeadline, TooLong
 from autograder.budget import BUDGET_SPENT, GraderBudget, Spending
 from autograder.sandbox import Limits
 
@@ -86,7 +86,7 @@ UNASKED = object()  # what _exchange returns for a message that answers no reque
 
 
 class Unreadable(NamedTuple):
-    """What _exchange returns for a line it could not read: written by the answer, or garbled by a process an
+    """What _exchange returns for a frame it could not read: written by the answer, or garbled by a process an
     earlier answer left behind writing into the same pipe (its writes and the child's interleave)."""
     error: str  # the exception's name
 
@@ -116,14 +116,14 @@ _requests_lock = threading.Lock()
 
 
 def _request(cases: tuple[Case, ...], notebook: str, name: str, seconds: float,
-             stand_ins: tuple[str, ...]) -> LineWithNonce:
+             stand_ins: tuple[str, ...]) -> FrameWithNonce:
     """The request for `cases` of answer `name` (their inputs, never their expected values), to be sent with a
     fresh nonce: the same for every student, so encoded once per process for the last _REQUESTS_KEPT requests
     (cases are never changed once built; each entry keeps its cases, so their ids name it while it is kept)."""
     key = (tuple(map(id, cases)), notebook, name, seconds, stand_ins)
     kept = _requests.get(key)
     if kept is None:
-        kept = (cases, LineWithNonce({"notebook": notebook, "answer": name, "stand_ins": list(stand_ins),
+        kept = (cases, FrameWithNonce({"notebook": notebook, "answer": name, "stand_ins": list(stand_ins),
                                       "cases": [{"args": case.get("args"), "kwargs": case.get("kwargs", {}),
                                                  "seconds": case.get("seconds", seconds)} for case in cases]}))
         with _requests_lock:  # several students are graded at once, each in a thread
@@ -279,7 +279,7 @@ class Submission:
         # A stand-in's work would not count in the child's memory: none where memory is measured.
         stand_ins = () if limit is not None or name not in REGISTRY else REGISTRY[name].built_on
         nonce = secrets.token_hex(8)  # the child echoes it: an outcome without it answers no request of this call
-        request = _request(tuple(cases), notebook, name, self.seconds_per_call, tuple(stand_ins)).line(nonce)
+        request = _request(tuple(cases), notebook, name, self.seconds_per_call, tuple(stand_ins)).frame(nonce)
         # Loading a notebook runs its cells, each with its own time limit, so the first call may take longer.
         # The child stops a call itself (CPU time, or WALL_FACTOR times that on the clock); this is the backstop.
         child = self._child_for(key, limit, notebook)
@@ -312,7 +312,7 @@ class Submission:
         None when nothing did or a case timed out (its outcome the last read); an Outcome for the next case
         (the deadline, a reply over the limit, the budget, the child's end); UNASKED, with the child ended,
         for an outcome that does not carry the request's `nonce` and the next case's place; Unreadable, with
-        the child ended, for a line that cannot be read."""
+        the child ended, for a frame that cannot be read."""
         child = self._children[key]
         found: list[Outcome] = []
         seconds = cases[0].get("seconds", self.seconds_per_call)
@@ -321,7 +321,7 @@ class Submission:
             try:
                 if outgoing:
                     child.send(outgoing, deadline)
-                line = child.reader.line(deadline)
+                frame = child.reader.frame(deadline)
             except BrokenPipeError:
                 return found, self._lost(key, name, deadline)
             except PastDeadline:
@@ -333,10 +333,13 @@ class Submission:
             except TooLong:  # read again, it would cost as much again
                 return found, self._stopped_for(name, "UnreadableAnswer", f"the answer's reply passed "
                                                 f"{self.budget.reply_bytes >> 20} MiB before it ended")
-            if line is None:
+            except NotAFrame:  # what it sends next cannot be trusted
+                self._stop(key)
+                return found, Unreadable(NotAFrame.__name__)
+            if frame is None:
                 return found, self._lost(key, name, deadline)
             try:
-                message = call_of(line) or from_line(line)  # a call's arrays go to the stand-in server unread
+                message = call_of(frame) or from_frame(frame)  # a call's arrays go to the stand-in server unread
                 asked = message.get("nonce") == nonce
                 if "call" not in message:
                     if not asked or message.get("case") != len(found):  # a leftover process wrote it
@@ -357,15 +360,15 @@ class Submission:
             if self.spending.spent():
                 return found, self._over_budget()
             # A call without this request's token (a stand-in kept from an earlier answer) is refused.
-            outgoing = self._stand_in_reply(message, line, stand_ins if asked else (), deadline)
+            outgoing = self._stand_in_reply(message, frame, stand_ins if asked else (), deadline)
 
-    def _stand_in_reply(self, message: dict, line: bytes, allowed, deadline: float) -> bytes:
-        """The line that answers a stand-in's call `message` (as the child sent it, `line`): the reference's
+    def _stand_in_reply(self, message: dict, frame: bytes, allowed, deadline: float) -> bytes:
+        """The frame that answers a stand-in's call `message` (as the child sent it, `frame`): the reference's
         answer from the stand-in server, or a refusal for a call this answer may not make."""
         name = message.get("call")
         if name not in allowed:
-            return line_bytes({"error": ("RuntimeError", f"no stand-in for {name!r} while this answer is graded")})
-        reply, cpu = stand_in_server.answer(bytes(line), self.budget.memory_bytes, self.budget.reply_bytes, deadline)
+            return frame_of({"error": ("RuntimeError", f"no stand-in for {name!r} while this answer is graded")})
+        reply, cpu = stand_in_server.answer(frame, self.budget.memory_bytes, self.budget.reply_bytes, deadline)
         self.spending.charge(cpu)
         return reply
 

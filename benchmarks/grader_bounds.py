@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.grader_bounds [--code DIR] [--cap 90] [--seconds-per-call 10]
 
 Builds the honest student (the solved notebooks) and the fixtures that attack
-the grader's reading and writing (tests/shared/adversarial/fixtures: floods, lines
+the grader's reading and writing (tests/shared/adversarial/fixtures: floods, frames
 just under the limit, a trickled huge array, a process left behind, a stand-in
 answer never read; issue 22) or its memory and disk (a quadratic stand-in
 answer, one hidden in a list, a disk filled, 4 MiB error messages; issue 43),
@@ -36,7 +36,7 @@ from kit.notebooks import ROOT
 from tests.shared.adversarial.build import SOLVED, fixtures
 from tests.shared.adversarial.processes import kill_tree
 
-ATTACKS = ("floods_the_reply_pipe", "sends_lines_just_under_the_limit", "trickles_a_huge_array",
+ATTACKS = ("floods_the_reply_pipe", "sends_frames_just_under_the_limit", "trickles_a_huge_array",
            "leaves_a_process_that_replies", "asks_for_a_large_stand_in_answer_and_never_reads_it",
            "asks_a_stand_in_for_a_quadratic_answer", "hides_arrays_in_lists_for_a_stand_in", "fills_the_disk",
            "floods_its_messages")

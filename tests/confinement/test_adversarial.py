@@ -74,7 +74,7 @@ SHORT_LIMIT = {"loops_forever", "loops_stubbornly"}  # each waits out several ti
 REFUSED = (f"passed {GraderBudget().reply_bytes >> 20} MiB before it ended", "could not be read back",
            "did not finish within")
 BOUNDED = {"floods_the_reply_pipe": REFUSED,
-           "sends_lines_just_under_the_limit": REFUSED,
+           "sends_frames_just_under_the_limit": REFUSED,
            "trickles_a_huge_array": ("did not finish within",),
            "leaves_a_process_that_replies": ("",),
            "garbles_the_next_answers_reply": ("",),

@@ -2,7 +2,8 @@
 
 Each writer here is a thread of this process, standing for a child: one that
 floods one endless line, keeps a line coming past the deadline, sends many
-small lines, or never reads what it is sent.
+small lines, sends frames cut anywhere or a length that is none, or never
+reads what it is sent.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 
 import pytest
 
-from autograder.bounded_pipe import BoundedReader, Interrupted, PastDeadline, TooLong, write_all
+from autograder.bounded_pipe import BoundedReader, Interrupted, NotAFrame, PastDeadline, TooLong, write_all
 
 
 WRITERS: list[threading.Thread] = []
@@ -90,6 +91,31 @@ def test_a_frame_longer_than_the_limit_is_refused_from_its_length(pipe):
     read_end, write_end = pipe
     with pytest.raises(TooLong):
         BoundedReader(read_end, 10).exactly(11, time.monotonic() + 60)  # nothing read: nothing waited for
+    writing(write_end, b"%d\n" % (1 << 40), times=1).join()  # a length alone, its terabyte never sent
+    with pytest.raises(TooLong):
+        BoundedReader(read_end, 1 << 20).frame(time.monotonic() + 60)
+
+
+def test_frames_come_back_whole_however_they_were_cut(pipe):
+    read_end, write_end = pipe
+    frames = [b"5\nab\ncd", b"0\n", b"12\n" + bytes(range(10, 22)), b"3\n\n\n\n"]
+    stream = b"".join(frames)
+    for cut in (1, 2, 3, 7, 11):
+        writing(write_end, stream[:cut], times=1).join()
+        stream = stream[cut:]
+    writing(write_end, stream + b"50\nunfinished", times=1).join()
+    os.close(write_end)
+    reader = BoundedReader(read_end, 100)
+    assert [reader.frame(None) for _ in range(5)] == [*frames, None]  # the unfinished last dropped
+
+
+@pytest.mark.parametrize("sent", [b"ab\n", b"\n", b"+3\nabc", b" 3\nabc", b"0x3\nabc", b"1" * 40],
+                         ids=["letters", "nothing", "a sign", "a space", "hexadecimal", "more digits than a length has"])
+def test_bytes_that_do_not_start_with_a_frames_length_are_refused(pipe, sent):
+    read_end, write_end = pipe
+    writing(write_end, sent, times=1).join()
+    with pytest.raises(NotAFrame):
+        BoundedReader(read_end, 1 << 20).frame(time.monotonic() + 60)
 
 
 def test_reading_to_the_end_stops_when_a_watched_pipe_is_readable(pipe):

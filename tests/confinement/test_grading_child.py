@@ -128,7 +128,7 @@ def test_exercises_of_the_measured_notebook_are_graded_first_and_the_report_keep
 
 
 def test_a_reply_garbled_by_an_earlier_answers_trap_is_asked_again_in_a_fresh_child(tmp_path):
-    """garbles_the_next_answers_reply rewires the child's own writer (judge.line_bytes) as copy_score runs:
+    """garbles_the_next_answers_reply rewires the child's own writer (judge.frame_of) as copy_score runs:
     the next answer's reply is no message. That answer is asked again in a fresh child and keeps its value;
     the trap fired (a second child started), so the adversarial suite's score for it is not a vacuous pass."""
     FIXTURES["garbles_the_next_answers_reply"].build(tmp_path / "attention")

@@ -15,9 +15,10 @@ import autograder.judge.checks as visible_checks
 import solutions.attention as reference
 from autograder.judge import CheckFailed, check, standing_in
 from autograder.judge.checks import ANSWER_KEY
-from autograder import call_lines, stand_in_server, submission
+from autograder import call_frames, stand_in_server, submission
 from autograder.budget import GraderBudget
-from autograder.judge import from_line, to_line
+from autograder.judge import frame_of, from_frame
+from autograder.judge.wire import payload_start
 from kit.notebooks import ROOT
 
 STUDENT = '''
@@ -106,9 +107,9 @@ def test_while_nbgrader_grades_the_visible_check_counts_the_exercise_alone(stude
 
 def stand_in_reply(call: str, *args, budget: GraderBudget = GraderBudget(), **kwargs) -> tuple[dict, float]:
     """What the grader sends back to a grading child's stand-in call, and the CPU seconds it cost."""
-    line = to_line({"call": call, "args": list(args), "kwargs": kwargs, "nonce": "n"}).encode()
-    reply, cpu = stand_in_server.answer(line, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
-    return from_line(reply), cpu
+    frame = frame_of({"call": call, "args": list(args), "kwargs": kwargs, "nonce": "n"})
+    reply, cpu = stand_in_server.answer(frame, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
+    return from_frame(reply), cpu
 
 
 def test_the_grader_answers_a_stand_in_with_the_reference_value():
@@ -240,9 +241,9 @@ def _asks_counted(monkeypatch) -> list[bytes]:
     asked = []
     ask = stand_in_server.StandInServer.ask
 
-    def counted(self, line, deadline):
-        asked.append(line)
-        return ask(self, line, deadline)
+    def counted(self, frame, deadline):
+        asked.append(frame)
+        return ask(self, frame, deadline)
 
     monkeypatch.setattr(stand_in_server.StandInServer, "ask", counted)
     monkeypatch.setattr(stand_in_server, "_kept", stand_in_server._Kept())
@@ -253,11 +254,11 @@ def test_the_same_call_made_again_gets_the_kept_answer_whatever_its_nonce(monkey
     asked = _asks_counted(monkeypatch)
     S = np.random.default_rng(1).normal(size=(4, 6))
     budget = GraderBudget()
-    lines = [to_line({"call": "softmax", "args": [S], "kwargs": {}, "nonce": nonce}).encode() for nonce in "ab"]
-    first, second = (stand_in_server.answer(line, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
-                     for line in lines)
+    frames = [frame_of({"call": "softmax", "args": [S], "kwargs": {}, "nonce": nonce}) for nonce in "ab"]
+    first, second = (stand_in_server.answer(frame, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
+                     for frame in frames)
     assert len(asked) == 1 and first == second  # the same reply, charged what it first cost
-    np.testing.assert_array_equal(from_line(second[0])["value"], reference.softmax(S))
+    np.testing.assert_array_equal(from_frame(second[0])["value"], reference.softmax(S))
     reply, _ = stand_in_reply("softmax", S + 1)  # another call: asked
     assert len(asked) == 2
     np.testing.assert_array_equal(reply["value"], reference.softmax(S + 1))
@@ -286,86 +287,95 @@ def test_a_second_student_graded_in_the_same_process_finds_every_stand_in_answer
     assert first > 500 and len(asked) == first, f"{len(asked) - first} of {first} calls asked the server again"
 
 
-def test_a_kept_answer_is_always_the_answer_its_own_line_gets(monkeypatch):
-    # Answers are kept for every student graded in the process: a line forged so that it shares a kept call's
-    # key but means another call would hand later students a wrong stand-in. Each line here, a long call line
-    # (its arrays past the head the key decodes) changed at one place, its nonce of another length, padding or
-    # a stray byte put in, is answered with the kept answers shared, and again alone: the two replies agree.
-    # (No line holds a newline: the grader reads the child's lines split at them.)
+def test_a_kept_answer_is_always_the_answer_its_own_frame_gets(monkeypatch):
+    # Answers are kept for every student graded in the process: a frame forged so that it shares a kept call's
+    # key but means another call would hand later students a wrong stand-in. Each frame here, a call frame
+    # changed at one place (its length, its header or its arrays), its nonce of another length, a space or a
+    # stray byte put in (its length counted again, or not), is answered with the kept answers shared, and
+    # again alone: the two replies agree.
+    monkeypatch.setattr(stand_in_server, "_kept", stand_in_server._Kept())
     budget = GraderBudget()
-    lines = _forged_call_lines(np.random.default_rng(7))
-    assert len(lines[0]) > 3 * call_lines.HEAD_CHARS
+    frames = _forged_call_frames(np.random.default_rng(7))
 
-    def reply(line: bytes) -> bytes:
-        return stand_in_server.answer(line, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)[0]
+    def reply(frame: bytes) -> bytes:
+        return stand_in_server.answer(frame, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)[0]
 
-    kept_shared = [reply(line) for line in lines]
+    kept_shared = [reply(frame) for frame in frames]
     alone = []
-    for line in lines:
+    for frame in frames:
         monkeypatch.setattr(stand_in_server, "_kept", stand_in_server._Kept())
-        alone.append(reply(line))
+        alone.append(reply(frame))
     assert [i for i, (a, b) in enumerate(zip(kept_shared, alone)) if a != b] == []
-    assert len({reply for reply in kept_shared}) > 2  # some lines were other calls, some not calls at all
+    assert len({reply for reply in kept_shared}) > 2  # some frames were other calls, some not calls at all
 
 
-def _forged_call_lines(rng) -> list[bytes]:
-    """A long call line (its arrays past the head), the same with its nonce of other lengths, and 40 copies
-    changed at one place, with padding or stray bytes put in, and lines that are no call."""
+def _forged_call_frames(rng) -> list[bytes]:
+    """A call frame, the same with its nonce of other lengths, 40 copies changed at one place, and frames
+    with a space or a byte put in (their length counted again, or not), cut short, and that are no call."""
     S = rng.normal(size=(40, 40))
 
-    def line_of(nonce: str) -> bytes:
-        return to_line({"call": "softmax", "args": [S], "kwargs": {"axis": -1}, "nonce": nonce}).encode()
+    def frame_with(nonce: str) -> bytes:
+        return frame_of({"call": "softmax", "args": [S], "kwargs": {"axis": -1}, "nonce": nonce})
 
-    honest = line_of("a" * 16)
-    lines = [honest, line_of("b" * 16), line_of("c"), line_of("d" * 40)]
+    def framed(payload: bytes) -> bytes:
+        return b"%d\n" % len(payload) + payload
+
+    honest = frame_with("a" * 16)
+    frames = [honest, frame_with("b" * 16), frame_with("c"), frame_with("d" * 40)]
     for _ in range(40):
         at = int(rng.integers(len(honest)))
-        lines.append(honest[:at] + bytes([rng.choice(list(b"AZaz09+/=!-_"))]) + honest[at + 1:])
-    return lines + [honest[:100] + b"=" + honest[100:], honest[:5000] + b"==" + honest[5000:], honest + b"AAAA",
-                    honest[:-100], to_line({"outcome": {"call": "softmax"}}).encode(),
-                    to_line({"call": ["softmax"], "nonce": "a"}).encode(), to_line({"call": "softmax"}).encode()]
+        frames.append(honest[:at] + bytes([rng.choice(list(b'09 ,:"{}[]a\n'))]) + honest[at + 1:])
+    payload = honest[payload_start(honest):]
+    header_end = payload.index(b"\n")
+    return frames + [framed(payload[:1] + b" " + payload[1:]), framed(payload[:header_end] + b" " + payload[header_end:]),
+                     framed(payload + b"\x00"), framed(payload[:-100]), honest + b"AAAA", honest[:-100],
+                     frame_of({"outcome": {"call": "softmax"}}), frame_of({"call": ["softmax"], "nonce": "a"}),
+                     frame_of({"call": "softmax"})]
 
 
-def test_a_call_read_from_its_head_is_the_call_a_whole_read_gives():
-    # The grader routes a stand-in's call by its head alone (autograder/call_lines.py) and passes its arrays on
-    # unread: for every line whose head reads as a call, a whole read (judge.from_line, as the server reads it)
-    # names the same call for the same request, or refuses the line.
-    lines = _forged_call_lines(np.random.default_rng(11))
-    assert call_lines.call_of(lines[0]) == {"call": "softmax", "nonce": "a" * 16}
-    assert len(lines[0]) > 3 * call_lines.HEAD_CHARS
+def test_a_call_read_from_its_header_is_the_call_a_whole_read_gives():
+    # The grader routes a stand-in's call by its header alone (autograder/call_frames.py) and passes its arrays
+    # on unread: for every frame whose header reads as a call, a whole read (judge.from_frame, as the server
+    # reads it) names the same call for the same request, or refuses the frame.
+    frames = _forged_call_frames(np.random.default_rng(11))
+    assert call_frames.call_of(frames[0]) == {"call": "softmax", "nonce": "a" * 16}
     routed = 0
-    for line in lines:
-        head_says = call_lines.call_of(line)
+    for frame in frames:
+        header_says = call_frames.call_of(frame)
         try:
-            whole = from_line(line)
+            whole = from_frame(frame)
         except ValueError:
             continue
-        if head_says is not None:
+        if header_says is not None:
             routed += 1
-            assert (whole["call"], whole.get("nonce")) == (head_says["call"], head_says["nonce"]), line[:80]
+            assert (whole["call"], whole.get("nonce")) == (header_says["call"], header_says["nonce"]), frame[:80]
     assert routed > 10
-    assert call_lines.call_of(to_line({"outcome": {"call": "softmax"}}).encode()) is None
-    assert call_lines.call_of(to_line({"call": ["softmax"], "nonce": "a"}).encode()) is None
+    assert call_frames.call_of(frame_of({"outcome": {"call": "softmax"}})) is None
+    assert call_frames.call_of(frame_of({"call": ["softmax"], "nonce": "a"})) is None
 
 
 def test_a_call_whose_arrays_cannot_be_read_gets_the_servers_refusal():
-    # Its head names an allowed call, its arrays are cut short: the server reads it whole and refuses it.
+    # Its header names an allowed call, its arrays are cut short (its length counts what is there): the server
+    # reads it whole and refuses it. A frame whose length is not its own is refused without a server.
     budget = GraderBudget()
-    line = to_line({"call": "softmax", "args": [np.ones((40, 40))], "kwargs": {}, "nonce": "a" * 16}).encode()
-    assert call_lines.call_of(line[:-200]) is not None
-    reply, _ = stand_in_server.answer(line[:-200], budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
-    assert "error" in from_line(reply) and "value" not in from_line(reply)
+    frame = frame_of({"call": "softmax", "args": [np.ones((40, 40))], "kwargs": {}, "nonce": "a" * 16})
+    payload = frame[payload_start(frame):-200]
+    cut_short, miscounted = b"%d\n" % len(payload) + payload, frame[:-200]
+    assert call_frames.call_of(cut_short) is not None and call_frames.call_of(miscounted) is None
+    for cut in (cut_short, miscounted):
+        reply, _ = stand_in_server.answer(cut, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)
+        assert "error" in from_frame(reply) and "value" not in from_frame(reply)
 
 
 def test_the_grader_reads_no_calls_arrays(monkeypatch):
     # prefix_gaps' case of 260 tokens sends 261 calls and 47 MB of masks a student: only the server reads them.
     read_whole = []
 
-    def counted(line):
-        message = from_line(line)
+    def counted(frame):
+        message = from_frame(frame)
         read_whole.append("call" in message)
         return message
-    monkeypatch.setattr(submission, "from_line", counted)
+    monkeypatch.setattr(submission, "from_frame", counted)
     from autograder.grade import grade_submission
     report = grade_submission(ROOT / "examples" / "class" / "submitted" / "ada" / "attention")
     assert report.cells["hidden_prefix_gaps"].earned == report.cells["hidden_prefix_gaps"].possible

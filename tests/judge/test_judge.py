@@ -402,10 +402,10 @@ def test_does_everything_outside_the_judge_import_only_its_public_names():
 
 
 def test_does_an_outcome_cross_the_wire_as_plain_data_and_come_back_the_same():
-    from autograder.judge import from_line, outcome_from_wire, outcome_to_wire, to_line
+    from autograder.judge import frame_of, from_frame, outcome_from_wire, outcome_to_wire
 
     def crossed(outcome):
-        return outcome_from_wire(from_line(to_line({"outcome": outcome_to_wire(outcome)}))["outcome"])
+        return outcome_from_wire(from_frame(frame_of({"outcome": outcome_to_wire(outcome)}))["outcome"])
 
     back = crossed(Outcome.returned((EXPECTED, 3), peak=4096))
     assert back.has_value and back.peak == 4096 and back.value[1] == 3
@@ -429,29 +429,28 @@ def test_is_a_reply_from_the_grading_child_that_is_not_an_outcome_refused(forged
         outcome_from_wire(forged)
 
 
-def _line(header, raw: bytes = b"") -> str:
-    """A line as a grading child could forge it: any header, any bytes after it."""
-    import base64
+def _frame(header, raw: bytes = b"") -> bytes:
+    """A frame as a grading child could forge it: any header, any bytes after it, its length counted right."""
     import json
     header = header if isinstance(header, bytes) else json.dumps(header).encode()
-    return base64.b64encode(header + b"\n" + raw).decode()
+    return b"%d\n" % (len(header) + 1 + len(raw)) + header + b"\n" + raw
 
 
-def _every_line_dtype():
-    from autograder.judge.wire import LINE_DTYPES
-    return [np.arange(6).astype(dtype).reshape(2, 3) for dtype in LINE_DTYPES.values()]
+def _every_wire_dtype():
+    from autograder.judge.wire import WIRE_DTYPES
+    return [np.arange(6).astype(dtype).reshape(2, 3) for dtype in WIRE_DTYPES.values()]
 
 
 def test_does_a_message_cross_the_wire_exactly_dtype_shape_bytes_and_structure():
-    from autograder.judge import Seed, from_line, to_line
+    from autograder.judge import Seed, frame_of, from_frame
     from autograder.judge.policy import Foreign
-    arrays = [*_every_line_dtype(), np.array(2.5), np.empty((0, 3), np.float32),
+    arrays = [*_every_wire_dtype(), np.array(2.5), np.empty((0, 3), np.float32),
               np.asfortranarray(EXPECTED), EXPECTED[:, ::-1], EXPECTED.astype(">f8"),
               np.array([np.nan, -0.0, np.inf, 1e-320])]
     message = {"args": [arrays, (1, 2.5, "a\nline", None, True), Seed(7)],
                "kwargs": {"causal": True, "block": np.int64(3), "n": 10 ** 30}, "value": Foreign("a Sneaky"),
                "nested": {"dict": {"tuple": [1]}}}
-    back = from_line(to_line(message))
+    back = from_frame(frame_of(message))
     assert list(back) == sorted(message)  # the header's keys are sorted, as save_cases's are
     for sent, got in zip(arrays, back["args"][0]):
         assert type(got) is np.ndarray and got.dtype == sent.dtype and got.dtype.str == sent.dtype.str
@@ -466,9 +465,9 @@ def test_does_a_message_cross_the_wire_exactly_dtype_shape_bytes_and_structure()
 @pytest.mark.parametrize("array", [np.array([object()]), np.array(["a", "b"]), np.zeros(2, "datetime64[s]"),
                                    np.zeros(2, [("a", "<f8")])], ids=["objects", "text", "dates", "records"])
 def test_is_an_array_of_anything_but_numbers_or_booleans_kept_off_the_wire(array):
-    from autograder.judge import to_line
+    from autograder.judge import frame_of
     with pytest.raises(TypeError, match="only arrays of numbers or booleans"):
-        to_line({"args": [array]})
+        frame_of({"args": [array]})
 
 
 def _holding(value) -> dict:
@@ -476,67 +475,78 @@ def _holding(value) -> dict:
     return {"dict": {"v": value}}
 
 
-FORGED_LINES = {
-    "not base64": "@@@@",
-    "no header": _line(b"", b"")[:-4],
-    "a header that is not JSON": _line(b"{'message': {}}"),
-    "a header that is a list": _line([{}, []]),
-    "a header with more keys": _line({"message": _holding(1), "arrays": [], "pickle": "cos\nsystem"}),
-    "an object dtype": _line({"message": _holding({"array": "a0"}), "arrays": [["|O", [1]]]}, bytes(8)),
-    "a record dtype": _line({"message": _holding({"array": "a0"}), "arrays": [[[["a", "<f8"]], [1]]]}, bytes(8)),
-    "a text dtype": _line({"message": _holding({"array": "a0"}), "arrays": [["<U2", [1]]]}, bytes(8)),
-    "a dtype not spelt as numpy spells it": _line({"message": _holding(1), "arrays": [["float64", [1]]]}, bytes(8)),
-    "a shape its bytes do not fill": _line({"message": _holding(1), "arrays": [["<f8", [2, 3]]]}, bytes(40)),
-    "a shape too large to allocate": _line({"message": _holding(1), "arrays": [["<f8", [1 << 40, 1 << 40]]]}, bytes(8)),
-    "a negative dimension": _line({"message": _holding(1), "arrays": [["<f8", [-1]]]}, bytes(8)),
-    "a dimension that is not an integer": _line({"message": _holding(1), "arrays": [["<f8", [1.0]]]}, bytes(8)),
-    "a dimension that is a boolean": _line({"message": _holding(1), "arrays": [["<f8", [True]]]}, bytes(8)),
-    "a zero dimension with an impossible other": _line({"message": _holding(1), "arrays": [["<f8", [0, 1 << 70]]]}),
-    "too many dimensions": _line({"message": _holding(1), "arrays": [["<f8", [1] * 40]]}, bytes(8)),
-    "bytes left over": _line({"message": _holding(1), "arrays": [["<f8", [1]]]}, bytes(9)),
-    "an array never sent": _line({"message": _holding({"array": "a3"}), "arrays": []}),
-    "an array spec that is not a pair": _line({"message": _holding(1), "arrays": [5]}),
-    "a dict that is not one": _line({"message": _holding({"dict": 5}), "arrays": []}),
-    "a tuple that is not one": _line({"message": _holding({"tuple": 5}), "arrays": []}),
-    "a foreign object described by a number": _line({"message": _holding({"foreign": 5}), "arrays": []}),
-    "a seed that is not a number": _line({"message": _holding({"rng": [1]}), "arrays": []}),
-    "a message that is not a dict": _line({"message": [1, 2], "arrays": []}),
-    "nesting too deep to decode": _line(b'{"arrays": [], "message": ' + b'{"tuple": [' * 5000 + b"1"
+_HONEST = b'{"arrays": [], "message": {"dict": {"v": 1}}}\n'
+FORGED_FRAMES = {
+    "no length": _HONEST,
+    "a length that is not digits": b"+%d\n" % len(_HONEST) + _HONEST,
+    "a length with spaces": b" %d\n" % len(_HONEST) + _HONEST,
+    "a length past its digits' limit": b"0" * 30 + b"%d\n" % len(_HONEST) + _HONEST,
+    "a length one short": b"%d\n" % (len(_HONEST) - 1) + _HONEST,
+    "a length one long": b"%d\n" % (len(_HONEST) + 1) + _HONEST,
+    "a length in other digits": "".join(chr(0x660 + int(c)) for c in str(len(_HONEST))).encode() + b"\n" + _HONEST,
+    "nothing": b"",
+    "no header": b"0\n",
+    "a header that is not JSON": _frame(b"{'message': {}}"),
+    "a header that is a list": _frame([{}, []]),
+    "a header with more keys": _frame({"message": _holding(1), "arrays": [], "pickle": "cos\nsystem"}),
+    "an object dtype": _frame({"message": _holding({"array": "a0"}), "arrays": [["|O", [1]]]}, bytes(8)),
+    "a record dtype": _frame({"message": _holding({"array": "a0"}), "arrays": [[[["a", "<f8"]], [1]]]}, bytes(8)),
+    "a text dtype": _frame({"message": _holding({"array": "a0"}), "arrays": [["<U2", [1]]]}, bytes(8)),
+    "a dtype not spelt as numpy spells it": _frame({"message": _holding(1), "arrays": [["float64", [1]]]}, bytes(8)),
+    "a shape its bytes do not fill": _frame({"message": _holding(1), "arrays": [["<f8", [2, 3]]]}, bytes(40)),
+    "a shape too large to allocate": _frame({"message": _holding(1), "arrays": [["<f8", [1 << 40, 1 << 40]]]}, bytes(8)),
+    "a negative dimension": _frame({"message": _holding(1), "arrays": [["<f8", [-1]]]}, bytes(8)),
+    "a dimension that is not an integer": _frame({"message": _holding(1), "arrays": [["<f8", [1.0]]]}, bytes(8)),
+    "a dimension that is a boolean": _frame({"message": _holding(1), "arrays": [["<f8", [True]]]}, bytes(8)),
+    "a zero dimension with an impossible other": _frame({"message": _holding(1), "arrays": [["<f8", [0, 1 << 70]]]}),
+    "too many dimensions": _frame({"message": _holding(1), "arrays": [["<f8", [1] * 40]]}, bytes(8)),
+    "bytes left over": _frame({"message": _holding(1), "arrays": [["<f8", [1]]]}, bytes(9)),
+    "an array never sent": _frame({"message": _holding({"array": "a3"}), "arrays": []}),
+    "an array spec that is not a pair": _frame({"message": _holding(1), "arrays": [5]}),
+    "a dict that is not one": _frame({"message": _holding({"dict": 5}), "arrays": []}),
+    "a tuple that is not one": _frame({"message": _holding({"tuple": 5}), "arrays": []}),
+    "a foreign object described by a number": _frame({"message": _holding({"foreign": 5}), "arrays": []}),
+    "a seed that is not a number": _frame({"message": _holding({"rng": [1]}), "arrays": []}),
+    "a message that is not a dict": _frame({"message": [1, 2], "arrays": []}),
+    "nesting too deep to decode": _frame(b'{"arrays": [], "message": ' + b'{"tuple": [' * 5000 + b"1"
                                         + b"]}" * 5000 + b"}"),
 }
 
 
-@pytest.mark.parametrize("line", FORGED_LINES.values(), ids=FORGED_LINES.keys())
-def test_is_a_forged_or_malformed_line_refused_with_a_value_error(line):
-    from autograder.judge import from_line
+@pytest.mark.parametrize("frame", FORGED_FRAMES.values(), ids=FORGED_FRAMES.keys())
+def test_is_a_forged_or_malformed_frame_refused_with_a_value_error(frame):
+    from autograder.judge import from_frame
     with pytest.raises(ValueError):
-        from_line(line)
+        from_frame(frame)
 
 
 def test_is_a_pickle_sent_down_the_wire_refused_unread():
-    import base64
     import pickle
-    from autograder.judge import from_line
-    with pytest.raises(ValueError):
-        from_line(base64.b64encode(pickle.dumps({"outcome": np.ones(2)})))
+    from autograder.judge import from_frame
+    forged = pickle.dumps({"outcome": np.ones(2)})
+    for frame in (forged, b"%d\n" % len(forged) + forged):
+        with pytest.raises(ValueError):
+            from_frame(frame)
 
 
-def test_does_every_corruption_of_a_line_give_a_message_or_a_value_error_and_nothing_else():
-    import base64
-    from autograder.judge import from_line, to_line
-    payload = bytearray(base64.b64decode(to_line({"outcome": {"value": (EXPECTED, np.arange(3)), "kind": "value"}})))
+def test_does_every_corruption_of_a_frame_give_a_message_or_a_value_error_and_nothing_else():
+    from autograder.judge import frame_of, from_frame
+    frame = frame_of({"outcome": {"value": (EXPECTED, np.arange(3)), "kind": "value"}})
     rng = np.random.default_rng(0)
+    read = 0
     for _ in range(3000):
-        corrupted = bytearray(payload)
-        for position in rng.integers(0, len(payload), rng.integers(1, 4)):
+        corrupted = bytearray(frame)
+        for position in rng.integers(0, len(frame), rng.integers(1, 4)):
             corrupted[position] = int(rng.integers(0, 256))
-        corrupted = corrupted[:int(rng.integers(len(payload) // 2, len(payload) + 1))] if rng.random() < 0.2 \
+        corrupted = corrupted[:int(rng.integers(len(frame) // 2, len(frame) + 1))] if rng.random() < 0.2 \
             else corrupted
         try:
-            message = from_line(base64.b64encode(bytes(corrupted)))
+            message = from_frame(bytes(corrupted))
         except ValueError:
             continue
         assert type(message) is dict
+        read += 1
+    assert read > 100  # a change within the arrays' bytes is another message, not a refusal
 
 
 def _named(got, expected, variants):

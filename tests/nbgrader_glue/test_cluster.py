@@ -124,7 +124,7 @@ def test_a_worker_whose_machine_cannot_confine_refuses_each_student_by_name(rele
 
 # The fixtures of issue 22 that a bounded grader ends at once; those that wait out a case's deadline (70 s each
 # with the kit's limits) are graded with short limits by tests/confinement/test_adversarial.py.
-ATTACKS = ("floods_the_reply_pipe", "sends_lines_just_under_the_limit", "leaves_a_process_that_replies")
+ATTACKS = ("floods_the_reply_pipe", "sends_frames_just_under_the_limit", "leaves_a_process_that_replies")
 
 
 def with_an_attacker(course: Path) -> set[str]:

@@ -16,7 +16,7 @@ expected value that it is given. One job per file:
 - stand_ins.py   the reference standing in for what an answer is built on
                  (BUILT_ON, from the generated built_on.json);
 - cells.py       extracting and running a notebook's answer cells;
-- wire.py        the codec: cases and messages as JSON plus npz arrays, never pickles;
+- wire.py        the codec: cases and messages as JSON plus arrays' bytes, never pickles;
 - checks.py      the visible checks run in the student's notebook;
 - exceptions.py  NotStarted (a stub) and CheckFailed (a check).
 """
@@ -30,8 +30,8 @@ from .outcome import Outcome
 from .policy import KINDS, Verdict, differs, tolerance
 from .stand_ins import BUILT_ON, standing_in
 from .verdicts import FULL_GRID, Checking, case_label, check_verdict, check_verdicts, diagnose, labelled, verdict
-from .wire import Seed, fresh_inputs, from_line, line_bytes, load_cases, outcome_from_wire, outcome_to_wire, plain, \
-    save_cases, to_line
+from .wire import Seed, frame_of, fresh_inputs, from_frame, load_cases, outcome_from_wire, outcome_to_wire, plain, \
+    read_message, save_cases
 
 __all__ = [
     # the notebooks' checks
@@ -47,6 +47,6 @@ __all__ = [
     # a notebook's answers
     "answer_cells", "fresh_namespace", "run_cells", "solution_namespace",
     # cases and the wire
-    "Case", "Seed", "fresh_inputs", "save_cases", "load_cases", "to_line", "line_bytes", "from_line", "plain",
-    "outcome_to_wire", "outcome_from_wire",
+    "Case", "Seed", "fresh_inputs", "save_cases", "load_cases", "frame_of", "from_frame", "read_message",
+    "plain", "outcome_to_wire", "outcome_from_wire",
 ]
