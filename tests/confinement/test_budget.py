@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from autograder.budget import BUDGET_SPENT, GraderBudget
-from autograder.grade import grade_submission
+from autograder.cases import shipped_visible_cases
+from autograder.grade import grade_submission, measured_first
 from autograder.sandbox import probe
+from autograder.source_assignment import SourceAssignment
+from autograder.submission import SOURCE
 from kit.course import course
 from tests.shared.adversarial.build import SOLVED
 from tests.shared.course_copy import copy_course
@@ -33,13 +36,19 @@ def test_once_the_cpu_budget_is_spent_every_remaining_case_fails_saying_so_and_n
         thread.start()
     for thread in threads:
         thread.join()
-    cells = list(reports["over"].cells.values())  # in the order they were graded
-    spent = [BUDGET_SPENT in c.message for c in cells]
+    # The report lists cells in the notebooks' order; grading takes the exercises in grade.py's order.
+    order = measured_first(SourceAssignment.of(SOURCE).graded_cells, shipped_visible_cases(SOURCE))
+    exercise_of = {cell.grade_id: cell.exercise for cell in SourceAssignment.of(SOURCE).graded_cells}
+    cells = sorted(reports["over"].cells.items(), key=lambda item: order.index(exercise_of[item[0]]))
+    spent = [BUDGET_SPENT in c.message for _, c in cells]
     assert any(spent)
     first = spent.index(True)
-    assert all(spent[first:]) and all(c.earned == 0 for c in cells[first:])
-    assert all(c.earned == c.possible for c in cells[:first])
-    assert "budget per student (0.04 s of its CPU time, 1800 s on the clock" in cells[first].message
+    assert all(c.earned == 0 for (_, c), was_spent in zip(cells, spent) if was_spent)
+    assert all(c.earned == c.possible for (_, c), was_spent in zip(cells, spent) if not was_spent)
+    # Every exercise after the first one to find the budget spent finds it spent too.
+    assert all(spent[i] for i, (grade_id, _) in enumerate(cells)
+               if order.index(exercise_of[grade_id]) > order.index(exercise_of[cells[first][0]]))
+    assert "budget per student (0.04 s of its CPU time, 1800 s on the clock" in cells[first][1].message
     assert all(c.earned == c.possible for c in reports["other"].cells.values())
 
 
