@@ -26,7 +26,7 @@ import os
 import select
 import time
 
-from autograder.judge.wire import FRAME_DIGITS
+from autograder.judge.frames import FRAME_DIGITS
 
 CHUNK = 1 << 20
 
@@ -47,14 +47,16 @@ class NotAFrame(ValueError):
     """The other end sent bytes that do not start with a frame's length."""
 
 
-def _ready(fds: list[int], events: int, deadline: float | None) -> list[int]:
-    """The fds of `fds` ready for `events` within the deadline; PastDeadline once it has passed."""
+def _ready(fds: list[int], events: int, deadline: float | None, poll=None) -> list[int]:
+    """The fds of `fds` ready for `events` within the deadline; PastDeadline once it has passed. `poll`: a
+    `select.poll` object with `fds` registered for `events` already."""
     now = time.monotonic()
     if deadline is not None and now >= deadline:
         raise PastDeadline  # checked even while bytes keep coming
-    poll = select.poll()  # not select.select: any fd number
-    for fd in fds:
-        poll.register(fd, events)
+    if poll is None:
+        poll = select.poll()  # not select.select: any fd number
+        for fd in fds:
+            poll.register(fd, events)
     found = poll.poll(None if deadline is None else max(1, int((deadline - now) * 1000) + 1))
     if not found:
         raise PastDeadline
@@ -74,6 +76,8 @@ class BoundedReader:
         self.fd, self.limit = fd, limit
         self._buffer = bytearray()
         self._searched = 0  # the first bytes of _buffer, known to hold no newline
+        self._poll = select.poll()  # for the pipe alone
+        self._poll.register(fd, select.POLLIN)
 
     def pending(self) -> bool:
         """Whether bytes are here or waiting in the pipe (or it ended), though nobody asked for them."""
@@ -81,7 +85,7 @@ class BoundedReader:
 
     def _fill(self, deadline: float | None, watch: tuple[int, ...] = ()) -> bool:
         """Read what has arrived, waiting at most until the deadline; False when the pipe has ended."""
-        ready = _ready([self.fd, *watch], select.POLLIN, deadline)
+        ready = _ready([self.fd, *watch], select.POLLIN, deadline, None if watch else self._poll)
         if self.fd not in ready:
             raise Interrupted
         chunk = os.read(self.fd, CHUNK)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from autograder.judge.wire import payload_start
+from autograder.judge.frames import payload_start
 
 
 def header(frame: bytes | bytearray) -> tuple[dict, int]:
@@ -27,7 +27,14 @@ def call_of(frame: bytes | bytearray) -> dict | None:
     """{"call": name, "nonce": token or None} of a stand-in's call frame, read from its header alone; None
     for any other frame: read that one whole (`judge.from_frame`)."""
     try:
-        found = header(frame)[0]
+        return call_in(header(frame)[0])
+    except ValueError:
+        return None
+
+
+def call_in(found: dict) -> dict | None:
+    """`call_of` from a frame's header as `header` read it (not changed)."""
+    try:
         if sorted(found) != ["arrays", "message"]:  # judge.from_frame refuses it: read it whole to say so
             return None
         message = found["message"]["dict"]

@@ -44,7 +44,7 @@ from pathlib import Path
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
 from autograder.call_frames import header as header_of
 from autograder.judge import frame_of, plain
-from autograder.judge.wire import from_payload, payload_start, read_payload
+from autograder.judge.frames import from_payload, payload_start, read_payload
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTING_SECONDS = 60
@@ -132,15 +132,15 @@ class _Kept:
         self._lock = threading.Lock()
 
     @staticmethod
-    def call(frame: bytes, bounds: tuple[int, int]) -> bytes:
+    def call(frame: bytes, bounds: tuple[int, int], read: tuple[dict, int] | None = None) -> bytes:
         """What names a call frame whatever its nonce (a token fresh for each request): a digest of the
-        bounds it is answered within, of its header (the JSON before the arrays, as read: `call_frames`)
-        without the nonce, and of the bytes after it as they came. Two frames of one digest are one call,
-        and the server reads them alike, whatever they hold. A frame that holds no header raises ValueError
-        (the call is not kept)."""
-        header, end = header_of(frame)
-        header["message"]["dict"].pop("nonce", None)
-        text = json.dumps(header, sort_keys=True).encode()
+        bounds it is answered within, of its header (the JSON before the arrays, as read: `call_frames`,
+        or `read` from it already) without the nonce, and of the bytes after it as they came. Two frames of
+        one digest are one call, and the server reads them alike, whatever they hold. A frame that holds no
+        header raises ValueError (the call is not kept)."""
+        header, end = read or header_of(frame)
+        message = {key: value for key, value in header["message"]["dict"].items() if key != "nonce"}
+        text = json.dumps({**header, "message": {**header["message"], "dict": message}}, sort_keys=True).encode()
         digest = hashlib.sha256(repr((bounds, len(text))).encode())
         digest.update(text)
         digest.update(memoryview(frame)[end:])
@@ -170,17 +170,19 @@ _idle: dict[tuple[int, int], list[StandInServer]] = {}
 _lock = threading.Lock()
 
 
-def answer(frame: bytes, memory_bytes: int, reply_bytes: int, deadline: float) -> tuple[bytes, float]:
-    """The reply frame to a stand-in's call frame, and the CPU seconds it cost (a kept answer: what it cost
-    when the server computed it); a refusal when the server ran out of time or sent too much (it is ended
-    then, and a new one takes the next call), or when the frame's length is not its own (never sent)."""
+def answer(frame: bytes, memory_bytes: int, reply_bytes: int, deadline: float,
+           read: tuple[dict, int] | None = None) -> tuple[bytes, float]:
+    """The reply frame to a stand-in's call frame (its header `read` from it already, if it was:
+    autograder/call_frames.py), and the CPU seconds it cost (a kept answer: what it cost when the server
+    computed it); a refusal when the server ran out of time or sent too much (it is ended then, and a new one
+    takes the next call), or when the frame's length is not its own (never sent)."""
     key = (memory_bytes, reply_bytes)
     try:
         payload_start(frame)
     except ValueError:
         return frame_of({"error": ("ValueError", "not a frame")}), 0.0
     try:
-        call = _Kept.call(frame, key)
+        call = _Kept.call(frame, key, read)
     except (ValueError, KeyError, TypeError, AttributeError):  # not a frame to keep an answer for: asked as it is
         call = None
     kept = None if call is None else _kept.get(call)

@@ -62,12 +62,12 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from autograder import sandbox, stand_in_server
-from autograder.call_frames import call_of
+from autograder.call_frames import call_in, header
 from autograder.exercises import REGISTRY
 from autograder.grading_child import GradingChild, remove_tree
 from autograder.handed_in import restore_for_grading
 from autograder.judge import WALL_FACTOR, Case, Outcome, frame_of, from_frame, outcome_from_wire
-from autograder.judge.wire import FrameWithNonce
+from autograder.judge.frames import FrameWithNonce
 from autograder.source_assignment import SourceAssignment
 from autograder.bounded_pipe import NotAFrame, PastDeadline, TooLong
 from autograder.budget import BUDGET_SPENT, GraderBudget, Spending
@@ -339,7 +339,8 @@ class Submission:
             if frame is None:
                 return found, self._lost(key, name, deadline)
             try:
-                message = call_of(frame) or from_frame(frame)  # a call's arrays go to the stand-in server unread
+                read = header(frame)
+                message = call_in(read[0]) or from_frame(frame, read)  # a call's arrays go to the server unread
                 asked = message.get("nonce") == nonce
                 if "call" not in message:
                     if not asked or message.get("case") != len(found):  # a leftover process wrote it
@@ -360,15 +361,15 @@ class Submission:
             if self.spending.spent():
                 return found, self._over_budget()
             # A call without this request's token (a stand-in kept from an earlier answer) is refused.
-            outgoing = self._stand_in_reply(message, frame, stand_ins if asked else (), deadline)
+            outgoing = self._stand_in_reply(message, frame, read, stand_ins if asked else (), deadline)
 
-    def _stand_in_reply(self, message: dict, frame: bytes, allowed, deadline: float) -> bytes:
-        """The frame that answers a stand-in's call `message` (as the child sent it, `frame`): the reference's
-        answer from the stand-in server, or a refusal for a call this answer may not make."""
+    def _stand_in_reply(self, message: dict, frame: bytes, read: tuple[dict, int], allowed, deadline: float) -> bytes:
+        """The frame that answers a stand-in's call `message` (as the child sent it, `frame`, its header `read`):
+        the reference's answer from the stand-in server, or a refusal for a call this answer may not make."""
         name = message.get("call")
         if name not in allowed:
             return frame_of({"error": ("RuntimeError", f"no stand-in for {name!r} while this answer is graded")})
-        reply, cpu = stand_in_server.answer(frame, self.budget.memory_bytes, self.budget.reply_bytes, deadline)
+        reply, cpu = stand_in_server.answer(frame, self.budget.memory_bytes, self.budget.reply_bytes, deadline, read)
         self.spending.charge(cpu)
         return reply
 

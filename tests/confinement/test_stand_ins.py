@@ -18,7 +18,7 @@ from autograder.judge.checks import ANSWER_KEY
 from autograder import call_frames, stand_in_server, submission
 from autograder.budget import GraderBudget
 from autograder.judge import frame_of, from_frame
-from autograder.judge.wire import payload_start
+from autograder.judge.frames import payload_start
 from kit.notebooks import ROOT
 
 STUDENT = '''
@@ -371,8 +371,8 @@ def test_the_grader_reads_no_calls_arrays(monkeypatch):
     # prefix_gaps' case of 260 tokens sends 261 calls and 47 MB of masks a student: only the server reads them.
     read_whole = []
 
-    def counted(frame):
-        message = from_frame(frame)
+    def counted(frame, read=None):
+        message = from_frame(frame, read)
         read_whole.append("call" in message)
         return message
     monkeypatch.setattr(submission, "from_frame", counted)

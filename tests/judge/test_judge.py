@@ -437,7 +437,7 @@ def _frame(header, raw: bytes = b"") -> bytes:
 
 
 def _every_wire_dtype():
-    from autograder.judge.wire import WIRE_DTYPES
+    from autograder.judge.frames import WIRE_DTYPES
     return [np.arange(6).astype(dtype).reshape(2, 3) for dtype in WIRE_DTYPES.values()]
 
 
@@ -531,6 +531,7 @@ def test_is_a_pickle_sent_down_the_wire_refused_unread():
 
 def test_does_every_corruption_of_a_frame_give_a_message_or_a_value_error_and_nothing_else():
     from autograder.judge import frame_of, from_frame
+    from autograder.call_frames import header
     frame = frame_of({"outcome": {"value": (EXPECTED, np.arange(3)), "kind": "value"}})
     rng = np.random.default_rng(0)
     read = 0
@@ -546,6 +547,9 @@ def test_does_every_corruption_of_a_frame_give_a_message_or_a_value_error_and_no
             continue
         assert type(message) is dict
         read += 1
+        # The grader reads a frame's header first (to route a stand-in's call) and hands it on: the same message.
+        again = from_frame(bytes(corrupted), header(bytes(corrupted)))
+        assert repr(again) == repr(message)
     assert read > 100  # a change within the arrays' bytes is another message, not a refusal
 
 

@@ -17,6 +17,7 @@ expected value that it is given. One job per file:
                  (BUILT_ON, from the generated built_on.json);
 - cells.py       extracting and running a notebook's answer cells;
 - wire.py        the codec: cases and messages as JSON plus arrays' bytes, never pickles;
+- frames.py      one message between the grader and its grading child, as a frame;
 - checks.py      the visible checks run in the student's notebook;
 - exceptions.py  NotStarted (a stub) and CheckFailed (a check).
 """
@@ -30,8 +31,8 @@ from .outcome import Outcome
 from .policy import KINDS, Verdict, differs, tolerance
 from .stand_ins import BUILT_ON, standing_in
 from .verdicts import FULL_GRID, Checking, case_label, check_verdict, check_verdicts, diagnose, labelled, verdict
-from .wire import Seed, frame_of, fresh_inputs, from_frame, load_cases, outcome_from_wire, outcome_to_wire, plain, \
-    read_message, save_cases
+from .frames import frame_of, from_frame, read_message
+from .wire import Seed, fresh_inputs, load_cases, outcome_from_wire, outcome_to_wire, plain, save_cases
 
 __all__ = [
     # the notebooks' checks
