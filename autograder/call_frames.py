@@ -23,23 +23,15 @@ def header(frame: bytes | bytearray) -> tuple[dict, int]:
     return json.loads(frame[start:end]), end
 
 
-def call_of(frame: bytes | bytearray) -> dict | None:
-    """{"call": name, "nonce": token or None} of a stand-in's call frame, read from its header alone; None
-    for any other frame: read that one whole (`judge.from_frame`)."""
-    try:
-        return call_in(header(frame)[0])
-    except ValueError:
-        return None
-
-
 def call_in(found: dict) -> dict | None:
-    """`call_of` from a frame's header as `header` read it (not changed)."""
+    """{"call": name, "nonce": token or None} of a stand-in's call frame, from its header as `header` read it
+    (not changed); None for any other frame: read that one whole (`judge.from_frame`)."""
     try:
         if sorted(found) != ["arrays", "message"]:  # judge.from_frame refuses it: read it whole to say so
             return None
         message = found["message"]["dict"]
         call, nonce = message["call"], message.get("nonce")
-    except Exception:  # a forged header's surprises (a list where a dict goes, JSON nested past recursion, ...)
+    except Exception:  # a forged header's surprises (a list where a dict goes, a key that is no text, ...)
         return None
     if type(call) is not str or not (nonce is None or type(nonce) is str):
         return None
