@@ -10,7 +10,7 @@ whether or not bytes keep coming, and refuses a reply as soon as it passes
 `limit` bytes. `write_all` writes to such a process without ever blocking.
 
     line(deadline) -> bytearray | None      one line, without its newline; None: the pipe ended
-    frame(deadline) -> bytearray | None     one frame (judge.wire: its length, a newline, the payload), whole
+    frame(deadline) -> bytearray | None     one frame (judge/frames.py: its length, a newline, the payload), whole
     exactly(n, deadline) -> bytearray | None  n bytes; None: the pipe ended first
     to_end(deadline, watch) -> bytearray    everything until the pipe ends
     write_all(fd, data, deadline)       all of `data`, or PastDeadline
@@ -26,7 +26,7 @@ import os
 import select
 import time
 
-from autograder.judge.frames import FRAME_DIGITS
+from autograder.judge.frames import frame_length
 
 CHUNK = 1 << 20
 
@@ -105,14 +105,16 @@ class BoundedReader:
 
     def frame(self, deadline: float | None) -> bytearray | None:
         """A frame's length is read first: a longer frame is refused before its payload is read."""
-        while (end := self._buffer.find(b"\n", 0, FRAME_DIGITS + 1)) < 0:
-            if len(self._buffer) > FRAME_DIGITS:
-                raise NotAFrame
+        while True:
+            try:
+                found = frame_length(self._buffer)
+            except ValueError:
+                raise NotAFrame from None
+            if found is not None:
+                size, start = found
+                return self.exactly(start + size, deadline)
             if not self._fill(deadline):
                 return None
-        if end < 1 or not self._buffer[:end].isdigit():
-            raise NotAFrame
-        return self.exactly(end + 1 + int(self._buffer[:end]), deadline)
 
     def exactly(self, n: int, deadline: float | None) -> bytearray | None:
         if n > self.limit:

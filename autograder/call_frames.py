@@ -10,17 +10,13 @@ grader reads only the frame's header, to learn which call it is and for which re
 
 from __future__ import annotations
 
-import json
-
-from autograder.judge.frames import payload_start
+from autograder.judge.frames import payload_start, read_header
 
 
 def header(frame: bytes | bytearray) -> tuple[dict, int]:
     """(the frame's JSON header, where the bytes after it start). ValueError for a frame whose length line
     does not count its bytes, or whose payload holds no line."""
-    start = payload_start(frame)
-    end = frame.index(b"\n", start) + 1
-    return json.loads(frame[start:end]), end
+    return read_header(frame, payload_start(frame))
 
 
 def call_in(found: dict) -> dict | None:

@@ -18,7 +18,7 @@ from autograder.judge.checks import ANSWER_KEY
 from autograder import call_frames, stand_in_server, submission
 from autograder.budget import GraderBudget
 from autograder.judge import frame_of, from_frame
-from autograder.judge.frames import payload_start
+from autograder.judge.frames import framed, payload_start
 from kit.notebooks import ROOT
 
 STUDENT = '''
@@ -317,9 +317,6 @@ def _forged_call_frames(rng) -> list[bytes]:
     def frame_with(nonce: str) -> bytes:
         return frame_of({"call": "softmax", "args": [S], "kwargs": {"axis": -1}, "nonce": nonce})
 
-    def framed(payload: bytes) -> bytes:
-        return b"%d\n" % len(payload) + payload
-
     honest = frame_with("a" * 16)
     frames = [honest, frame_with("b" * 16), frame_with("c"), frame_with("d" * 40)]
     for _ in range(40):
@@ -327,8 +324,9 @@ def _forged_call_frames(rng) -> list[bytes]:
         frames.append(honest[:at] + bytes([rng.choice(list(b'09 ,:"{}[]a\n'))]) + honest[at + 1:])
     payload = honest[payload_start(honest):]
     header_end = payload.index(b"\n")
-    return frames + [framed(payload[:1] + b" " + payload[1:]), framed(payload[:header_end] + b" " + payload[header_end:]),
-                     framed(payload + b"\x00"), framed(payload[:-100]), honest + b"AAAA", honest[:-100],
+    return frames + [framed([payload[:1], b" ", payload[1:]]),
+                     framed([payload[:header_end], b" ", payload[header_end:]]),
+                     framed([payload, b"\x00"]), framed([payload[:-100]]), honest + b"AAAA", honest[:-100],
                      frame_of({"outcome": {"call": "softmax"}}), frame_of({"call": ["softmax"], "nonce": "a"}),
                      frame_of({"call": "softmax"})]
 
@@ -368,7 +366,7 @@ def test_a_call_whose_arrays_cannot_be_read_gets_the_servers_refusal():
     budget = GraderBudget()
     frame = frame_of({"call": "softmax", "args": [np.ones((40, 40))], "kwargs": {}, "nonce": "a" * 16})
     payload = frame[payload_start(frame):-200]
-    cut_short, miscounted = b"%d\n" % len(payload) + payload, frame[:-200]
+    cut_short, miscounted = framed([payload]), frame[:-200]
     assert _routed(cut_short) is not None and _routed(miscounted) is None
     for cut in (cut_short, miscounted):
         reply, _ = stand_in_server.answer(cut, budget.memory_bytes, budget.reply_bytes, time.monotonic() + 60)

@@ -432,8 +432,9 @@ def test_is_a_reply_from_the_grading_child_that_is_not_an_outcome_refused(forged
 def _frame(header, raw: bytes = b"") -> bytes:
     """A frame as a grading child could forge it: any header, any bytes after it, its length counted right."""
     import json
+    from autograder.judge.frames import framed
     header = header if isinstance(header, bytes) else json.dumps(header).encode()
-    return b"%d\n" % (len(header) + 1 + len(raw)) + header + b"\n" + raw
+    return framed([header, b"\n", raw])
 
 
 def _every_wire_dtype():

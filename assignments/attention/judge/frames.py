@@ -78,13 +78,32 @@ class FrameWithNonce:
         return framed([f'{self._before}"{nonce}"{self._after}\n'.encode(), self._data])
 
 
+def frame_length(head: bytes | bytearray) -> tuple[int, int] | None:
+    """(the payload's length, where the payload starts) from a frame's first bytes; None while its length
+    line may still be coming (no newline yet, and no more than FRAME_DIGITS bytes). ValueError for bytes
+    that do not start with a line of ASCII digits."""
+    end = head.find(b"\n", 0, FRAME_DIGITS + 1)
+    if end < 0 and len(head) <= FRAME_DIGITS:
+        return None
+    if end < 1 or not head[:end].isdigit():
+        raise ValueError("not a frame")
+    return int(head[:end]), end + 1
+
+
 def payload_start(frame: bytes | bytearray) -> int:
     """Where a frame's payload starts, after its length line; ValueError unless that line is ASCII digits
     (at most FRAME_DIGITS) that count exactly the bytes after it."""
-    end = frame.find(b"\n", 0, FRAME_DIGITS + 1)
-    if end < 1 or not frame[:end].isdigit() or int(frame[:end]) != len(frame) - end - 1:
+    found = frame_length(frame)
+    if found is None or found[0] != len(frame) - found[1]:
         raise ValueError("not a frame")
-    return end + 1
+    return found[1]
+
+
+def read_header(data: bytes | bytearray, start: int) -> tuple[dict, int]:
+    """(the JSON header of the payload starting at `start`, where the bytes after it start). ValueError
+    without a newline after it or for a header that is not JSON."""
+    end = data.index(b"\n", start) + 1
+    return json.loads(data[start:end]), end
 
 
 def from_frame(frame: bytes | bytearray, header: tuple[dict, int] | None = None) -> dict:
@@ -100,13 +119,14 @@ def read_payload(stream) -> bytes | None:
     """The payload of the next frame on a binary stream whose writer is trusted to frame what it sends (the
     grader, to its child and to its stand-in server); None when the stream has ended. ValueError for bytes
     that are not a frame: the stream cannot be read any further."""
-    size = stream.readline(FRAME_DIGITS + 1)
-    if not size:
+    head = stream.readline(FRAME_DIGITS + 1)
+    if not head:
         return None
-    if not size.endswith(b"\n") or not size[:-1].isdigit():
+    found = frame_length(head)
+    if found is None or found[1] != len(head):
         raise ValueError("not a frame")
-    payload = stream.read(int(size))
-    if len(payload) != int(size):
+    payload = stream.read(found[0])
+    if len(payload) != found[0]:
         raise ValueError("the frame was cut short")
     return payload
 
@@ -133,10 +153,7 @@ def _message_of(data: bytes | bytearray, start: int, header: tuple[dict, int] | 
 
 
 def _read_payload(data: bytes | bytearray, start: int, read: tuple[dict, int] | None) -> dict:
-    if read is None:
-        end = data.index(b"\n", start) + 1  # ValueError without one
-        read = json.loads(data[start:end]), end
-    header, start = read
+    header, start = read or read_header(data, start)
     if type(header) is not dict or sorted(header) != ["arrays", "message"] or type(header["arrays"]) is not list:
         raise ValueError("not a message header")
     arrays = {}
