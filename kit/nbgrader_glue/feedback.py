@@ -15,6 +15,7 @@ from nbgrader.converters import GenerateFeedback
 from traitlets import Integer
 
 from kit.nbgrader_glue.engines import shared_engines
+from kit.nbgrader_glue.get_grades import one_read_per_student
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
 from kit.nbgrader_glue.whole_or_absent import WholeOrAbsent
 
@@ -25,7 +26,8 @@ class ParallelGenerateFeedback(OneStudentPerWorker, WholeOrAbsent, GenerateFeedb
                               "0: one per core, 1: nbgrader's own serial loop.").tag(config=True)
 
     def convert_here(self) -> None:
-        GenerateFeedback.convert_notebooks(self)
+        with one_read_per_student():  # a student's grades read by their first page (get_grades.py)
+            GenerateFeedback.convert_notebooks(self)
 
     def convert_notebooks(self) -> None:
         workers = self.worker_count()

@@ -16,10 +16,15 @@ are the kit's own and on every student's page:
 - it makes a pygments formatter and lexer for each code cell and a markdown
   parser for each markdown cell: here each distinct source (its language,
   its attachments, what the renderer is told) is rendered once per process,
-  the last MEMO of them kept;
-- it checks the notebook against nbformat's schema after each preprocessor:
-  here once, after the last (`optimistic_validation`), an invalid notebook
-  failing the page as before;
+  the last MEMO of them kept, and a source not seen yet is highlighted with
+  the formatter and lexer of its language made once;
+- it copies the notebook it reads three times, to keep the caller's copy
+  intact (before its preprocessors, and in `validator.normalize`): here the
+  notebook read from a file is the exporter's own, and nothing is copied
+  (`Unshared`); a notebook handed to `from_notebook_node` is copied as there;
+- it checks the notebook against nbformat's schema when it reads it, which
+  only logs, and after each preprocessor: here once, after the last
+  (`optimistic_validation`), an invalid notebook failing the page as before;
 - it keeps every page's notebook metadata for as long as the exporter lives
   (`_nb_metadata`, read while a page renders): here only while a page renders,
   so a process's memory does not grow with the pages it writes.
@@ -35,30 +40,72 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from html import escape
+from warnings import warn
 
 from bs4 import BeautifulSoup
 from jinja2 import pass_context
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+from nbformat import NotebookNode
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.lexers.special import TextLexer
+from pygments.util import ClassNotFound
 from traitlets import default
+
+from kit.nbgrader_glue.autograde_exporter import read_as_nbformat_does
 
 MEMO = 4096  # distinct sources kept rendered, per filter and process: the kit's cells, a few students' own
 
 
+@lru_cache(maxsize=None)
+def lexer_for(language: str) -> Lexer:
+    """The lexer nbconvert's highlighting (filters/highlight.py `_pygments_highlight`) picks for `language`."""
+    if language in ("ipython2", "ipython3"):
+        try:
+            from IPython.lib import lexers
+        except ModuleNotFoundError:
+            language = {"ipython2": "python", "ipython3": "python3"}[language]
+            warn(f"IPython lexer unavailable, falling back on {language}", stacklevel=2)
+        else:
+            return lexers.IPythonLexer() if language == "ipython2" else lexers.IPython3Lexer()
+    try:
+        return get_lexer_by_name(language)
+    except ClassNotFound:
+        warn(f"No lexer found for language {language!r}. Treating as plain text.", stacklevel=2)
+        return TextLexer()
+
+
 class HighlightOnce(Highlight2HTML):
-    """nbconvert's highlight_code filter, each distinct (source, language, magics language) highlighted once."""
+    """nbconvert's highlight_code filter, each distinct (source, language, magics language) highlighted once, with
+    one formatter per language and one lexer per language it reads."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._highlighted = lru_cache(maxsize=MEMO)(self._highlight)
+        self._formatters: dict[str, HtmlFormatter] = {}
 
     def __call__(self, source, language=None, metadata=None):
         magics = (metadata or {}).get("magics_language")
         return self._highlighted(source, language or self.pygments_lexer, magics)
 
     def _highlight(self, source: str, language: str, magics: str | None) -> str:
-        return super().__call__(source, language, {"magics_language": magics} if magics else None)
+        if language not in self._formatters:  # its class names the language, as nbconvert's does
+            self._formatters[language] = HtmlFormatter(cssclass=escape(f" highlight hl-{language}"),
+                                                       **self.extra_formatter_options)
+        read_as = magics if magics and language.startswith("ipython") else language
+        return highlight(source or " ", lexer_for(read_as), self._formatters[language])
+
+
+class Unshared(NotebookNode):
+    """A notebook only the exporter holds: what nbconvert copies to keep its caller's notebook intact is itself."""
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 class FeedbackExporter(HTMLExporter):
@@ -85,6 +132,10 @@ class FeedbackExporter(HTMLExporter):
     def _markdown_of(self, source: str, attachments: str) -> str:
         cell = {"attachments": json.loads(attachments)} if attachments else {}
         return super().markdown2html({"cell": cell}, source)
+
+    def from_file(self, file_stream, resources=None, **kw):
+        """The page of the notebook in `file_stream`, read without the check that only logs, and not copied."""
+        return self.from_notebook_node(Unshared(read_as_nbformat_does(file_stream.read(), check=False)), resources, **kw)
 
     def from_notebook_node(self, nb, resources=None, **kw):
         """HTMLExporter's page; its BeautifulSoup pass only on a page with an `<img>` (see the module)."""

@@ -1,65 +1,119 @@
-"""`GetGradesAtOnce`: nbgrader's GetGrades for a feedback page, a notebook's grades and comments in two queries.
+"""`GetGradesAtOnce`: nbgrader's GetGrades for a feedback page, a student's grades and comments in three queries.
 
-nbgrader's GetGrades asks the gradebook once for each graded cell and once
-for each answer cell (find_grade, find_comment: five joins each), twice for
-a task cell: about 25 queries a notebook. Here, on the first cell that asks,
-the notebook's grade rows and its comment rows are read in one query each
-(save_scores.py `notebook_rows`, with the very columns find_grade and
-find_comment read: Grade.score, Grade.max_score, Comment.comment); the
-notebook's score and maximum score in one query, its late penalty as
-GetGrades reads it. The page
-gets the same values; a cell with no row fails it with nbgrader's
-MissingEntry, as there.
+nbgrader's GetGrades opens the gradebook for each notebook and asks it once for
+each graded cell and once for each answer cell (find_grade, find_comment: five
+joins each), twice for a task cell, then for the notebook's score and maximum
+score: about 25 queries a notebook. Here a notebook's grade rows, its comment
+rows and its score, maximum score and late penalty are read in one query each
+(save_scores.py `rows_by_notebook`, with the very columns find_grade and
+find_comment read: Grade.score, Grade.max_score, Comment.comment). While
+`one_read_per_student()` is open (one student's pages, feedback.py), the first
+page reads those of all the student's notebooks and the others read none: a
+student's nine pages cost three queries. The page gets the same values; a cell
+or notebook with no row fails it with nbgrader's MissingEntry, as there.
 """
 
 from __future__ import annotations
 
-from nbgrader.api import Comment, Grade, Gradebook
-from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
+from contextlib import contextmanager
+from typing import Iterator, NamedTuple
 
-from kit.nbgrader_glue.save_scores import COMMENTED_TYPES, GRADED_TYPES, cell_row, notebook_rows
+from nbgrader.api import (Assignment, Comment, Grade, Gradebook, MissingEntry, Notebook, SubmittedAssignment,
+                          SubmittedNotebook)
+from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
+from sqlalchemy import Row
+
+from kit.nbgrader_glue.save_scores import COMMENTED_TYPES, GRADED_TYPES, cell_row, rows_by_notebook
+
+
+class StudentRows(NamedTuple):
+    """A student's rows for their feedback pages, each by notebook name, then by cell name."""
+    grades: dict[str, dict[str, Row]]
+    comments: dict[str, dict[str, Row]]
+    notebooks: dict[str, Row]  # notebook name → (score, max_score, late_submission_penalty)
+
+
+_kept: dict[tuple[str, str, str], StudentRows] | None = None  # (URL, assignment, student) → rows, while kept
+
+
+@contextmanager
+def one_read_per_student() -> Iterator[None]:
+    """While open, each student's rows are read once, by their first page, for all their pages; closed, they are
+    forgotten (the next pages read the gradebook as it is then)."""
+    global _kept
+    outer, _kept = _kept, {}
+    try:
+        yield
+    finally:
+        _kept = outer
+
+
+def student_rows(db_url: str, assignment: str, student: str, notebook: str) -> StudentRows:
+    """The student's rows of `notebook`, read now; while `one_read_per_student()` is open, those of every notebook
+    of theirs, read by the first page that asks."""
+    key = (db_url, assignment, student)
+    if _kept is not None and key in _kept:
+        return _kept[key]
+    info = {"assignment": assignment, "student": student}
+    which = None if _kept is not None else notebook
+    with Gradebook(db_url) as gradebook:  # as GetGrades opens it
+        rows = StudentRows(
+            rows_by_notebook(gradebook, Grade, GRADED_TYPES, info, Grade.score, Grade.max_score, notebook=which),
+            rows_by_notebook(gradebook, Comment, COMMENTED_TYPES, info, Comment.comment, notebook=which),
+            _notebook_scores(gradebook, info, which))
+    if _kept is not None:
+        _kept[key] = rows
+    return rows
+
+
+def _notebook_scores(gradebook: Gradebook, info: dict, notebook: str | None) -> dict[str, Row]:
+    """Notebook name → (score, max_score, late_submission_penalty) of the student's submitted notebooks, or of
+    `notebook` alone."""
+    query = (gradebook.db.query(Notebook.name, SubmittedNotebook.score, SubmittedNotebook.max_score,
+                                SubmittedNotebook.late_submission_penalty)
+             .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+             .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+             .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+             .filter(Assignment.name == info["assignment"], SubmittedAssignment.student_id == info["student"]))
+    if notebook is not None:
+        query = query.filter(Notebook.name == notebook)
+    return {row.name: row for row in query.all()}
 
 
 class GetGradesAtOnce(GetGrades):
-    """GetGrades, each notebook's grade and comment rows read in one query each."""
+    """GetGrades, a student's grade and comment rows and notebook scores read in one query each."""
 
     def preprocess(self, nb, resources):
-        """GetGrades.preprocess (nbgrader 0.9.6), the notebook's score and maximum score read in one query (nbgrader
-        reads each when it is first used: two)."""
-        self._rows = None  # (grades, comments, names) of this notebook, read by the first cell that asks
+        """GetGrades.preprocess (nbgrader 0.9.6): each cell's score, points and comment, then the notebook's score,
+        maximum score and late penalty, from `student_rows`."""
         info = resources["nbgrader"]
         self.notebook_id, self.assignment_id = info["notebook"], info["assignment"]
         self.student_id, self.db_url = info["student"], info["db_url"]
-        self.gradebook = Gradebook(self.db_url)
-        with self.gradebook:
-            nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)  # each cell, as GetGrades
-            notebook = self.gradebook.find_submission_notebook(self.notebook_id, self.assignment_id,
-                                                               self.student_id)
-            self.gradebook.db.refresh(notebook, ["score", "max_score"])
-            late_penalty = notebook.late_submission_penalty
-            if late_penalty is None:
-                late_penalty = 0
-            else:
-                self.log.warning("Late submission penalty: {}".format(late_penalty))
-            resources["nbgrader"]["score"] = notebook.score - late_penalty
-            resources["nbgrader"]["max_score"] = notebook.max_score
-            resources["nbgrader"]["late_penalty"] = late_penalty
+        rows = student_rows(self.db_url, self.assignment_id, self.student_id, self.notebook_id)
+        self._grades = rows.grades.get(self.notebook_id, {})
+        self._comments = rows.comments.get(self.notebook_id, {})
+        nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)  # each cell, as GetGrades
+        notebook = rows.notebooks.get(self.notebook_id)
+        if notebook is None:  # nbgrader's own message (find_submission_notebook)
+            raise MissingEntry(f"No such submitted notebook: {self.assignment_id}/{self.notebook_id} for "
+                               f"{self.student_id}")
+        late_penalty = notebook.late_submission_penalty
+        if late_penalty is None:
+            late_penalty = 0
+        else:
+            self.log.warning("Late submission penalty: {}".format(late_penalty))
+        resources["nbgrader"]["score"] = notebook.score - late_penalty
+        resources["nbgrader"]["max_score"] = notebook.max_score
+        resources["nbgrader"]["late_penalty"] = late_penalty
         return nb, resources
 
-    def _notebook_rows(self) -> tuple[dict, dict, dict]:
-        """(grade rows, comment rows, the notebook's names) of this notebook: two queries on the first call."""
-        if self._rows is None:
-            info = {"notebook": self.notebook_id, "assignment": self.assignment_id, "student": self.student_id}
-            self._rows = (notebook_rows(self.gradebook, Grade, GRADED_TYPES, info, Grade.score, Grade.max_score),
-                          notebook_rows(self.gradebook, Comment, COMMENTED_TYPES, info, Comment.comment), info)
-        return self._rows
+    def _names(self) -> dict:
+        return {"notebook": self.notebook_id, "assignment": self.assignment_id, "student": self.student_id}
 
     def _get_comment(self, cell, resources) -> None:
-        _, comments, info = self._notebook_rows()
-        cell.metadata.nbgrader["comment"] = cell_row(comments, cell, "comment", info).comment
+        cell.metadata.nbgrader["comment"] = cell_row(self._comments, cell, "comment", self._names()).comment
 
     def _get_score(self, cell, resources) -> None:
-        grades, _, info = self._notebook_rows()
-        grade = cell_row(grades, cell, "grade", info)
+        grade = cell_row(self._grades, cell, "grade", self._names())
         cell.metadata.nbgrader["score"] = grade.score
         cell.metadata.nbgrader["points"] = grade.max_score

@@ -58,17 +58,30 @@ def notebook_rows(gradebook: Gradebook, model: type[Grade] | type[Comment], cell
     """Cell name → (row id, *columns) of the submitted notebook's `model` row (Grade or Comment) of the cell of
     that name among `cell_types`, the first of them where two share a name (as nbgrader's find_grade,
     find_comment): one query."""
+    return rows_by_notebook(gradebook, model, cell_types, info, *columns, notebook=info["notebook"]).get(
+        info["notebook"], {})
+
+
+def rows_by_notebook(gradebook: Gradebook, model: type[Grade] | type[Comment], cell_types: tuple[str, ...],
+                     info: dict, *columns, notebook: str | None = None) -> dict[str, dict[str, Row]]:
+    """Notebook name → `notebook_rows` of that notebook, for every notebook of the student's submission of the
+    assignment, or for `notebook` alone: one query."""
     cell = aliased(BaseCell)
-    query = (gradebook.db.query(model.id, *columns, cell.name.label("cell_name"), cell.type.label("cell_type"))
+    query = (gradebook.db.query(model.id, *columns, cell.name.label("cell_name"), cell.type.label("cell_type"),
+                                Notebook.name.label("notebook_name"))
              .join(cell, cell.id == model.cell_id)
              .join(SubmittedNotebook, SubmittedNotebook.id == model.notebook_id)
              .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
              .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
              .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-             .filter(cell.type.in_(cell_types), Notebook.name == info["notebook"],
-                     Assignment.name == info["assignment"], SubmittedAssignment.student_id == info["student"]))
-    ranked = sorted(query.all(), key=lambda row: cell_types.index(row.cell_type), reverse=True)
-    return {row.cell_name: row for row in ranked}  # the preferred type written last
+             .filter(cell.type.in_(cell_types), Assignment.name == info["assignment"],
+                     SubmittedAssignment.student_id == info["student"]))
+    if notebook is not None:
+        query = query.filter(Notebook.name == notebook)
+    rows: dict[str, dict[str, Row]] = {}
+    for row in sorted(query.all(), key=lambda row: cell_types.index(row.cell_type), reverse=True):
+        rows.setdefault(row.notebook_name, {})[row.cell_name] = row  # the preferred type written last
+    return rows
 
 
 def cell_row(rows: dict, cell, what: str, info: dict):

@@ -1,17 +1,20 @@
-"""Does the feedback page, with nbconvert's per-page set-up done once per process, stay the page it was?"""
+"""Does the feedback page, with nbconvert's per-page set-up and copies done once or not at all, stay the page it was?"""
 
 from __future__ import annotations
 
 import base64
+import warnings
 
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.highlight import Highlight2HTML
+from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 from traitlets.config import Config
 
-from kit.nbgrader_glue.feedback_exporter import FeedbackExporter
+from kit.nbgrader_glue.feedback_exporter import FeedbackExporter, HighlightOnce
 from kit.nbgrader_glue.feedback_page import TEMPLATES
 from tests.shared.course_copy import EXAMPLE
 
@@ -29,10 +32,13 @@ def _config(exporter: str) -> Config:
     return c
 
 
+def _resources() -> dict:
+    return {"nbgrader": {"notebook": NOTEBOOK, "score": 3.0, "max_score": 7.0, "late_penalty": 0},
+            "inlining": {"css": []}}
+
+
 def _page(exporter, nb: nbformat.NotebookNode) -> str:
-    resources = {"nbgrader": {"notebook": NOTEBOOK, "score": 3.0, "max_score": 7.0, "late_penalty": 0},
-                 "inlining": {"css": []}, "metadata": {"name": NOTEBOOK, "path": "."}}
-    return exporter.from_notebook_node(nb, resources)[0]
+    return exporter.from_notebook_node(nb, {**_resources(), "metadata": {"name": NOTEBOOK, "path": "."}})[0]
 
 
 def _kit() -> FeedbackExporter:
@@ -96,3 +102,29 @@ def test_does_the_exporter_keep_no_notebook_metadata_once_a_page_is_written():
     for student in ("ada", "bo", "cy"):
         _page(exporter, _handed_in(student))
     assert exporter._nb_metadata == {}
+
+
+def test_is_a_page_read_from_a_file_nbconverts_page_of_that_file_and_the_notebook_never_copied(tmp_path, monkeypatch):
+    path = tmp_path / f"{NOTEBOOK}.ipynb"
+    nbformat.write(_handed_in("hal"), path)
+    expected = HTMLExporter(config=_config("HTMLExporter")).from_filename(str(path), _resources())[0]
+    copies = []
+    copy_of = NotebookNode.__deepcopy__
+    monkeypatch.setattr(NotebookNode, "__deepcopy__", lambda node, memo: copies.append(node) or copy_of(node, memo))
+    page = _kit().from_filename(str(path), _resources())[0]
+    assert str(BeautifulSoup(page, features="html.parser")) == expected
+    assert copies == []
+    _page(_kit(), _handed_in("hal"))  # a notebook its caller holds is copied, as nbconvert copies it
+    assert copies
+
+
+@pytest.mark.parametrize("language, magics", [("ipython3", None), ("ipython3", "bash"), ("python", None),
+                                              ("ipython2", None), ("javascript", None), ("no such language", None)])
+def test_does_each_source_come_out_highlighted_as_nbconverts_filter_highlights_it(language, magics):
+    ours, nbconverts = HighlightOnce(), Highlight2HTML()
+    metadata = {"magics_language": magics} if magics else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an unknown language's warning, each time from nbconvert, once from ours
+        for source in ("", "x = 1  # a comment\n", "%%bash\necho 'hi' > /dev/null\n", "def f(a):\n    return a <b>\n"):
+            for _ in range(2):  # the second time, with the formatter and lexer made the first time
+                assert ours(source, language, metadata) == nbconverts(source, language, metadata)
