@@ -25,6 +25,9 @@ are the kit's own and on every student's page:
 - it checks the notebook against nbformat's schema when it reads it, which
   only logs, and after each preprocessor: here once, after the last
   (`optimistic_validation`), an invalid notebook failing the page as before;
+- Jinja copies every block's list of overrides (some sixty here) into each
+  derived context, one per scoped block a cell renders: here a derived
+  context shares its parent's (`BlocksShared`);
 - it keeps every page's notebook metadata for as long as the exporter lives
   (`_nb_metadata`, read while a page renders): here only while a page renders,
   so a process's memory does not grow with the pages it writes.
@@ -45,6 +48,7 @@ from warnings import warn
 
 from bs4 import BeautifulSoup
 from jinja2 import pass_context
+from jinja2.runtime import Context, new_context
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
@@ -108,6 +112,18 @@ class Unshared(NotebookNode):
         return self
 
 
+class BlocksShared(Context):
+    """Jinja's template context, whose derived contexts share its blocks instead of copying each one's list:
+    only a template's root adds to them, as it extends another, never a derived context (a scoped block's,
+    a macro's caller's); an included or imported template gets a context of its own."""
+
+    def derived(self, locals=None):
+        context = new_context(self.environment, self.name, {}, self.get_all(), True, None, locals)
+        context.eval_ctx = self.eval_ctx
+        context.blocks = self.blocks
+        return context
+
+
 class FeedbackExporter(HTMLExporter):
     """The feedback page: nbconvert's HTMLExporter with the kit's template, its per-page set-up done once."""
 
@@ -128,6 +144,11 @@ class FeedbackExporter(HTMLExporter):
             return super().markdown2html(context, source)
         attachments = context.get("cell", {}).get("attachments", {})
         return self._markdown(source, json.dumps(attachments, sort_keys=True) if attachments else "")
+
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.context_class = BlocksShared
+        return environment
 
     def _markdown_of(self, source: str, attachments: str) -> str:
         cell = {"attachments": json.loads(attachments)} if attachments else {}
