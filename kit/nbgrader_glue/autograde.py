@@ -57,6 +57,7 @@ from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN, GradingRun
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
+from kit.nbgrader_glue.per_student import one_read_per_student
 from kit.nbgrader_glue.whole_or_absent import WholeOrAbsent
 
 
@@ -101,7 +102,8 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
         return resources
 
     def convert_here(self) -> None:
-        Autograde.convert_notebooks(self)
+        with one_read_per_student():  # the student's rows' ids read by their first notebook (save_scores.py)
+            Autograde.convert_notebooks(self)
 
     def _init_preprocessors(self) -> None:
         """nbgrader's, which makes every step of a pass anew for each notebook: each made once here, and

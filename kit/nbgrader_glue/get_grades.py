@@ -7,22 +7,22 @@ score: about 25 queries a notebook. Here a notebook's grade rows, its comment
 rows and its score, maximum score and late penalty are read in one query each
 (save_scores.py `rows_by_notebook`, with the very columns find_grade and
 find_comment read: Grade.score, Grade.max_score, Comment.comment). While
-`one_read_per_student()` is open (one student's pages, feedback.py), the first
-page reads those of all the student's notebooks and the others read none: a
-student's nine pages cost three queries. The page gets the same values; a cell
+`one_read_per_student()` is open (one student's pages, feedback.py;
+per_student.py), the first page reads those of all the student's notebooks
+and the others read none: a student's nine pages cost three queries. The page gets the same values; a cell
 or notebook with no row fails it with nbgrader's MissingEntry, as there.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from nbgrader.api import (Assignment, Comment, Grade, Gradebook, MissingEntry, Notebook, SubmittedAssignment,
                           SubmittedNotebook)
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 from sqlalchemy import Row
 
+from kit.nbgrader_glue.per_student import per_student
 from kit.nbgrader_glue.save_scores import COMMENTED_TYPES, GRADED_TYPES, cell_row, rows_by_notebook
 
 
@@ -33,37 +33,19 @@ class StudentRows(NamedTuple):
     notebooks: dict[str, Row]  # notebook name → (score, max_score, late_submission_penalty)
 
 
-_kept: dict[tuple[str, str, str], StudentRows] | None = None  # (URL, assignment, student) → rows, while kept
-
-
-@contextmanager
-def one_read_per_student() -> Iterator[None]:
-    """While open, each student's rows are read once, by their first page, for all their pages; closed, they are
-    forgotten (the next pages read the gradebook as it is then)."""
-    global _kept
-    outer, _kept = _kept, {}
-    try:
-        yield
-    finally:
-        _kept = outer
-
-
 def student_rows(db_url: str, assignment: str, student: str, notebook: str) -> StudentRows:
-    """The student's rows of `notebook`, read now; while `one_read_per_student()` is open, those of every notebook
-    of theirs, read by the first page that asks."""
-    key = (db_url, assignment, student)
-    if _kept is not None and key in _kept:
-        return _kept[key]
+    """The student's rows of `notebook`, or of every notebook of theirs, read by the first page that asks while
+    `one_read_per_student()` is open (per_student.py)."""
     info = {"assignment": assignment, "student": student}
-    which = None if _kept is not None else notebook
-    with Gradebook(db_url) as gradebook:  # as GetGrades opens it
-        rows = StudentRows(
-            rows_by_notebook(gradebook, Grade, GRADED_TYPES, info, Grade.score, Grade.max_score, notebook=which),
-            rows_by_notebook(gradebook, Comment, COMMENTED_TYPES, info, Comment.comment, notebook=which),
-            _notebook_scores(gradebook, info, which))
-    if _kept is not None:
-        _kept[key] = rows
-    return rows
+
+    def read(which: str | None) -> StudentRows:
+        with Gradebook(db_url) as gradebook:  # as GetGrades opens it
+            return StudentRows(
+                rows_by_notebook(gradebook, Grade, GRADED_TYPES, info, Grade.score, Grade.max_score, notebook=which),
+                rows_by_notebook(gradebook, Comment, COMMENTED_TYPES, info, Comment.comment, notebook=which),
+                _notebook_scores(gradebook, info, which))
+
+    return per_student(("feedback rows", db_url, assignment, student), read, notebook)
 
 
 def _notebook_scores(gradebook: Gradebook, info: dict, notebook: str | None) -> dict[str, Row]:

@@ -3,7 +3,7 @@
 nbgrader's schema indexes a grade and a comment by (cell, notebook) only, and
 a submitted notebook by (notebook, submission). Every query that asks for one
 submitted notebook's grades or comments (nbgrader's score of a notebook, a
-column of SubmittedNotebook; the kit's notebook_rows, save_scores.py) or for
+column of SubmittedNotebook; the kit's rows_by_notebook, save_scores.py) or for
 one submission's notebooks (SubmittedAssignment's score, its late penalty)
 then reads the whole table: every student's rows, so each student costs more
 the larger the class, and a class costs the square of its size. `add_indexes`

@@ -11,10 +11,13 @@ with two differences in how:
   for people to read (nbgrader.utils.determine_grade: all the points or
   none). A check with no grade in the report scores as that decoding scores
   its NotGraded error: 0;
-- the notebook's grade rows are read in one query and written in one
-  statement (executemany), its comment rows likewise, and committed once,
-  holding the writer's turn on SQLite (gradebook_turns.py): a notebook costs
-  the same few queries whatever its number of cells. SaveAutoGrades reads,
+- the notebook's grade rows are written in one statement (executemany), its
+  comment rows likewise, and committed once, holding the writer's turn on
+  SQLite (gradebook_turns.py): a notebook costs the same few queries whatever
+  its number of cells. The rows' ids are read in one query each, for every
+  notebook of the student at once while the student is autograded
+  (per_student.py); whether a grade needs a grader's look is decided by the
+  database from the row as it writes it. SaveAutoGrades reads,
   writes and commits each cell's rows one at a time. A cell with no row in the
   gradebook fails the notebook with nbgrader's MissingEntry, as there, but
   before anything of the notebook is written.
@@ -33,11 +36,12 @@ from nbgrader import utils
 from nbgrader.api import (Assignment, BaseCell, Comment, Grade, Gradebook, MissingEntry, Notebook,
                           SubmittedAssignment, SubmittedNotebook)
 from nbgrader.preprocessors import NbGraderPreprocessor
-from sqlalchemy import Row, update
+from sqlalchemy import Boolean, Row, bindparam, or_, update
 from sqlalchemy.orm import aliased
 
 from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN
+from kit.nbgrader_glue.per_student import per_student
 
 # The cell types whose rows nbgrader's find_grade and find_comment look a name up among, in their order.
 GRADED_TYPES = ("GradeCell", "TaskCell")
@@ -53,19 +57,12 @@ def auto_score(cell, earned: dict[str, float], log=None) -> float | None:
     return utils.determine_grade(cell, log)[0]
 
 
-def notebook_rows(gradebook: Gradebook, model: type[Grade] | type[Comment], cell_types: tuple[str, ...],
-                  info: dict, *columns) -> dict[str, Row]:
-    """Cell name → (row id, *columns) of the submitted notebook's `model` row (Grade or Comment) of the cell of
-    that name among `cell_types`, the first of them where two share a name (as nbgrader's find_grade,
-    find_comment): one query."""
-    return rows_by_notebook(gradebook, model, cell_types, info, *columns, notebook=info["notebook"]).get(
-        info["notebook"], {})
-
-
 def rows_by_notebook(gradebook: Gradebook, model: type[Grade] | type[Comment], cell_types: tuple[str, ...],
                      info: dict, *columns, notebook: str | None = None) -> dict[str, dict[str, Row]]:
-    """Notebook name → `notebook_rows` of that notebook, for every notebook of the student's submission of the
-    assignment, or for `notebook` alone: one query."""
+    """Notebook name → cell name → (row id, *columns) of the submitted notebook's `model` row (Grade or Comment)
+    of the cell of that name among `cell_types`, the first of them where two share a name (as nbgrader's
+    find_grade, find_comment); for every notebook of the student's submission of the assignment, or for
+    `notebook` alone: one query."""
     cell = aliased(BaseCell)
     query = (gradebook.db.query(model.id, *columns, cell.name.label("cell_name"), cell.type.label("cell_type"),
                                 Notebook.name.label("notebook_name"))
@@ -91,6 +88,14 @@ def cell_row(rows: dict, cell, what: str, info: dict):
     return rows[name]
 
 
+# A grade's new automatic score, and whether a grader must look at it: they gave it a score by hand, or it has
+# none from the grader. The database decides from the row as it is when it writes it.
+_GRADES = Grade.__table__
+SCORED = (update(_GRADES).where(_GRADES.c.id == bindparam("row_id"))
+          .values(auto_score=bindparam("score"),
+                  needs_manual_grade=or_(_GRADES.c.manual_score.is_not(None), bindparam("unscored", type_=Boolean))))
+
+
 class SaveScoresFromReport(NbGraderPreprocessor):
     """SaveAutoGrades's rows for a notebook, each check's score from the student's report, in one commit."""
 
@@ -99,22 +104,34 @@ class SaveScoresFromReport(NbGraderPreprocessor):
         report = resources[RUN].report(info["student"], info["assignment"])
         earned = {grade_id: grade.earned for grade_id, grade in report.cells.items()}
         with gradebook_writes(info["db_url"]), Gradebook(info["db_url"]) as gradebook:
-            grades = notebook_rows(gradebook, Grade, GRADED_TYPES, info, Grade.manual_score)
-            comments = notebook_rows(gradebook, Comment, COMMENTED_TYPES, info)
+            grades, comments = self._rows(gradebook, info)
             new_grades, new_comments = {}, {}  # row id → its new values (a cell twice in `nb`: the last)
             for cell in nb.cells:
                 if utils.is_grade(cell):
                     grade = cell_row(grades, cell, "grade", info)
                     score = auto_score(cell, earned, self.log)
-                    new_grades[grade.id] = {"id": grade.id, "auto_score": score,
-                                            "needs_manual_grade": grade.manual_score is not None or score is None}
+                    new_grades[grade.id] = {"row_id": grade.id, "score": score, "unscored": score is None}
                 if utils.is_solution(cell) or utils.is_task(cell):
                     comment = cell_row(comments, cell, "comment", info)
                     unchanged = cell.metadata.nbgrader.get("checksum", None) == utils.compute_checksum(cell)
                     new_comments[comment.id] = {"id": comment.id, "auto_comment": "No response."
                                                 if unchanged and not utils.is_task(cell) else None}
-            for model, values in ((Grade, new_grades), (Comment, new_comments)):
-                if values:  # every row in one statement (executemany), whichever of its values changed
-                    gradebook.db.execute(update(model), list(values.values()))
+            # every row in one statement (executemany)
+            if new_grades:
+                gradebook.db.execute(SCORED, list(new_grades.values()))
+            if new_comments:
+                gradebook.db.execute(update(Comment), list(new_comments.values()))
             gradebook.db.commit()
         return nb, resources
+
+    @staticmethod
+    def _rows(gradebook: Gradebook, info: dict) -> tuple[dict[str, Row], dict[str, Row]]:
+        """(grade rows, comment rows) of the notebook, by cell name: the ids of every notebook of the student's,
+        read by the first notebook while `one_read_per_student()` is open (autograde.py; per_student.py)."""
+        def read(which: str | None) -> tuple[dict, dict]:
+            return (rows_by_notebook(gradebook, Grade, GRADED_TYPES, info, notebook=which),
+                    rows_by_notebook(gradebook, Comment, COMMENTED_TYPES, info, notebook=which))
+
+        grades, comments = per_student(("row ids", info["db_url"], info["assignment"], info["student"]), read,
+                                       info["notebook"])
+        return grades.get(info["notebook"], {}), comments.get(info["notebook"], {})

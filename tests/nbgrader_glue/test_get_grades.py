@@ -13,7 +13,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import GetGrades
 
 from kit.course import COURSE_ID
-from kit.nbgrader_glue.get_grades import GetGradesAtOnce, one_read_per_student
+from kit.nbgrader_glue.get_grades import GetGradesAtOnce
+from kit.nbgrader_glue.per_student import one_read_per_student
 from kit.nbgrader_glue.grading_run import RUN
 from kit.nbgrader_glue.preprocessors import GradeOutOfProcess
 from kit.nbgrader_glue.save_scores import SaveScoresFromReport

@@ -1,5 +1,5 @@
 """Does autograde's score step write each check's score from the report, the rest as nbgrader's SaveAutoGrades
-writes it, in a bounded number of queries per notebook?"""
+writes it, in a bounded number of queries per notebook, reading a student's rows once?"""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from autograder.grade import CellGrade, Report
 from autograder.sandbox import BUBBLEWRAP
 from kit.course import COURSE_ID
 from kit.nbgrader_glue.grading_run import RUN
+from kit.nbgrader_glue.per_student import one_read_per_student
 from kit.nbgrader_glue.preprocessors import GradeOutOfProcess
 from kit.nbgrader_glue.save_scores import SaveScoresFromReport
 from tests.shared.gradebooks import by_name, released_cell, statements_counted
@@ -121,3 +122,23 @@ def _statements_saving(empty: Path, folder: Path, checks: int) -> int:
 def test_a_notebooks_scores_take_as_many_queries_for_forty_checks_as_for_two(empty_gradebook, tmp_path):
     forty, two = (_statements_saving(empty_gradebook, tmp_path / f"{n}", n) for n in (40, 2))
     assert forty == two
+
+
+def test_does_a_grade_given_by_hand_during_the_students_run_mark_it_for_a_look_though_its_row_was_read_before(
+        empty_gradebook, tmp_path):
+    nb = _notebook(checks=2)
+    url = _gradebook(empty_gradebook, tmp_path / "course", nb)
+    resources = {"nbgrader": {"notebook": NOTEBOOK, "assignment": ASSIGNMENT, "student": STUDENT, "db_url": url},
+                 RUN: _GivenReport(_report({"hidden_softmax_0": 1.0, "hidden_softmax_1": 1.0}))}
+    nb, resources = GradeOutOfProcess().preprocess(nb, resources)
+    with one_read_per_student():
+        with statements_counted() as first:
+            SaveScoresFromReport().preprocess(nb, resources)
+        assert by_name(url)[STUDENT, NOTEBOOK, "hidden_softmax_0"] == (1.0, None, None, 1.0, False)
+        with Gradebook(url, COURSE_ID) as gb:  # a grader, between two notebooks of the student's run
+            gb.find_grade("hidden_softmax_0", NOTEBOOK, ASSIGNMENT, STUDENT).manual_score = 0.5
+            gb.db.commit()
+        with statements_counted() as second:
+            SaveScoresFromReport().preprocess(nb, resources)
+    assert second[0] < first[0]  # the rows' ids were read once
+    assert by_name(url)[STUDENT, NOTEBOOK, "hidden_softmax_0"] == (1.0, 0.5, None, 1.0, True)
