@@ -57,7 +57,7 @@ from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN, GradingRun
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
-from kit.nbgrader_glue.per_student import one_read_per_student
+from kit.nbgrader_glue.per_student import one_read_per_run, one_read_per_student
 from kit.nbgrader_glue.whole_or_absent import WholeOrAbsent
 
 
@@ -144,7 +144,8 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
     def convert_notebooks(self) -> None:
         self._class_run.enrol(map(self.student_of, self.assignments))
         self.grading_run = self._class_run
-        with shared_engines():  # one gradebook engine per process for the whole run (engines.py)
+        # one gradebook engine per process for the whole run (engines.py), the released cells read once
+        with shared_engines(), one_read_per_run():
             workers = self.worker_count()
             if not self.scheduler and (workers <= 1 or len(self.assignments) <= 1):
                 return self.convert_one_by_one()

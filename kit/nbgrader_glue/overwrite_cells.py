@@ -6,8 +6,10 @@ asks the gradebook once per cell (`find_source_cell`), and again for every
 graded cell (`find_graded_cell`): about 40 queries for one of the kit's
 notebooks, each joined through the notebook and the assignment. This one reads
 the notebook's source cells in one query and its graded cells (grade and task
-cells) in another, then runs nbgrader's own steps on them unchanged: the same
-cells come out, with the same warnings. configure.py puts it in OverwriteCells'
+cells) in two more, once per run and notebook while `one_read_per_run()` is
+open (autograde.py; per_student.py: no student changes them), then runs
+nbgrader's own steps on them unchanged: the same cells come out, with the
+same warnings. configure.py puts it in OverwriteCells'
 place among the kit's sanitizing steps.
 """
 
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 from nbgrader.api import Assignment, GradeCell, Gradebook, MissingEntry, Notebook, SourceCell, TaskCell
 from nbgrader.preprocessors import NbGraderPreprocessor, OverwriteCells
+
+from kit.nbgrader_glue.per_student import per_run
 
 
 class _NotebookCells:
@@ -25,12 +29,19 @@ class _NotebookCells:
         self._gradebook = gradebook
 
         def by_name(model) -> dict:
-            return {cell.name: cell for cell in gradebook.db.query(model)
-                    .join(Notebook, Notebook.id == model.notebook_id)
-                    .join(Assignment, Assignment.id == Notebook.assignment_id)
-                    .filter(Notebook.name == notebook, Assignment.name == assignment)}
-        self._source = by_name(SourceCell)
-        self._graded = {**by_name(TaskCell), **by_name(GradeCell)}  # a grade cell first, as find_graded_cell looks
+            cells = {cell.name: cell for cell in gradebook.db.query(model)
+                     .join(Notebook, Notebook.id == model.notebook_id)
+                     .join(Assignment, Assignment.id == Notebook.assignment_id)
+                     .filter(Notebook.name == notebook, Assignment.name == assignment)}
+            for cell in cells.values():  # read-only copies, kept for the run's next notebooks (per_student.py)
+                gradebook.db.expunge(cell)
+            return cells
+
+        def read() -> tuple[dict, dict]:  # graded cells: a grade cell first, as find_graded_cell looks
+            return by_name(SourceCell), {**by_name(TaskCell), **by_name(GradeCell)}
+
+        self._source, self._graded = per_run(("released cells", str(gradebook.engine.url), assignment, notebook),
+                                             read)
 
     def find_source_cell(self, name: str, notebook: str, assignment: str) -> SourceCell:
         if name not in self._source:  # nbgrader's own message

@@ -1,5 +1,5 @@
 """Does autograde's OverwriteCellsAtOnce put a tampered notebook back exactly as nbgrader's OverwriteCells does, with
-the same warnings, in as many queries for forty cells as for two?"""
+the same warnings, in as many queries for forty cells as for two, the released cells read once a run?"""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from nbgrader.preprocessors import OverwriteCells, SaveCells
 
 from kit.course import COURSE_ID
 from kit.nbgrader_glue.overwrite_cells import OverwriteCellsAtOnce
+from kit.nbgrader_glue.per_student import one_read_per_run
 from tests.shared.gradebooks import released_cell, statements_counted
 
 ASSIGNMENT, NOTEBOOK = "attention", "03_softmax"
@@ -95,3 +96,23 @@ def test_a_notebook_takes_as_many_queries_for_forty_checks_as_for_two(empty_grad
         counts[checks] = (_overwritten(OverwriteCellsAtOnce, url, _tampered(released), caplog)[2],
                           _overwritten(OverwriteCells, url, _tampered(released), caplog)[2])
     assert counts[40][0] == counts[2][0] < counts[2][1] < counts[40][1], counts
+
+
+@pytest.mark.parametrize("add_missing_cells", [False, True])
+def test_does_the_next_students_notebook_in_a_run_read_no_released_cell_and_come_back_the_same(
+        empty_gradebook, tmp_path, caplog, add_missing_cells):
+    released = _released(checks=3)
+    url = _gradebook(empty_gradebook, tmp_path / "gradebook", released)
+    tampered = _tampered(released)
+    if add_missing_cells:  # a check deleted
+        tampered.cells = [c for c in tampered.cells if c.metadata.nbgrader["grade_id"] not in ("check_softmax_2", "mine")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(OverwriteCells, "add_missing_cells", add_missing_cells)
+        alone = _overwritten(OverwriteCellsAtOnce, url, tampered, caplog)
+        with one_read_per_run():
+            first = _overwritten(OverwriteCellsAtOnce, url, tampered, caplog)
+            with Gradebook(url, COURSE_ID) as gb:  # a session that commits: the kept cells are not its own
+                gb.add_student("someone")
+            second = _overwritten(OverwriteCellsAtOnce, url, tampered, caplog)
+    assert alone[:2] == first[:2] == second[:2]
+    assert second[2] < first[2] == alone[2]  # statements: the second read none of the released cells
