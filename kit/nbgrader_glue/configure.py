@@ -122,7 +122,7 @@ def _out_of_process(c, course: Course) -> None:
     from nbgrader.preprocessors import ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteKernelspec
 
     from kit.nbgrader_glue.autograde_exporter import AutogradeExporter
-    from kit.nbgrader_glue.gradebook_turns import AssignLatePenaltiesInTurn
+    from kit.nbgrader_glue.late_penalties import AssignLatePenaltiesAtOnce
     from kit.nbgrader_glue.overwrite_cells import OverwriteCellsAtOnce
     from kit.nbgrader_glue.preprocessors import CheckCellMetadataOnce, GradeOutOfProcess, RestoreFromSource
     from kit.nbgrader_glue.save_scores import SaveScoresFromReport
@@ -131,7 +131,7 @@ def _out_of_process(c, course: Course) -> None:
     c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
                                           OverwriteCellsAtOnce, CheckCellMetadataOnce, WrittenAnswersAsText]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-                                           SaveScoresFromReport, AssignLatePenaltiesInTurn, CheckCellMetadataOnce]
+                                           SaveScoresFromReport, AssignLatePenaltiesAtOnce, CheckCellMetadataOnce]
     # Each notebook checked against nbformat's schema once its steps are done, not after each of its fourteen steps
     # (a notebook a step broke still fails its student, as before), and neither copied nor checked again where
     # nbconvert repeats it (autograde_exporter.py).
