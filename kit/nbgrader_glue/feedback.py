@@ -15,8 +15,8 @@ from nbgrader.converters import GenerateFeedback
 from traitlets import Integer
 
 from kit.nbgrader_glue.engines import shared_engines
-from kit.nbgrader_glue.per_student import one_read_per_student
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
+from kit.nbgrader_glue.per_student import one_read_per_student
 from kit.nbgrader_glue.whole_or_absent import WholeOrAbsent
 
 
