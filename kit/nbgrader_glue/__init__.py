@@ -8,16 +8,18 @@
   where nbconvert repeats it), preprocessors.py (nbgrader's autograde steps
   the kit adds), save_scores.py
   (the scores from the report into the gradebook, in SaveAutoGrades's place),
-  overwrite_cells.py (OverwriteCells reading a notebook's cells in two queries);
+  overwrite_cells.py (OverwriteCells reading a notebook's cells once a run),
+  late_penalties.py (a submission on time's penalties reset in one statement);
 - what a student wrote in markdown, shown as text in every page nbgrader
   renders: written_as_text.py;
-- feedback, late policy and exports: feedback.py, get_grades.py (a page's
-  grades in two queries), feedback_page.py, feedback_exporter.py (the page's
-  set-up once per process) with templates/ (the feedback page, and the
+- feedback, late policy and exports: feedback.py, get_grades.py (a student's
+  grades for all their pages in three queries), feedback_page.py,
+  feedback_exporter.py (the page's set-up once per process, no copies) with templates/ (the feedback page, and the
   formgrader's view of a submission),
   late.py, export.py;
 - the gradebook: reachable.py (it answers, or the command stops), engines.py
-  (one engine per process), sqlite_wal.py (SQLite in WAL mode),
+  (one engine per process), per_student.py (rows read once a student, or
+  once a run), sqlite_wal.py (SQLite in WAL mode),
   locked_gradebook.py (how long a locked gradebook is waited for),
   gradebook_turns.py (SQLite writers take turns), lock.py (one grading run at
   a time);
