@@ -17,13 +17,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from nbgrader.api import (Assignment, Comment, Grade, Gradebook, MissingEntry, Notebook, SubmittedAssignment,
-                          SubmittedNotebook)
+from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, Notebook, SubmittedNotebook
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 from sqlalchemy import Row
 
 from kit.nbgrader_glue.per_student import per_student
-from kit.nbgrader_glue.save_scores import COMMENTED_TYPES, GRADED_TYPES, cell_row, rows_by_notebook
+from kit.nbgrader_glue.save_scores import COMMENTED_TYPES, GRADED_TYPES, cell_row, of_submission, rows_by_notebook
 
 
 class StudentRows(NamedTuple):
@@ -33,33 +32,25 @@ class StudentRows(NamedTuple):
     notebooks: dict[str, Row]  # notebook name → (score, max_score, late_submission_penalty)
 
 
-def student_rows(db_url: str, assignment: str, student: str, notebook: str) -> StudentRows:
-    """The student's rows of `notebook`, or of every notebook of theirs, read by the first page that asks while
-    `one_read_per_student()` is open (per_student.py)."""
-    info = {"assignment": assignment, "student": student}
-
+def student_rows(info: dict) -> StudentRows:
+    """The student's rows of the notebook `info` names (resources["nbgrader"]), or of every notebook of theirs,
+    read by the first page that asks while `one_read_per_student()` is open (per_student.py)."""
     def read(which: str | None) -> StudentRows:
-        with Gradebook(db_url) as gradebook:  # as GetGrades opens it
+        with Gradebook(info["db_url"]) as gradebook:  # as GetGrades opens it
             return StudentRows(
                 rows_by_notebook(gradebook, Grade, GRADED_TYPES, info, Grade.score, Grade.max_score, notebook=which),
                 rows_by_notebook(gradebook, Comment, COMMENTED_TYPES, info, Comment.comment, notebook=which),
                 _notebook_scores(gradebook, info, which))
 
-    return per_student(("feedback rows", db_url, assignment, student), read, notebook)
+    return per_student("feedback rows", info, read)
 
 
 def _notebook_scores(gradebook: Gradebook, info: dict, notebook: str | None) -> dict[str, Row]:
     """Notebook name → (score, max_score, late_submission_penalty) of the student's submitted notebooks, or of
     `notebook` alone."""
-    query = (gradebook.db.query(Notebook.name, SubmittedNotebook.score, SubmittedNotebook.max_score,
-                                SubmittedNotebook.late_submission_penalty)
-             .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
-             .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
-             .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-             .filter(Assignment.name == info["assignment"], SubmittedAssignment.student_id == info["student"]))
-    if notebook is not None:
-        query = query.filter(Notebook.name == notebook)
-    return {row.name: row for row in query.all()}
+    query = gradebook.db.query(Notebook.name, SubmittedNotebook.score, SubmittedNotebook.max_score,
+                               SubmittedNotebook.late_submission_penalty)
+    return {row.name: row for row in of_submission(query, info, notebook).all()}
 
 
 class GetGradesAtOnce(GetGrades):
@@ -68,10 +59,10 @@ class GetGradesAtOnce(GetGrades):
     def preprocess(self, nb, resources):
         """GetGrades.preprocess (nbgrader 0.9.6): each cell's score, points and comment, then the notebook's score,
         maximum score and late penalty, from `student_rows`."""
-        info = resources["nbgrader"]
+        info = self._info = resources["nbgrader"]
         self.notebook_id, self.assignment_id = info["notebook"], info["assignment"]
         self.student_id, self.db_url = info["student"], info["db_url"]
-        rows = student_rows(self.db_url, self.assignment_id, self.student_id, self.notebook_id)
+        rows = student_rows(info)
         self._grades = rows.grades.get(self.notebook_id, {})
         self._comments = rows.comments.get(self.notebook_id, {})
         nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)  # each cell, as GetGrades
@@ -89,13 +80,10 @@ class GetGradesAtOnce(GetGrades):
         resources["nbgrader"]["late_penalty"] = late_penalty
         return nb, resources
 
-    def _names(self) -> dict:
-        return {"notebook": self.notebook_id, "assignment": self.assignment_id, "student": self.student_id}
-
     def _get_comment(self, cell, resources) -> None:
-        cell.metadata.nbgrader["comment"] = cell_row(self._comments, cell, "comment", self._names()).comment
+        cell.metadata.nbgrader["comment"] = cell_row(self._comments, cell, "comment", self._info).comment
 
     def _get_score(self, cell, resources) -> None:
-        grade = cell_row(self._grades, cell, "grade", self._names())
+        grade = cell_row(self._grades, cell, "grade", self._info)
         cell.metadata.nbgrader["score"] = grade.score
         cell.metadata.nbgrader["points"] = grade.max_score

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from nbgrader.api import Assignment, Gradebook, MissingEntry, Notebook, SubmittedAssignment, SubmittedNotebook
+from nbgrader.api import Gradebook, MissingEntry, Notebook, SubmittedNotebook
 from sqlalchemy import bindparam, update
 
 from kit.nbgrader_glue.gradebook_turns import AssignLatePenaltiesInTurn, gradebook_writes
 from kit.nbgrader_glue.per_student import per_student
+from kit.nbgrader_glue.save_scores import of_submission
 
 _NOTEBOOKS = SubmittedNotebook.__table__
 RESET = (update(_NOTEBOOKS).where(_NOTEBOOKS.c.id == bindparam("row_id"),
@@ -33,23 +34,18 @@ class Lateness(NamedTuple):
     notebooks: dict[str, str]  # notebook name → the submitted notebook's row id
 
 
-def lateness(gradebook: Gradebook, assignment: str, student: str, notebook: str) -> Lateness:
-    """The submission's lateness and the ids of its notebooks (of `notebook` alone, outside a student's run)."""
+def lateness(gradebook: Gradebook, info: dict) -> Lateness:
+    """The submission's lateness and the ids of its notebooks (of `info`'s notebook alone, outside a student's
+    run). `info`: the notebook's resources["nbgrader"]."""
     def read(which: str | None) -> Lateness:
         try:
-            seconds_late = gradebook.find_submission(assignment, student).total_seconds_late
+            seconds_late = gradebook.find_submission(info["assignment"], info["student"]).total_seconds_late
         except MissingEntry:
             return Lateness(None, {})
-        query = (gradebook.db.query(Notebook.name, SubmittedNotebook.id)
-                 .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
-                 .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
-                 .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-                 .filter(Assignment.name == assignment, SubmittedAssignment.student_id == student))
-        if which is not None:
-            query = query.filter(Notebook.name == which)
+        query = of_submission(gradebook.db.query(Notebook.name, SubmittedNotebook.id), info, which)
         return Lateness(seconds_late, dict(query.all()))
 
-    return per_student(("lateness", str(gradebook.engine.url), assignment, student), read, notebook)
+    return per_student("lateness", info, read)
 
 
 class AssignLatePenaltiesAtOnce(AssignLatePenaltiesInTurn):
@@ -58,7 +54,7 @@ class AssignLatePenaltiesAtOnce(AssignLatePenaltiesInTurn):
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         with gradebook_writes(info["db_url"]), Gradebook(info["db_url"]) as gradebook:
-            found = lateness(gradebook, info["assignment"], info["student"], info["notebook"])
+            found = lateness(gradebook, info)
             row_id = found.notebooks.get(info["notebook"])
             on_time = found.seconds_late is not None and found.seconds_late <= 0 and row_id is not None
             if on_time:

@@ -45,12 +45,13 @@ def one_read_per_run():
     return _kept_while_open(RUN)
 
 
-def per_student(key: tuple, read: Callable[[str | None], Read], notebook: str) -> Read:
-    """`read(None)` (the rows of every notebook of the student), kept under `key` while `one_read_per_student()`
-    is open; `read(notebook)` (that notebook's alone) when it is closed. `key` names the student and the rows."""
+def per_student(what: str, info: dict, read: Callable[[str | None], Read]) -> Read:
+    """`read(None)` (`what` of every notebook of the student), kept while `one_read_per_student()` is open;
+    `read(notebook)` (that notebook's alone) when it is closed. `info`: the notebook's resources["nbgrader"]
+    (its gradebook, assignment, student and notebook)."""
     if _kept[STUDENT] is None:
-        return read(notebook)
-    return _kept_or_read(STUDENT, key, lambda: read(None))
+        return read(info["notebook"])
+    return _kept_or_read(STUDENT, (what, info["db_url"], info["assignment"], info["student"]), lambda: read(None))
 
 
 def per_run(key: tuple, read: Callable[[], Read]) -> Read:

@@ -57,6 +57,17 @@ def auto_score(cell, earned: dict[str, float], log=None) -> float | None:
     return utils.determine_grade(cell, log)[0]
 
 
+def of_submission(query, info: dict, notebook: str | None = None):
+    """`query` (one that reaches SubmittedNotebook) joined through the submitted notebooks' notebook and
+    submission to their assignment, kept to the student's submission of the assignment (`info`'s), and to
+    `notebook` alone if given."""
+    query = (query.join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+             .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+             .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+             .filter(Assignment.name == info["assignment"], SubmittedAssignment.student_id == info["student"]))
+    return query if notebook is None else query.filter(Notebook.name == notebook)
+
+
 def rows_by_notebook(gradebook: Gradebook, model: type[Grade] | type[Comment], cell_types: tuple[str, ...],
                      info: dict, *columns, notebook: str | None = None) -> dict[str, dict[str, Row]]:
     """Notebook name → cell name → (row id, *columns) of the submitted notebook's `model` row (Grade or Comment)
@@ -64,17 +75,11 @@ def rows_by_notebook(gradebook: Gradebook, model: type[Grade] | type[Comment], c
     find_grade, find_comment); for every notebook of the student's submission of the assignment, or for
     `notebook` alone: one query."""
     cell = aliased(BaseCell)
-    query = (gradebook.db.query(model.id, *columns, cell.name.label("cell_name"), cell.type.label("cell_type"),
-                                Notebook.name.label("notebook_name"))
-             .join(cell, cell.id == model.cell_id)
-             .join(SubmittedNotebook, SubmittedNotebook.id == model.notebook_id)
-             .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
-             .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
-             .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-             .filter(cell.type.in_(cell_types), Assignment.name == info["assignment"],
-                     SubmittedAssignment.student_id == info["student"]))
-    if notebook is not None:
-        query = query.filter(Notebook.name == notebook)
+    query = of_submission(gradebook.db.query(model.id, *columns, cell.name.label("cell_name"),
+                                             cell.type.label("cell_type"), Notebook.name.label("notebook_name"))
+                          .join(cell, cell.id == model.cell_id)
+                          .join(SubmittedNotebook, SubmittedNotebook.id == model.notebook_id)
+                          .filter(cell.type.in_(cell_types)), info, notebook)
     rows: dict[str, dict[str, Row]] = {}
     for row in sorted(query.all(), key=lambda row: cell_types.index(row.cell_type), reverse=True):
         rows.setdefault(row.notebook_name, {})[row.cell_name] = row  # the preferred type written last
@@ -132,6 +137,5 @@ class SaveScoresFromReport(NbGraderPreprocessor):
             return (rows_by_notebook(gradebook, Grade, GRADED_TYPES, info, notebook=which),
                     rows_by_notebook(gradebook, Comment, COMMENTED_TYPES, info, notebook=which))
 
-        grades, comments = per_student(("row ids", info["db_url"], info["assignment"], info["student"]), read,
-                                       info["notebook"])
+        grades, comments = per_student("row ids", info, read)
         return grades.get(info["notebook"], {}), comments.get(info["notebook"], {})
