@@ -37,17 +37,18 @@ import pickle
 import signal
 import struct
 import sys
-import tempfile
 import time
 import traceback
 import zipfile
 from io import BytesIO
 from pathlib import Path
 
+from autograder import scratch
 from autograder.bounded_pipe import BoundedReader, Interrupted, PastDeadline, TooLong, write_all
 from autograder.budget import GraderBudget
 from autograder.cases import build_every_hidden_case
 from autograder.grade import grade_submission
+from autograder.grading_child import remove_tree
 from autograder.sandbox import PR_SET_PDEATHSIG, NoConfinement
 
 LENGTH = struct.Struct("!Q")
@@ -81,14 +82,17 @@ def unpack(archive: bytes, folder: Path) -> Path:
 
 def grade(submission: bytes, source: bytes, confine: str, budget: GraderBudget) -> list:
     """The reply for one submission (see the module's docstring)."""
-    with tempfile.TemporaryDirectory(prefix="attention-cluster-") as scratch:
-        folder = unpack(submission, Path(scratch) / "submission")
+    folder = scratch.make(scratch.CLUSTER)  # what a killed worker leaves, the next grading removes
+    try:
+        submitted = unpack(submission, folder / "submission")
         # A course's layout (course/source/<assignment>): the grader hides the course folder from the child.
-        assignment = unpack(source, Path(scratch) / "course" / "source" / "assignment")
+        assignment = unpack(source, folder / "course" / "source" / "assignment")
         try:
-            return ["graded", grade_submission(folder, assignment, confine, budget).plain()]
+            return ["graded", grade_submission(submitted, assignment, confine, budget).plain()]
         except NoConfinement as refusal:
             return ["refused", str(refusal)]
+    finally:
+        remove_tree(folder)
 
 
 def _grade_here(request: tuple, server: int, out: int) -> None:

@@ -54,14 +54,13 @@ import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from autograder import sandbox, stand_in_server
+from autograder import sandbox, scratch, stand_in_server
 from autograder.call_frames import call_in, header
 from autograder.exercises import REGISTRY
 from autograder.grading_child import GradingChild, remove_tree
@@ -146,7 +145,7 @@ class Submission:
         self.source = Path(source)
         self.seconds_per_call = seconds_per_call
         self.limits = limits._replace(disk_bytes=budget.disk_bytes)
-        self._scratch = Path(tempfile.mkdtemp(prefix="attention-grading-"))
+        self._scratch = scratch.make()  # and what killed graders left, removed (autograder/scratch.py)
         grader, self.prepared = self._scratch / "grader", self._scratch / "prepared"
         for folder in (grader, self.prepared, self._scratch / "work"):
             folder.mkdir()

@@ -8,9 +8,12 @@ import json
 import os
 import pickle
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -88,3 +91,26 @@ def test_the_worker_going_away_ends_the_grading_under_way():
     server.stdin.close()  # what the worker's death does to the pipe
     assert server.wait(timeout=60) == 0
     assert not Path(f"/proc/{grading}").exists()  # killed, and reaped by the server
+
+
+def test_what_a_killed_grading_process_leaves_is_removed_by_the_next_one():
+    # Its own temporary folder, open to the confined children (as pytest's own, under a private folder, is not).
+    temporary = Path(tempfile.mkdtemp(prefix="cluster-task-tmp-"))
+    temporary.chmod(0o755)
+    server = subprocess.Popen([sys.executable, "-m", "autograder.cluster_task"], cwd=ROOT, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, env={**os.environ, "TMPDIR": str(temporary)})
+    try:
+        send(server.stdin.fileno(), request("ada"))
+        killed, give_up = grading_child(server), time.monotonic() + 120
+        while not (left := sorted(temporary.glob(f"attention-cluster-*-{killed}-*"))):  # named for its process
+            assert time.monotonic() < give_up, f"no folder named for the grading process: {list(temporary.iterdir())}"
+        os.kill(killed, signal.SIGKILL)
+        assert reply(server)[0] == "failed" and all(path.exists() for path in left)
+        send(server.stdin.fileno(), request("bo"))
+        assert reply(server)[0] == "graded"
+        scratch = [*temporary.glob("attention-cluster-*"), *temporary.glob("attention-grading-*")]
+        assert scratch == []  # the killed one's, then bo's own, removed
+    finally:
+        server.kill()
+        server.wait()
+        shutil.rmtree(temporary, ignore_errors=True)

@@ -1,0 +1,95 @@
+"""The grader's scratch folders, one a student, and what a killed grader left of them.
+
+A scratch folder holds copies of a student's work while that student is graded: the grader's
+(GRADING, autograder/submission.py: the notebooks restored for grading, the grader's code) and a
+cluster worker's (CLUSTER, autograder/cluster_task.py: the submission and the course's source as
+they came); its grader removes it when it is done. A grader killed part-way (SIGKILL, the OOM
+killer, a culled server, a lost worker) cannot, so each folder's name says who made it: the PID
+namespace, process id and start time of its grader. The first scratch folder a process makes first
+removes (`sweep`) every folder of this account whose grader, in this PID namespace, has ended:
+
+    <temporary folder>/attention-grading-<pid namespace>-<pid>-<start time>-<random>/
+    <temporary folder>/attention-cluster-<pid namespace>-<pid>-<start time>-<random>/
+
+A folder whose maker cannot be judged from here is left as it is: made in another PID namespace (a
+container sharing the folder), named in another form (an older kit's), another account's, or a link.
+Where /proc cannot say which process this is, folders are named and left in the older form.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+from autograder.grading_child import remove_tree
+
+GRADING, CLUSTER = "attention-grading-", "attention-cluster-"  # the two kinds' prefixes
+_NAME = re.compile(r"attention-(?:grading|cluster)-(\d+)-(\d+)-(\d+)-[A-Za-z0-9_]+")
+_swept = threading.Lock()
+_swept_once = False
+
+
+def _namespace() -> str | None:
+    """This process's PID namespace (its inode number), where /proc is this process's own."""
+    try:
+        link = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+        own = Path("/proc/self/stat").read_text().split(" ", 1)[0]
+    except OSError:
+        return None
+    found = re.fullmatch(r"pid:\[(\d+)\]", link)
+    return found.group(1) if found and own == str(os.getpid()) else None
+
+
+def _start_time(pid: int) -> str | None:
+    """When process `pid` started (clock ticks after boot), or None once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def make(prefix: str = GRADING) -> Path:
+    """A new scratch folder (mode 0700) of kind `prefix` named for this process; the first one a process
+    makes sweeps first."""
+    global _swept_once
+    with _swept:
+        if not _swept_once:
+            _swept_once = True
+            sweep()
+    namespace, started = _namespace(), _start_time(os.getpid())
+    owner = f"{namespace}-{os.getpid()}-{started}-" if namespace and started else ""
+    return Path(tempfile.mkdtemp(prefix=prefix + owner))
+
+
+def sweep(folder: Path | None = None) -> list[Path]:
+    """Remove every scratch folder in `folder` (the temporary folder) of this account whose grader, in this
+    PID namespace, has ended (its process id gone, or taken by a process that started at another time).
+    Returns the folders removed."""
+    namespace = _namespace()
+    if namespace is None:
+        return []
+    folder = Path(folder or tempfile.gettempdir())
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    for name in names:
+        found = _NAME.fullmatch(name)
+        if not found or found.group(1) != namespace:
+            continue
+        pid, started = int(found.group(2)), found.group(3)
+        path = folder / name
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or _start_time(pid) == started:
+            continue
+        remove_tree(path)
+        removed.append(path)
+    return removed
