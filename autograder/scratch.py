@@ -1,15 +1,15 @@
-"""The grader's scratch folders, one a student, and what a killed grader left of them.
+"""Scratch folders that hold copies of a student's work while it is handled, and what a killed process left.
 
-A scratch folder holds copies of a student's work while that student is graded: the grader's
-(GRADING, autograder/submission.py: the notebooks restored for grading, the grader's code) and a
-cluster worker's (CLUSTER, autograder/cluster_task.py: the submission and the course's source as
-they came); its grader removes it when it is done. A grader killed part-way (SIGKILL, the OOM
-killer, a culled server, a lost worker) cannot, so each folder's name says who made it: the PID
-namespace, process id and start time of its grader. The first scratch folder a process makes first
-removes (`sweep`) every folder of this account whose grader, in this PID namespace, has ended:
+Three kinds, each made and removed by one process: the grader's (GRADING, autograder/submission.py: the
+notebooks restored for grading, the grader's code), a cluster worker's (CLUSTER, autograder/cluster_task.py:
+the submission and the course's source as they came), both in the temporary folder, and a hand-in being
+collected (kit/hand_in/collect.py: `.collecting-…` in the course's submitted/ folder). A process killed
+part-way (SIGKILL, the OOM killer, a culled server, a lost worker) cannot remove its folder, so each folder's
+name says who made it: the PID namespace, process id and start time of its maker. The first folder of a kind
+a process makes in a folder first removes (`sweep`) every folder of that kind there, of this account, whose
+maker, in this PID namespace, has ended:
 
     <temporary folder>/attention-grading-<pid namespace>-<pid>-<start time>-<random>/
-    <temporary folder>/attention-cluster-<pid namespace>-<pid>-<start time>-<random>/
 
 A folder whose maker cannot be judged from here is left as it is: made in another PID namespace (a
 container sharing the folder), named in another form (an older kit's), another account's, or a link.
@@ -27,10 +27,9 @@ from pathlib import Path
 
 from autograder.grading_child import remove_tree
 
-GRADING, CLUSTER = "attention-grading-", "attention-cluster-"  # the two kinds' prefixes
-_NAME = re.compile(r"attention-(?:grading|cluster)-(\d+)-(\d+)-(\d+)-[A-Za-z0-9_]+")
-_swept = threading.Lock()
-_swept_once = False
+GRADING, CLUSTER, COLLECTING = "attention-grading-", "attention-cluster-", ".collecting-"  # the kinds' prefixes
+_lock = threading.Lock()
+_swept: set[tuple[str, str]] = set()  # (folder, kind) swept by this process
 
 
 def _namespace() -> str | None:
@@ -52,34 +51,34 @@ def _start_time(pid: int) -> str | None:
         return None
 
 
-def make(prefix: str = GRADING) -> Path:
-    """A new scratch folder (mode 0700) of kind `prefix` named for this process; the first one a process
-    makes sweeps first."""
-    global _swept_once
-    with _swept:
-        if not _swept_once:
-            _swept_once = True
-            sweep()
+def make(prefix: str = GRADING, folder: Path | None = None) -> Path:
+    """A new folder (mode 0700) of kind `prefix` in `folder` (the temporary folder) named for this process; the
+    first of its kind there this process makes sweeps first."""
+    folder = Path(folder or tempfile.gettempdir())
+    with _lock:
+        if (str(folder), prefix) not in _swept:
+            _swept.add((str(folder), prefix))
+            sweep(folder, prefix)
     namespace, started = _namespace(), _start_time(os.getpid())
     owner = f"{namespace}-{os.getpid()}-{started}-" if namespace and started else ""
-    return Path(tempfile.mkdtemp(prefix=prefix + owner))
+    return Path(tempfile.mkdtemp(prefix=prefix + owner, dir=folder))
 
 
-def sweep(folder: Path | None = None) -> list[Path]:
-    """Remove every scratch folder in `folder` (the temporary folder) of this account whose grader, in this
-    PID namespace, has ended (its process id gone, or taken by a process that started at another time).
-    Returns the folders removed."""
+def sweep(folder: Path, prefix: str = GRADING) -> list[Path]:
+    """Remove every folder of kind `prefix` in `folder` of this account whose maker, in this PID namespace,
+    has ended (its process id gone, or taken by a process that started at another time). Returns the folders
+    removed."""
     namespace = _namespace()
     if namespace is None:
         return []
-    folder = Path(folder or tempfile.gettempdir())
+    name_of = re.compile(re.escape(prefix) + r"(\d+)-(\d+)-(\d+)-[A-Za-z0-9_]+")
     removed = []
     try:
         names = os.listdir(folder)
     except OSError:
         return []
     for name in names:
-        found = _NAME.fullmatch(name)
+        found = name_of.fullmatch(name)
         if not found or found.group(1) != namespace:
             continue
         pid, started = int(found.group(2)), found.group(3)

@@ -35,7 +35,6 @@ import fnmatch
 import json
 import os
 import shutil
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode, parse_utc
 from traitlets import List, Unicode
 
+from autograder import scratch
 from kit.course import course
 from kit.hand_in.accounts import account_map, owners_of
 from kit.hand_in.secret import read_secret, secrets_in
@@ -174,21 +174,22 @@ class TrustedCollect(ExchangeCollect):
     def _take(self, record: dict, dest: Path, owners: set[int], limits: Limits) -> None:
         """Copy one hand-in into `dest`, replacing what is there only once the copy is whole."""
         dest.parent.parent.mkdir(parents=True, exist_ok=True)  # submitted/: the copy is made beside the students
-        scratch = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent.parent))
+        # Named for this process: what a collect killed part-way leaves, the next one removes (autograder/scratch.py).
+        working = scratch.make(scratch.COLLECTING, dest.parent.parent)
         try:
-            copied = copy_hand_in(Path(self.inbound_path), record["filename"], owners, limits, scratch / "copy",
+            copied = copy_hand_in(Path(self.inbound_path), record["filename"], owners, limits, working / "copy",
                                   ignored=self._ignored)
-            self._check_nbgraders_files(record, scratch / "copy")
-            (scratch / "copy" / "timestamp.txt").write_text(self._time_of(record, copied))
+            self._check_nbgraders_files(record, working / "copy")
+            (working / "copy" / "timestamp.txt").write_text(self._time_of(record, copied))
             dest.parent.mkdir(exist_ok=True)
             replacing = dest.is_dir()
             if replacing:
-                dest.rename(scratch / "replaced")
-            (scratch / "copy").rename(dest)
+                dest.rename(working / "replaced")
+            (working / "copy").rename(dest)
             self.log.info("%s submission: %s %s (%d files, %d bytes)", "Updating" if replacing else "Collecting",
                           record["username"], self.coursedir.assignment_id, copied.files, copied.bytes)
         finally:
-            shutil.rmtree(scratch)
+            shutil.rmtree(working)
 
     def _check_nbgraders_files(self, record: dict, copy: Path) -> None:
         """Refuse a copied hand-in whose timestamp.txt is not a file, or whose secret is missing, empty, or

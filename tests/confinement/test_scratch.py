@@ -64,7 +64,7 @@ def test_a_folder_whose_process_id_now_names_another_process_is_removed(tmp_path
     ours = _named(tmp_path, namespace, pid, scratch._start_time(pid))
     earlier = str(int(scratch._start_time(pid)) - 1)  # this pid, an earlier process's
     reused = [_named(tmp_path, namespace, pid, earlier, kind) for kind in (scratch.GRADING, scratch.CLUSTER)]
-    assert sorted(scratch.sweep(tmp_path)) == sorted(reused)
+    assert [scratch.sweep(tmp_path, kind) for kind in (scratch.GRADING, scratch.CLUSTER)] == [[path] for path in reused]
     assert ours.exists() and not any(path.exists() for path in reused)
 
 
@@ -78,7 +78,7 @@ def test_what_cannot_be_judged_from_here_is_left_as_it_is(tmp_path):
     target = _named(elsewhere, namespace, gone, "2")
     link = tmp_path / f"{scratch.CLUSTER}{namespace}-{gone}-3-lnk"
     link.symlink_to(target)
-    assert scratch.sweep(tmp_path) == []
+    assert scratch.sweep(tmp_path, scratch.GRADING) == scratch.sweep(tmp_path, scratch.CLUSTER) == []
     assert other_namespace.exists() and older_kit.exists() and link.is_symlink()
     assert (target / "prepared" / "01_worked_example.ipynb").exists()
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import scratch
 from kit.course import ASSIGNMENT, COURSE_ID
 from kit.nbgrader_cli import command, environment, run, run_here
 from tests.shared.course_copy import EXAMPLE
@@ -65,8 +66,23 @@ def collected(tmp_path_factory, copy_released):
     time.sleep(0.1)  # a copy is written after its original, by more than the kernel's clock tick
     hand_in(inbound, "copied_secret", stamp(datetime.timedelta(minutes=1)),  # read from honest's cache
             secret=(honest / "submission_secret.txt").read_text())
+    plant(leftovers(course / "submitted"))
     result = run("collect", ASSIGNMENT, cwd=course, capture_output=True, text=True)
     return course, result.stdout + result.stderr, result.returncode
+
+
+def leftovers(folder: Path) -> dict[str, Path]:
+    """Working folders of earlier collects in `folder`: one whose process was killed part-way through replacing
+    a student's hand-in, one of a collect still running (this process)."""
+    namespace, pid = scratch._namespace(), os.getpid()
+    return {"killed": folder / f"{scratch.COLLECTING}{namespace}-{2 ** 22 + 1}-1-k1ll3d",
+            "running": folder / f"{scratch.COLLECTING}{namespace}-{pid}-{scratch._start_time(pid)}-runn1ng"}
+
+
+def plant(folders: dict[str, Path]) -> None:
+    for path in folders.values():
+        (path / "replaced").mkdir(parents=True)
+        (path / "replaced" / "01_worked_example.ipynb").write_bytes((WORK / "01_worked_example.ipynb").read_bytes())
 
 
 def refusals(course: Path) -> dict[str, str]:
@@ -200,3 +216,9 @@ def test_collecting_a_class_reads_each_hand_ins_name_a_bounded_number_of_times(c
     run_here("collect", ASSIGNMENT, cwd=course)
     assert all(submitted(course, student).is_dir() for student in students)
     assert len(names_read) <= 3 * len(students), f"{len(names_read)} names read for {len(students)} hand-ins"
+
+
+def test_what_a_killed_collect_left_is_removed_and_a_running_ones_kept(collected):
+    course, _, _ = collected
+    working = [path for path in (course / "submitted").iterdir() if path.name.startswith(scratch.COLLECTING)]
+    assert working == [leftovers(course / "submitted")["running"]]  # the killed one's removed by the collect
