@@ -301,16 +301,24 @@ def _kernel_lists_children() -> bool:
     return Path(f"/proc/self/task/{threading.get_native_id()}/children").exists()
 
 
+def process_fields(pid: int | str) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command's name (state first), None if there is no such process."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2:].split()
+
+
+def start_ticks(pid: int) -> int | None:
+    """When the process `pid` started, in clock ticks since boot; None if there is no such process."""
+    fields = process_fields(pid)
+    return int(fields[19]) if fields else None
+
+
 def _children_by_scanning(pid: int) -> list[int]:
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rpartition(")")[2].split()[1]) == pid:  # the field after the state: the parent's pid
-            found.append(int(entry))
-    return found
+    return [int(entry) for entry in filter(str.isdigit, os.listdir("/proc"))
+            if (fields := process_fields(entry)) is not None and int(fields[1]) == pid]  # after the state: the parent
 
 
 def _namespace_pid(pid: int) -> int | None:

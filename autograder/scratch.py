@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 
 from autograder.grading_child import remove_tree
+from autograder.sandbox import start_ticks
 
 GRADING, CLUSTER, COLLECTING = "attention-grading-", "attention-cluster-", ".collecting-"  # the kinds' prefixes
 _lock = threading.Lock()
@@ -43,14 +44,6 @@ def _namespace() -> str | None:
     return found.group(1) if found and own == str(os.getpid()) else None
 
 
-def _start_time(pid: int) -> str | None:
-    """When process `pid` started (clock ticks after boot), or None once it is gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
 def make(prefix: str = GRADING, folder: Path | None = None) -> Path:
     """A new folder (mode 0700) of kind `prefix` in `folder` (the temporary folder) named for this process; the
     first of its kind there this process makes sweeps first."""
@@ -59,7 +52,7 @@ def make(prefix: str = GRADING, folder: Path | None = None) -> Path:
         if (str(folder), prefix) not in _swept:
             _swept.add((str(folder), prefix))
             sweep(folder, prefix)
-    namespace, started = _namespace(), _start_time(os.getpid())
+    namespace, started = _namespace(), start_ticks(os.getpid())
     owner = f"{namespace}-{os.getpid()}-{started}-" if namespace and started else ""
     return Path(tempfile.mkdtemp(prefix=prefix + owner, dir=folder))
 
@@ -81,13 +74,13 @@ def sweep(folder: Path, prefix: str = GRADING) -> list[Path]:
         found = name_of.fullmatch(name)
         if not found or found.group(1) != namespace:
             continue
-        pid, started = int(found.group(2)), found.group(3)
+        pid, started = int(found.group(2)), int(found.group(3))
         path = folder / name
         try:
             info = os.lstat(path)
         except OSError:
             continue
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or _start_time(pid) == started:
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or start_ticks(pid) == started:
             continue
         remove_tree(path)
         removed.append(path)

@@ -20,9 +20,8 @@ import signal
 import time
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 
-from autograder.sandbox import PR_SET_PDEATHSIG
+from autograder.sandbox import PR_SET_PDEATHSIG, process_fields, start_ticks
 
 
 def start(run: Callable[[], int], close: tuple[int, ...] = ()) -> int:
@@ -46,25 +45,10 @@ def start(run: Callable[[], int], close: tuple[int, ...] = ()) -> int:
         os._exit(code)
 
 
-def _stat(pid: int | str) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command's name (state first), None if there is no such process."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2:].split()
-
-
-def start_ticks(pid: int) -> int | None:
-    """When the process `pid` started, in clock ticks since boot."""
-    fields = _stat(pid)
-    return int(fields[19]) if fields else None
-
-
 def session_members(session: int) -> list[int]:
     """The live processes of the session `session` (a zombie is dead: its parent has yet to reap it)."""
     return [int(pid) for pid in os.listdir("/proc") if pid.isdigit()
-            and (fields := _stat(pid)) is not None and int(fields[3]) == session and fields[0] != "Z"]
+            and (fields := process_fields(pid)) is not None and int(fields[3]) == session and fields[0] != "Z"]
 
 
 def end_session(session: int, leader_ticks: int | None) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from autograder import scratch
+from autograder.sandbox import start_ticks
 from kit.notebooks import ROOT
 
 ADA = ROOT / "examples" / "class" / "submitted" / "ada" / "attention"
@@ -51,7 +52,7 @@ def test_a_killed_graders_scratch_folder_is_removed_by_the_next_grader_and_a_run
         running.wait()
 
 
-def _named(folder: Path, namespace: str, pid: int, started: str, kind: str = scratch.GRADING) -> Path:
+def _named(folder: Path, namespace: str, pid: int, started: int, kind: str = scratch.GRADING) -> Path:
     path = folder / f"{kind}{namespace}-{pid}-{started}-abc_123"
     path.mkdir()
     (path / "prepared").mkdir()
@@ -61,8 +62,8 @@ def _named(folder: Path, namespace: str, pid: int, started: str, kind: str = scr
 
 def test_a_folder_whose_process_id_now_names_another_process_is_removed(tmp_path):
     namespace, pid = scratch._namespace(), os.getpid()
-    ours = _named(tmp_path, namespace, pid, scratch._start_time(pid))
-    earlier = str(int(scratch._start_time(pid)) - 1)  # this pid, an earlier process's
+    ours = _named(tmp_path, namespace, pid, start_ticks(pid))
+    earlier = start_ticks(pid) - 1  # this pid, an earlier process's
     reused = [_named(tmp_path, namespace, pid, earlier, kind) for kind in (scratch.GRADING, scratch.CLUSTER)]
     assert [scratch.sweep(tmp_path, kind) for kind in (scratch.GRADING, scratch.CLUSTER)] == [[path] for path in reused]
     assert ours.exists() and not any(path.exists() for path in reused)
@@ -70,12 +71,12 @@ def test_a_folder_whose_process_id_now_names_another_process_is_removed(tmp_path
 
 def test_what_cannot_be_judged_from_here_is_left_as_it_is(tmp_path):
     namespace, gone = scratch._namespace(), 2 ** 22 + 1  # above any pid_max: no such process
-    other_namespace = _named(tmp_path, str(int(namespace) + 1), gone, "1")  # a container's, sharing the folder
+    other_namespace = _named(tmp_path, str(int(namespace) + 1), gone, 1)  # a container's, sharing the folder
     older_kit = tmp_path / f"{scratch.GRADING}k2j4_x9z"
     older_kit.mkdir()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    target = _named(elsewhere, namespace, gone, "2")
+    target = _named(elsewhere, namespace, gone, 2)
     link = tmp_path / f"{scratch.CLUSTER}{namespace}-{gone}-3-lnk"
     link.symlink_to(target)
     assert scratch.sweep(tmp_path, scratch.GRADING) == scratch.sweep(tmp_path, scratch.CLUSTER) == []
@@ -86,6 +87,6 @@ def test_what_cannot_be_judged_from_here_is_left_as_it_is(tmp_path):
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can make a folder another account owns")
 def test_a_folder_of_another_account_is_never_removed(tmp_path):
     gone = 2 ** 22 + 1
-    path = _named(tmp_path, scratch._namespace(), gone, "1")
+    path = _named(tmp_path, scratch._namespace(), gone, 1)
     os.chown(path, 65534, 65534)
     assert scratch.sweep(tmp_path) == [] and path.exists()

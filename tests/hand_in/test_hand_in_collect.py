@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from autograder import scratch
+from autograder.sandbox import start_ticks
 from kit.course import ASSIGNMENT, COURSE_ID
 from kit.nbgrader_cli import command, environment, run, run_here
 from tests.shared.course_copy import EXAMPLE
@@ -76,7 +77,7 @@ def leftovers(folder: Path) -> dict[str, Path]:
     a student's hand-in, one of a collect still running (this process)."""
     namespace, pid = scratch._namespace(), os.getpid()
     return {"killed": folder / f"{scratch.COLLECTING}{namespace}-{2 ** 22 + 1}-1-k1ll3d",
-            "running": folder / f"{scratch.COLLECTING}{namespace}-{pid}-{scratch._start_time(pid)}-runn1ng"}
+            "running": folder / f"{scratch.COLLECTING}{namespace}-{pid}-{start_ticks(pid)}-runn1ng"}
 
 
 def plant(folders: dict[str, Path]) -> None:
