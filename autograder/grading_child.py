@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 from autograder import sandbox
-from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
+from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, widen, write_all
 from autograder.judge import frame_of, from_frame
 from autograder.sandbox import Limits
 
@@ -77,6 +77,7 @@ class GradingChild:
              str(self.work), str(seconds_per_call), confinement, measured or "-"], world, limits, confinement, user,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.work,
             env=env, text=False, pass_fds=())
+        widen(self.process.stdin, self.process.stdout)
         self.reader = BoundedReader(self.process.stdout.fileno(), reply_bytes)
         self.notebooks: set[str] = set()  # those whose cases it was asked (whose code it may have run)
         self._pid: int | None = None

@@ -41,7 +41,7 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, write_all
+from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong, widen, write_all
 from autograder.call_frames import header as header_of
 from autograder.judge import frame_of, plain
 from autograder.judge.frames import from_payload, payload_start, read_payload
@@ -95,6 +95,7 @@ class StandInServer:
                                    f"from autograder.stand_in_server import serve; serve({memory_bytes})"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
             env={"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+        widen(self.process.stdin, self.process.stdout)
         self.reader = BoundedReader(self.process.stdout.fileno(), reply_bytes)
         if self.reader.line(time.monotonic() + STARTING_SECONDS) != b"ready":
             self.stop()

@@ -9,13 +9,14 @@ reads what it is sent.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import threading
 import time
 
 import pytest
 
-from autograder.bounded_pipe import BoundedReader, Interrupted, NotAFrame, PastDeadline, TooLong, write_all
+from autograder.bounded_pipe import CHUNK, BoundedReader, Interrupted, NotAFrame, PastDeadline, TooLong, widen, write_all
 
 
 WRITERS: list[threading.Thread] = []
@@ -141,3 +142,20 @@ def test_bytes_nobody_asked_for_are_noticed(pipe):
     assert not reader.pending()
     os.write(write_end, b"unasked")
     assert reader.pending()
+
+
+def test_a_widened_pipe_takes_a_whole_chunk_before_its_reader_reads(pipe):
+    read_end, write_end = pipe
+    with open(write_end, "wb", closefd=False) as writer:
+        widen(writer)
+    if fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ) < CHUNK:
+        pytest.skip(f"this system keeps pipes under {CHUNK} bytes (/proc/sys/fs/pipe-max-size)")
+    write_all(write_end, b"x" * CHUNK, time.monotonic() + 60)  # nobody reads: it all fits
+    assert BoundedReader(read_end, CHUNK).exactly(CHUNK, None) == b"x" * CHUNK
+
+
+def test_what_cannot_be_widened_is_left_as_it_was(tmp_path):
+    with open(tmp_path / "not a pipe", "wb") as not_a_pipe:
+        widen(not_a_pipe)  # refused by the system: no error
+        not_a_pipe.write(b"still writable")
+    assert (tmp_path / "not a pipe").read_bytes() == b"still writable"
