@@ -17,6 +17,7 @@ import numpy as np
 
 from .calling import time_limit
 from .exceptions import NotStarted
+from .kernel_syntax import NoShell, as_python, display
 
 
 def _runs_when_loaded(cell: dict) -> bool:
@@ -45,7 +46,8 @@ def _definitions(source: str) -> str:
 
 def answer_cells(path, cells=None) -> list[tuple[str, str]]:
     """(grade_id, source) of a notebook's set-up and answer cells, in order, and
-    the definitions in cells of the student's own (labelled "your cell N")."""
+    the definitions in cells of the student's own (labelled "your cell N"); each
+    as Python, as Jupyter's kernel reads it (kernel_syntax.py: magics, shell escapes)."""
     if cells is None:
         with open(path, encoding="utf-8") as f:
             cells = json.load(f)["cells"]
@@ -53,7 +55,7 @@ def answer_cells(path, cells=None) -> list[tuple[str, str]]:
     for number, cell in enumerate(cells, 1):
         if not _runs_when_loaded(cell):
             continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        source = as_python("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
         if "nbgrader" in cell.get("metadata", {}):
             found.append((cell["metadata"]["nbgrader"]["grade_id"], source))
         else:
@@ -62,8 +64,14 @@ def answer_cells(path, cells=None) -> list[tuple[str, str]]:
 
 
 def fresh_namespace() -> dict:
-    """Where answer cells run: numpy as np, NotStarted, and ``__cell_errors__`` (the cells that failed)."""
-    return {"__name__": "__answers__", "np": np, "NotStarted": NotStarted, "__cell_errors__": []}
+    """Where answer cells run: numpy as np, NotStarted, ``__cell_errors__`` (the cells that failed), and what
+    Jupyter's kernel gives every cell: `display`, and `get_ipython` for the calls that magics and shell
+    escapes become (kernel_syntax.py)."""
+    namespace = {"__name__": "__answers__", "np": np, "NotStarted": NotStarted, "__cell_errors__": [],
+                 "display": display}
+    shell = NoShell(namespace)
+    namespace["get_ipython"] = lambda: shell
+    return namespace
 
 
 def run_cells(cells, namespace: dict, start: int = 0, seconds_per_cell: float | None = None, until=None,

@@ -1,0 +1,51 @@
+"""Is a cell read as Jupyter's kernel reads it (autograder/judge/kernel_syntax.py), line for line?"""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.judge import fresh_namespace, run_cells
+from autograder.judge.kernel_syntax import as_python
+
+PYTHON = [
+    "def f(a, b):\n    return (a\n            % b)\n",          # a continuation line that starts with %
+    'def f():\n    """\n    %timeit in a docstring\n    !\n    """\n',
+    "x = 1  # why?\n",                                         # a question in a comment
+    "y = {'a': 1}\n",
+]
+
+
+@pytest.mark.parametrize("source", PYTHON)
+def test_a_cell_that_is_python_is_left_as_it_is(source):
+    assert as_python(source) is source
+
+
+@pytest.mark.parametrize("source", [
+    "%matplotlib inline\ndef f(x):\n    return x + 1\n!pip install numpy\nfiles = !ls\nf?\n%timeit f(1)\n",
+    "\n\n%%time\n\ndef f(x):\n    %time y = 2\n    return x + 1\n",
+    "%%capture\ndef f(x):\n    return x + 1\n"])
+def test_magics_and_shell_escapes_run_nothing_and_every_line_keeps_its_number(source):
+    python = as_python(source)
+    assert len(python.splitlines()) == len(source.splitlines())
+    def_line = next(i for i, line in enumerate(source.splitlines()) if line.startswith("def f"))
+    assert python.splitlines()[def_line].startswith("def f")
+    namespace = fresh_namespace()
+    run_cells([("cell", python)], namespace)
+    assert namespace["__cell_errors__"] == [] and namespace["f"](1) == 2
+
+
+@pytest.mark.parametrize("magic", ["%%timeit", "%%bash", "%%writefile helper.py", "%%html"])
+def test_a_cell_under_a_cell_magic_whose_body_jupyter_does_not_keep_defines_nothing(magic):
+    assert as_python(f"{magic}\ndef f(x):\n    return x\n") == ""
+
+
+def test_time_runs_its_statement_in_the_notebooks_namespace():
+    namespace = fresh_namespace()
+    run_cells([("cell", as_python("%time y = 41 + 1\n"))], namespace)
+    assert namespace["y"] == 42
+
+
+def test_a_cell_that_displays_what_it_made_runs_as_in_jupyter():
+    namespace = fresh_namespace()
+    run_cells([("cell", "display('a demonstration')\ndef f(x):\n    return x\n")], namespace)
+    assert namespace["__cell_errors__"] == [] and namespace["f"](1) == 1

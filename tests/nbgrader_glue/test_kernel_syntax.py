@@ -1,0 +1,47 @@
+"""Does an answer that Jupyter runs, with IPython's own syntax in its cell (`%timeit`, `%%time`, `!pip`,
+`name?`), earn its points when graded outside a kernel, where a cell is plain Python?"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from autograder.grade import grade_submission
+from kit.notebooks import ROOT
+
+SOURCE = ROOT / "source" / "attention"
+NOTEBOOK = "03_softmax_and_mix.ipynb"
+
+
+def _cells(folder):
+    shutil.copytree(SOURCE, folder)
+    nb = json.loads((folder / NOTEBOOK).read_text())
+    return nb, {c["metadata"]["nbgrader"]["grade_id"]: c for c in nb["cells"]
+                if c["metadata"].get("nbgrader", {}).get("solution")}
+
+
+def _source(cell) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def test_answers_under_magics_shell_escapes_and_help_are_graded_as_jupyter_runs_them(tmp_path):
+    nb, answers = _cells(tmp_path / "attention")
+    answers["softmax"]["source"] = "%%time\n" + _source(answers["softmax"]) + "\n%timeit softmax(np.zeros(3))\nsoftmax?\n"
+    answers["attention"]["source"] = "!pip install numpy\nfiles = !ls\n" + _source(answers["attention"])
+    at = nb["cells"].index(answers["reach"])  # reach answered in a cell of the student's own, above its own cell
+    nb["cells"].insert(at, {"cell_type": "code", "id": "own", "metadata": {}, "outputs": [], "execution_count": None,
+                            "source": "%matplotlib inline\n" + _source(answers["reach"])})
+    answers["reach"]["source"] = "%%timeit\ndef reach(*args):\n    return 'a definition Jupyter keeps inside its timer'\n"
+    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
+    cells = grade_submission(tmp_path / "attention").cells
+    for grade_id in ("check_softmax", "hidden_softmax", "check_attention", "hidden_attention", "check_reach",
+                     "hidden_reach"):
+        assert cells[grade_id].message == "passed", cells[grade_id].message
+
+
+def test_a_syntax_error_beside_a_magic_is_named_at_its_line_in_the_cell(tmp_path):
+    nb, answers = _cells(tmp_path / "attention")
+    answers["softmax"]["source"] = "\n%%time\n%timeit 1\ndef softmax(S, axis=-1):\n    return S +\n"
+    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
+    message = grade_submission(tmp_path / "attention").cells["hidden_softmax"].message
+    assert "SyntaxError" in message and "line 5" in message, message
