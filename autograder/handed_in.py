@@ -109,17 +109,18 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
 
     Everything read-only comes from the source, whatever the student did to it
     (edited, deleted, retyped, duplicated, metadata changed). An answer cell
-    the student deleted becomes the stub, never the source's solution. Code
+    the student deleted becomes the stub, never the source's solution; one they
+    made markdown or raw is code again, as nbgrader makes it. Code
     cells of the student's own (no nbgrader metadata: helpers, the free
     prompt cell) are kept, each before the nbgrader cell it came before.
     A written answer cell holds what the student wrote for it (`written_answers`), the stub if nothing.
     answers_only: keep only set-up, answer and the student's own code cells (what grading runs).
     """
-    answers = {}
+    answers, retyped = {}, {}  # the first code cell of each grade id; of another type, where there is none
     for cell in student["cells"]:
         gid = grade_id(cell)
-        if gid and cell.get("cell_type") == "code" and gid not in answers:
-            answers[gid] = cell.get("source", "")
+        if gid:
+            (answers if cell.get("cell_type") == "code" else retyped).setdefault(gid, cell.get("source", ""))
     written = written_answers(student, source)
     own = _own_cells(student)
     cells = []
@@ -132,7 +133,10 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
         if cell.get("id") in written:
             cell = {**cell, "source": written[cell["id"]]}
         elif meta.get("solution"):
-            cell = {**cell, "source": answers.get(gid, STUB)}
+            # An answer cell the student made markdown or raw is code again, its source kept, as nbgrader's
+            # OverwriteCells makes it in the autograded notebook (and its stock path runs it).
+            found = answers.get(gid, retyped.get(gid) if cell.get("cell_type") == "code" else None)
+            cell = {**cell, "source": STUB if found is None else found}
         elif answers_only and not gid.startswith("setup_"):
             continue
         cells.append(cell)
