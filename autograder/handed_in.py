@@ -110,17 +110,14 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
     Everything read-only comes from the source, whatever the student did to it
     (edited, deleted, retyped, duplicated, metadata changed). An answer cell
     the student deleted becomes the stub, never the source's solution; one they
-    made markdown or raw is code again, as nbgrader makes it. Code
+    made markdown or raw is code again, as nbgrader makes it; of one they
+    duplicated, the copy its check would run on (`_answers`). Code
     cells of the student's own (no nbgrader metadata: helpers, the free
     prompt cell) are kept, each before the nbgrader cell it came before.
     A written answer cell holds what the student wrote for it (`written_answers`), the stub if nothing.
     answers_only: keep only set-up, answer and the student's own code cells (what grading runs).
     """
-    answers, retyped = {}, {}  # the first code cell of each grade id; of another type, where there is none
-    for cell in student["cells"]:
-        gid = grade_id(cell)
-        if gid:
-            (answers if cell.get("cell_type") == "code" else retyped).setdefault(gid, cell.get("source", ""))
+    answers, retyped = _answers(student, source)
     written = written_answers(student, source)
     own = _own_cells(student)
     cells = []
@@ -141,6 +138,41 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
             continue
         cells.append(cell)
     return {**source, "cells": cells + [c for rest in own.values() for c in rest]}
+
+
+def _answers(student: dict, source: dict) -> tuple[dict, dict]:
+    """(grade id → the source of the student's answer cell, → that of a copy of another type).
+
+    Of an answer cell's code copies (a cell duplicated to try again), the last above the check that follows
+    it in the source notebook: the one that check runs on when the notebook runs top to bottom. The first
+    where none is above it, or the answer has no check. A copy made markdown or raw is kept apart: it
+    counts only where no copy is code (`restore_locked_cells`)."""
+    first_at: dict[str, int] = {}
+    copies: dict[str, list] = {}
+    retyped: dict = {}
+    for index, cell in enumerate(student["cells"]):
+        gid = grade_id(cell)
+        if not gid:
+            continue
+        first_at.setdefault(gid, index)
+        if cell.get("cell_type") == "code":
+            copies.setdefault(gid, []).append((index, cell.get("source", "")))
+        else:
+            retyped.setdefault(gid, cell.get("source", ""))
+    check_of, unchecked = {}, []  # answer → the first graded cell after it in the source
+    for cell in source["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade"):
+            check_of |= dict.fromkeys(unchecked, meta.get("grade_id"))
+            unchecked = []
+        elif meta.get("solution"):
+            unchecked.append(meta.get("grade_id"))
+    answers = {}
+    for gid, found in copies.items():
+        check = first_at.get(check_of.get(gid), -1)
+        above = [text for index, text in found if index < check]
+        answers[gid] = above[-1] if above else found[0][1]
+    return answers, retyped
 
 
 def _is_cell(cell) -> bool:
