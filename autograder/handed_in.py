@@ -111,13 +111,13 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
     (edited, deleted, retyped, duplicated, metadata changed). An answer cell
     the student deleted becomes the stub, never the source's solution; one they
     made markdown or raw is code again, as nbgrader makes it; of one they
-    duplicated, the copy its check would run on (`_answers`). Code
+    duplicated, the copy its check would run on (`answer_sources`). Code
     cells of the student's own (no nbgrader metadata: helpers, the free
     prompt cell) are kept, each before the nbgrader cell it came before.
     A written answer cell holds what the student wrote for it (`written_answers`), the stub if nothing.
     answers_only: keep only set-up, answer and the student's own code cells (what grading runs).
     """
-    answers, retyped = _answers(student, source)
+    answers, retyped = answer_sources(student, source)
     written = written_answers(student, source)
     own = _own_cells(student)
     cells = []
@@ -140,7 +140,7 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
     return {**source, "cells": cells + [c for rest in own.values() for c in rest]}
 
 
-def _answers(student: dict, source: dict) -> tuple[dict, dict]:
+def answer_sources(student: dict, source: dict) -> tuple[dict, dict]:
     """(grade id → the source of the student's answer cell, → that of a copy of another type).
 
     Of an answer cell's code copies (a cell duplicated to try again), the last above the check that follows

@@ -21,7 +21,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.handed_in import read_notebook
+from autograder.handed_in import answer_sources, read_notebook
 from autograder.source_assignment import SourceAssignment
 
 _SOLUTION = re.compile(r"^[^\n]*### BEGIN SOLUTION.*?### END SOLUTION[^\n]*(?:\n|$)", re.DOTALL | re.M)
@@ -137,16 +137,21 @@ def module_form(module: str, name: str, stub: str) -> str | None:
     return "\n\n\n".join([*pasted, header(stub) + "\n" + own]) + "\n"
 
 
-def handed_in(folder: Path, names: set[str]) -> dict[str, str]:
-    """Exercise → the source of its answer cell, for the exercises in `names` a student's folder holds."""
+def handed_in(folder: Path, names: set[str], source: Path | None = None) -> dict[str, str]:
+    """Exercise → the source of its answer cell, for the exercises in `names` a student's folder holds.
+    source: the assignment's source folder; with it, of an answer cell the student duplicated, the copy
+    graded (autograder/handed_in.py `answer_sources`), else the first."""
+    notebooks = SourceAssignment.of(source).notebooks if source is not None else {}
     found = {}
     for path in sorted(folder.glob("*.ipynb")):
         try:
-            cells = read_notebook(path)["cells"]
+            student = read_notebook(path)
         except (OSError, ValueError):
             continue
-        for cell in cells:
+        graded = answer_sources(student, notebooks[path.name])[0] if path.name in notebooks else {}
+        for cell in student["cells"]:
             grade_id, text = _nbgrader(cell).get("grade_id"), _text(cell)
             if _nbgrader(cell).get("solution") and grade_id in names and text is not None:
-                found.setdefault(grade_id, text)
+                as_graded = _text({"source": graded.get(grade_id)})
+                found.setdefault(grade_id, text if as_graded is None else as_graded)
     return found

@@ -30,11 +30,11 @@ def course_directory(root: Path | None = None) -> CourseDirectory:
 def compare_answers(coursedir: CourseDirectory, assignment: str, results: ClassResults) -> Similarity:
     """The similarity section's findings: every submitting student's answer cells, as handed in, beside the
     release and the reference module (solutions/<assignment>.py in the course, if it is there)."""
-    given = exercises(Path(coursedir.format_path(coursedir.source_directory, ".", assignment)),
-                      Path(coursedir.format_path(coursedir.release_directory, ".", assignment)),
+    source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+    given = exercises(source, Path(coursedir.format_path(coursedir.release_directory, ".", assignment)),
                       Path(coursedir.root) / "solutions" / f"{assignment}.py")
     answers = {s.id: handed_in(Path(coursedir.format_path(coursedir.submitted_directory, s.id, assignment)),
-                               set(given)) for s in results.students}
+                               set(given), source) for s in results.students}
     return similar_answers(given, answers)
 
 

@@ -206,6 +206,18 @@ def test_the_report_reads_answer_cells_from_handed_in_notebooks(tmp_path):
     assert "np.exp(S)" in found["softmax"] and "NotStarted" in found["attention"]
 
 
+def test_of_an_answer_cell_duplicated_to_try_again_the_report_compares_the_copy_graded(tmp_path):
+    release = ROOT / "assignments" / "attention" / "03_softmax_and_mix.ipynb"
+    notebook = json.loads(release.read_text())
+    at = next(i for i, c in enumerate(notebook["cells"])
+              if c["metadata"].get("nbgrader", {}).get("grade_id") == "softmax")
+    tried_again = "def softmax(S, axis=-1):\n    return np.exp(S) / np.exp(S).sum(axis, keepdims=True)\n"
+    notebook["cells"].insert(at + 1, {**notebook["cells"][at], "id": "tried-again", "source": tried_again})
+    (tmp_path / release.name).write_text(json.dumps(notebook))
+    assert handed_in(tmp_path, {"softmax"}, ROOT / "source" / "attention")["softmax"] == tried_again
+    assert "NotStarted" in handed_in(tmp_path, {"softmax"})["softmax"]  # without the source: the first copy
+
+
 def _page(similarity, answers, anonymous: bool) -> str:
     results = ClassResults("attention", [], [Student(s, 1.0, 1.0, 0.0, 0.0) for s in sorted(answers)], [])
     return render(results, [], anonymous, similarity)
