@@ -23,7 +23,8 @@ def test_a_cell_that_is_python_is_left_as_it_is(source):
 @pytest.mark.parametrize("source", [
     "%matplotlib inline\ndef f(x):\n    return x + 1\n!pip install numpy\nfiles = !ls\nf?\n%timeit f(1)\n",
     "\n\n%%time\n\ndef f(x):\n    %time y = 2\n    return x + 1\n",
-    "%%capture\ndef f(x):\n    return x + 1\n"])
+    "%%capture\ndef f(x):\n    return x + 1\n",
+    "%timeit 1\r\ndef f(x):\r\n    return x + 1\r\nf?\r\n"])  # lines ending as on Windows
 def test_magics_and_shell_escapes_run_nothing_and_every_line_keeps_its_number(source):
     python = as_python(source)
     assert len(python.splitlines()) == len(source.splitlines())

@@ -32,6 +32,8 @@ BODY_RUNS = ("time", "capture")  # the cell magics whose body Jupyter runs in th
 
 def as_python(source: str) -> str:
     """The cell's source as Python that runs what Jupyter's kernel would, each line where it was."""
+    if "\r\n" in source:  # written on Windows: IPython's transformer reads lines ending in \n
+        source = source.replace("\r\n", "\n")
     if not _IPYTHON_LINE.search(source) or _compiles(source):
         return source
     magic = _CELL_MAGIC.match(source)
