@@ -109,15 +109,15 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
 
     Everything read-only comes from the source, whatever the student did to it
     (edited, deleted, retyped, duplicated, metadata changed). An answer cell
-    the student deleted becomes the stub, never the source's solution; one they
-    made markdown or raw is code again, as nbgrader makes it; of one they
-    duplicated, the copy its check would run on (`answer_sources`). Code
+    the student deleted, or made markdown or raw (it no longer runs in their
+    notebook), becomes the stub, never the source's solution; of one they
+    duplicated, the copy its check runs on (`answer_sources`). Code
     cells of the student's own (no nbgrader metadata: helpers, the free
     prompt cell) are kept, each before the nbgrader cell it came before.
     A written answer cell holds what the student wrote for it (`written_answers`), the stub if nothing.
     answers_only: keep only set-up, answer and the student's own code cells (what grading runs).
     """
-    answers, retyped = answer_sources(student, source)
+    answers = answer_sources(student, source)
     written = written_answers(student, source)
     own = _own_cells(student)
     cells = []
@@ -130,26 +130,21 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
         if cell.get("id") in written:
             cell = {**cell, "source": written[cell["id"]]}
         elif meta.get("solution"):
-            # An answer cell the student made markdown or raw is code again, its source kept, as nbgrader's
-            # OverwriteCells makes it in the autograded notebook (and its stock path runs it).
-            found = answers.get(gid, retyped.get(gid) if cell.get("cell_type") == "code" else None)
-            cell = {**cell, "source": STUB if found is None else found}
+            cell = {**cell, "source": answers.get(gid, STUB)}
         elif answers_only and not gid.startswith("setup_"):
             continue
         cells.append(cell)
     return {**source, "cells": cells + [c for rest in own.values() for c in rest]}
 
 
-def answer_sources(student: dict, source: dict) -> tuple[dict, dict]:
-    """(grade id → the source of the student's answer cell, → that of a copy of another type).
+def answer_sources(student: dict, source: dict) -> dict:
+    """Grade id → the source of the student's code cell of that id, as their notebook runs top to bottom.
 
-    Of an answer cell's code copies (a cell duplicated to try again), the last above the check that follows
-    it in the source notebook: the one that check runs on when the notebook runs top to bottom. The first
-    where none is above it, or the answer has no check. A copy made markdown or raw is kept apart: it
-    counts only where no copy is code (`restore_locked_cells`)."""
+    Of an answer cell's copies (a cell duplicated to try again), the last above the check that follows it
+    in the source notebook: the one that check runs on. The first where none is above it, or the answer
+    has no check."""
     first_at: dict[str, int] = {}
     copies: dict[str, list] = {}
-    retyped: dict = {}
     for index, cell in enumerate(student["cells"]):
         gid = grade_id(cell)
         if not gid:
@@ -157,8 +152,6 @@ def answer_sources(student: dict, source: dict) -> tuple[dict, dict]:
         first_at.setdefault(gid, index)
         if cell.get("cell_type") == "code":
             copies.setdefault(gid, []).append((index, cell.get("source", "")))
-        else:
-            retyped.setdefault(gid, cell.get("source", ""))
     check_of, unchecked = {}, []  # answer → the first graded cell after it in the source
     for cell in source["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -172,7 +165,7 @@ def answer_sources(student: dict, source: dict) -> tuple[dict, dict]:
         check = first_at.get(check_of.get(gid), -1)
         above = [text for index, text in found if index < check]
         answers[gid] = above[-1] if above else found[0][1]
-    return answers, retyped
+    return answers
 
 
 def _is_cell(cell) -> bool:

@@ -148,7 +148,7 @@ def handed_in(folder: Path, names: set[str], source: Path | None = None) -> dict
             student = read_notebook(path)
         except (OSError, ValueError):
             continue
-        graded = answer_sources(student, notebooks[path.name])[0] if path.name in notebooks else {}
+        graded = answer_sources(student, notebooks[path.name]) if path.name in notebooks else {}
         for cell in student["cells"]:
             grade_id, text = _nbgrader(cell).get("grade_id"), _text(cell)
             if _nbgrader(cell).get("solution") and grade_id in names and text is not None:

@@ -1,6 +1,7 @@
-"""An answer cell the student retyped or duplicated: is it graded as the notebook runs top to bottom, and as
-nbgrader's stock path grades it? (Its OverwriteCells makes a retyped answer cell code again, keeping the
-student's source; its kernel runs every copy of a duplicated one, so a check runs on the copy above it.)"""
+"""An answer cell the student duplicated or retyped: is it graded as their notebook runs top to bottom? A
+check runs on the copy above it (as nbgrader's kernel runs every copy in turn); a cell made markdown or
+raw no longer runs, so its answer is not given (where nbgrader's OverwriteCells would make it code again
+and run it: tests/shared/adversarial/PLAIN_NBGRADER.md, retypes_an_answer_cell)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import shutil
 import pytest
 
 from autograder.grade import grade_submission
-from autograder.handed_in import restore_locked_cells
+from autograder.handed_in import STUB, restore_locked_cells
 from kit.notebooks import ROOT
 
 SOURCE = ROOT / "source" / "attention"
@@ -23,16 +24,6 @@ def _retyped(nb: dict, grade_id: str, cell_type: str) -> dict:
     cell["cell_type"] = cell_type
     cell.pop("outputs", None), cell.pop("execution_count", None)
     return cell
-
-
-def test_an_answer_cell_made_markdown_or_raw_is_graded_as_code(tmp_path):
-    shutil.copytree(SOURCE, tmp_path / "attention")
-    nb = json.loads((tmp_path / "attention" / NOTEBOOK).read_text())
-    _retyped(nb, "softmax", "markdown"), _retyped(nb, "attention", "raw")
-    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
-    cells = grade_submission(tmp_path / "attention").cells
-    for grade_id in ("check_softmax", "hidden_softmax", "check_attention", "hidden_attention"):
-        assert cells[grade_id].message == "passed", cells[grade_id].message
 
 
 def _softmax_cell(nb: dict) -> int:
@@ -72,12 +63,11 @@ def test_an_answer_tried_again_in_a_copy_below_earns_its_points(tmp_path):
     assert cells["check_softmax"].message == cells["hidden_softmax"].message == "passed"
 
 
-def test_a_code_copy_of_the_answer_wins_over_a_retyped_one():
-    source = json.loads((SOURCE / NOTEBOOK).read_text())
+@pytest.mark.parametrize("cell_type", ["markdown", "raw"])
+def test_an_answer_cell_made_markdown_or_raw_is_not_answered_but_a_code_copy_of_it_is(cell_type):
     student = json.loads((SOURCE / NOTEBOOK).read_text())
-    retyped = _retyped(student, "softmax", "markdown")
-    student["cells"].append({**retyped, "cell_type": "code", "source": "def softmax(S):\n    return S\n",
+    retyped = _retyped(student, "softmax", cell_type)
+    assert _restored_softmax(student) == STUB
+    student["cells"].append({**retyped, "id": "at-the-end", "cell_type": "code", "source": ANOTHER_TRY,
                              "outputs": [], "execution_count": None})
-    restored = next(c for c in restore_locked_cells(student, source)["cells"]
-                    if c["metadata"].get("nbgrader", {}).get("grade_id") == "softmax")
-    assert restored["cell_type"] == "code" and restored["source"] == "def softmax(S):\n    return S\n"
+    assert _restored_softmax(student) == ANOTHER_TRY  # the only code copy, though below the checks
