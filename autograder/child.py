@@ -157,12 +157,14 @@ def _serve(judge, request, cases, loaded, seconds, replies) -> None:
     answer = _answer(namespace, name)
     if answer is None:  # every case's outcome alike
         errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
-        unstarted = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet")
+        stub = not errors or errors[0].split(": ", 2)[1] in ("NotStarted", "NotImplementedError")  # a stub's cell
+        no_answer = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet") if stub else \
+            judge.Outcome.cell_failed(name, errors[0].split(": ", 1)[1])
     stand_ins = {dep: _stand_in(judge, replies, dep, name, nonce) for dep in request.get("stand_ins", ())}
     for index in range(len(cases)):
         case, cases[index] = cases[index], None
         if answer is None:
-            outcome = unstarted
+            outcome = no_answer
         else:
             with judge.time_limit(case.get("seconds", seconds)), \
                     judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):

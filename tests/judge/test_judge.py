@@ -253,6 +253,15 @@ def test_a_stub_reports_not_started_and_names_the_function():
     assert "not started" in verdict("softmax", outcome, {"expected": EXPECTED})
 
 
+@pytest.mark.parametrize("case", [{"expected": EXPECTED}, {"raises": "ValueError"}])
+def test_an_answer_whose_cell_failed_first_is_an_error_named_by_it_even_where_the_case_expects_that_error(case):
+    outcome = Outcome.cell_failed("softmax", "ValueError: a check at the top of the cell")
+    found = diagnose("softmax", outcome, case)
+    assert found.kind == "error raised"
+    assert found.message == "softmax: its cell failed before softmax was defined: ValueError: a check at the top of " \
+                            "the cell"
+
+
 def test_a_warning_does_not_fail_a_correct_answer(recwarn):
     def noisy(S):
         return np.exp(np.array([1000.0])) * 0 + S

@@ -39,9 +39,11 @@ def test_answers_under_magics_shell_escapes_and_help_are_graded_as_jupyter_runs_
         assert cells[grade_id].message == "passed", cells[grade_id].message
 
 
-def test_a_syntax_error_beside_a_magic_is_named_at_its_line_in_the_cell(tmp_path):
+def test_a_syntax_error_beside_a_magic_is_named_at_its_line_in_the_cell_as_an_error_not_as_not_started(tmp_path):
     nb, answers = _cells(tmp_path / "attention")
     answers["softmax"]["source"] = "\n%%time\n%timeit 1\ndef softmax(S, axis=-1):\n    return S +\n"
     (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
-    message = grade_submission(tmp_path / "attention").cells["hidden_softmax"].message
-    assert "SyntaxError" in message and "line 5" in message, message
+    graded = grade_submission(tmp_path / "attention").cells["hidden_softmax"]
+    assert graded.kind == "error raised", graded
+    assert "its cell failed before softmax was defined: SyntaxError" in graded.message, graded.message
+    assert "line 5" in graded.message and "not started" not in graded.message, graded.message

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Kind = Literal["value", "not started", "raised", "changed input"]
+CELL_FAILED = "CellFailed"  # the error of an answer whose own cell failed before defining it: no exception of Python's
 OUTCOME_KINDS: tuple[Kind, ...] = ("value", "not started", "raised", "changed input")
 
 
@@ -20,7 +21,8 @@ class Outcome:
     allocated at its peak, when its memory was measured); "not started": it
     raised NotImplementedError, `message` says why; "raised": it raised the
     exception named `error` (TimeoutError when stopped, ProcessEnded when its
-    code ended the grading process), with `message`; "changed input": it
+    code ended the grading process, CELL_FAILED when the cell that defines it
+    failed first), with `message`; "changed input": it
     returned `value` but wrote into an array it was given, `message` says
     which (`calling.outcome_of` compares every input with a pristine copy)."""
     kind: Kind
@@ -40,6 +42,11 @@ class Outcome:
     @classmethod
     def changing(cls, value, message: str) -> Outcome:
         return cls("changed input", value, message=message)
+
+    @classmethod
+    def cell_failed(cls, name: str, error: str) -> Outcome:
+        """The answer `name` was never defined: its cell failed first with `error` (run_cells' words)."""
+        return cls("raised", error=CELL_FAILED, message=f"its cell failed before {name} was defined: {error}")
 
     @classmethod
     def unstarted(cls, message: str) -> Outcome:

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .case import Case
-from .outcome import Outcome
+from .outcome import CELL_FAILED, Outcome
 from .naming import Naming, with_mistake
 from .policy import Verdict, describe, is_count, value_problem
 
@@ -155,6 +155,8 @@ def _case_problem(label: str, outcome: Outcome, case: Case, reveal: bool) -> Ver
     """How the outcome fails this one case, naming no value-based mistake; None when it passes."""
     if outcome.not_started:
         return Verdict("not started", f"{label}: not started. {outcome.message}")
+    if outcome.raised and outcome.error == CELL_FAILED:  # whatever the case expects: there was no answer to call
+        return Verdict("error raised", f"{label}: {outcome.message}")
     if case.get("raises"):
         if outcome.raised and outcome.error == case["raises"]:
             return None
