@@ -32,8 +32,10 @@ Nothing here decides a grade. Whatever the student's
 code prints goes to /dev/null.
 """
 
+import ast
 import builtins
 import ctypes
+import difflib
 import gc
 import importlib.util
 import os
@@ -66,6 +68,29 @@ def _memory_trimmer():
 
 def _answer(namespace, name):
     return next((namespace[k] for k in (name, name.upper(), f"{name}_output") if k in namespace), None)
+
+
+def _undefined(cells, name: str) -> str:
+    """Why `name` is not there though its cell ran without an error, in the student's terms: the name their
+    answer's cell or a cell of their own binds instead, if one is close to it (a typo, a renamed stub:
+    `soft_max`, `Softmax`), else that the cell ran without binding it. cells: run_cells' (grade_id, source)."""
+    bound = {}
+    for grade_id, source in cells:
+        if grade_id == name or grade_id.startswith("your cell"):
+            try:
+                body = ast.parse(source).body
+            except SyntaxError:
+                continue
+            for node in body:
+                targets = [node] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
+                    getattr(node, "targets", [getattr(node, "target", None)])
+                for target in targets:
+                    key = getattr(target, "name", None) or getattr(target, "id", None)
+                    if isinstance(key, str) and key != name:
+                        bound[key.lower()] = key
+    close = difflib.get_close_matches(name.lower(), bound, n=1, cutoff=0.75)
+    instead = f"your notebook defines {bound[close[0]]} instead" if close else "its cell ran without defining it"
+    return f"{name} is not defined: {instead}; the grader calls it by the name the stub gave it, {name}"
 
 
 def _stand_in(judge, replies, name: str, under: str, nonce):
@@ -158,7 +183,7 @@ def _serve(judge, request, cases, loaded, seconds, replies) -> None:
     if answer is None:  # every case's outcome alike
         errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
         stub = not errors or errors[0].split(": ", 2)[1] in ("NotStarted", "NotImplementedError")  # a stub's cell
-        no_answer = judge.Outcome.unstarted(errors[0] if errors else f"{name} is not answered yet") if stub else \
+        no_answer = judge.Outcome.unstarted(errors[0] if errors else _undefined(cells, name)) if stub else \
             judge.Outcome.cell_failed(name, errors[0].split(": ", 1)[1])
     stand_ins = {dep: _stand_in(judge, replies, dep, name, nonce) for dep in request.get("stand_ins", ())}
     for index in range(len(cases)):

@@ -1,7 +1,8 @@
 """An answer cell the student duplicated or retyped: is it graded as their notebook runs top to bottom? A
 check runs on the copy above it (as nbgrader's kernel runs every copy in turn); a cell made markdown or
 raw no longer runs, so its answer is not given (where nbgrader's OverwriteCells would make it code again
-and run it: tests/shared/adversarial/PLAIN_NBGRADER.md, retypes_an_answer_cell)."""
+and run it: tests/shared/adversarial/PLAIN_NBGRADER.md, retypes_an_answer_cell). An answer cell that runs
+but binds the answer under another name is named for what it binds."""
 
 from __future__ import annotations
 
@@ -71,3 +72,16 @@ def test_an_answer_cell_made_markdown_or_raw_is_not_answered_but_a_code_copy_of_
     student["cells"].append({**retyped, "id": "at-the-end", "cell_type": "code", "source": ANOTHER_TRY,
                              "outputs": [], "execution_count": None})
     assert _restored_softmax(student) == ANOTHER_TRY  # the only code copy, though below the checks
+
+
+def test_an_answer_given_another_name_is_named_for_the_name_its_cell_binds(tmp_path):
+    shutil.copytree(SOURCE, tmp_path / "attention")
+    nb = json.loads((tmp_path / "attention" / NOTEBOOK).read_text())
+    nb["cells"][_softmax_cell(nb)]["source"] = "def soft_max(S, axis=-1):\n    return S\n"
+    lead_share = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "lead_share")
+    lead_share["source"] = "# later\n"
+    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
+    cells = grade_submission(tmp_path / "attention").cells
+    assert cells["hidden_softmax"].kind == "not started", cells["hidden_softmax"]
+    assert "softmax is not defined: your notebook defines soft_max instead" in cells["hidden_softmax"].message
+    assert "lead_share is not defined: its cell ran without defining it" in cells["hidden_lead_share"].message
