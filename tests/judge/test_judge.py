@@ -230,7 +230,7 @@ def test_counts_must_be_integers_and_exact():
 
 
 def test_a_tuple_answer_is_checked_part_by_part():
-    assert "part 1 of the tuple" in judge("f", (EXPECTED, EXPECTED.T.copy()), (EXPECTED, EXPECTED))
+    assert "f: the second of the tuple: worst mismatch" in judge("f", (EXPECTED, EXPECTED.T.copy()), (EXPECTED, EXPECTED))
     assert "a tuple of 2" in judge("f", EXPECTED, (EXPECTED, EXPECTED))
 
 
@@ -239,10 +239,20 @@ def test_a_tuple_answers_failing_part_is_named_and_the_part_the_others_come_from
     output, wrong_output = weights @ EXPECTED, wrong_weights @ EXPECTED
     case = {"expected": (output, weights), "parts": ["the output", "the weights"]}
     message = diagnose("f", Outcome.returned((wrong_output, weights)), case).message
-    assert message.startswith("f: the output (part 0 of the tuple): worst mismatch")
+    assert message.startswith("f: the output (the first of the tuple): worst mismatch")
     case["computed_from"] = "the weights"
     message = diagnose("f", Outcome.returned((wrong_output, wrong_weights)), case).message
-    assert message.startswith("f: the weights (part 1 of the tuple): worst mismatch")
+    assert message.startswith("f: the weights (the second of the tuple): worst mismatch")
+
+
+@pytest.mark.parametrize("weights", [np.full((2, 2), 0.5), np.full((2, 3), 0.5)])  # shapes alike and unlike
+def test_a_tuple_answer_with_its_parts_in_another_order_is_told_the_order(weights):
+    output = np.ones((2, 2))
+    case = {"expected": (output, weights), "parts": ["the output", "the weights"]}
+    message = diagnose("f", Outcome.returned((weights, output)), case).message
+    assert "in another order, (the weights, the output): return (the output, the weights)" in message, message
+    message = diagnose("f", Outcome.returned((weights + 1, output)), case).message  # one part wrong too: no note
+    assert "another order" not in message, message
 
 
 def test_a_stub_reports_not_started_and_names_the_function():

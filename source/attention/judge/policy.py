@@ -110,7 +110,7 @@ def mismatch(got, expected, reveal: bool, parts=(), computed_from=None) -> tuple
         for i in sorted(range(len(expected)), key=lambda i: parts[i:i + 1] != (computed_from,)):
             problem = mismatch(got[i], expected[i], reveal)
             if problem:
-                return problem[0], f"{_part_name(i, parts)}: {problem[1]}"
+                return problem[0], f"{_part_name(i, parts)}: {problem[1]}{_reordered(got, expected, parts)}"
         return None
     if isinstance(expected, np.ndarray):
         if expected.ndim == 0 and type(got) is not np.ndarray and is_number(got):
@@ -146,9 +146,27 @@ def _count(n: int) -> str:
     return f"{'-' if n < 0 else ''}an integer of some {int(abs(n).bit_length() * math.log10(2)) + 1:,} digits"
 
 
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+
 def _part_name(i: int, parts) -> str:
-    """Part i of a tuple answer, by its name when it has one: "the weights (part 1 of the tuple)"."""
-    return f"{parts[i]} (part {i} of the tuple)" if i < len(parts) else f"part {i} of the tuple"
+    """Part i of a tuple answer, by its name when it has one: "the weights (the second of the tuple)"."""
+    place = f"the {_ORDINALS[i]} of the tuple" if i < len(_ORDINALS) else f"item [{i}] of the tuple"
+    return f"{parts[i]} ({place})" if i < len(parts) else place
+
+
+def _reordered(got, expected: tuple, parts) -> str:
+    """A note when a tuple answer holds every expected part, each as the policy wants it, in another order
+    (`return weights, output` for `return output, weights`); "" otherwise. got: a sequence of expected's length."""
+    if len(expected) > len(_ORDINALS):
+        return ""
+    order = [next((k for k in range(len(expected)) if mismatch(got[j], expected[k], False) is None), None)
+             for j in range(len(got))]
+    if None in order or sorted(order) != list(range(len(expected))):
+        return ""
+    names = [parts[k] if k < len(parts) else f"part {k}" for k in range(len(expected))]
+    return (f"; your tuple holds the right parts in another order, ({', '.join(names[k] for k in order)}): "
+            f"return ({', '.join(names)})")
 
 
 def _as_float(x) -> float:
