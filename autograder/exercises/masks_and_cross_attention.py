@@ -501,6 +501,16 @@ def _finite(mask):
     return np.where(np.isneginf(mask), -1e9, mask)
 
 
+_KEEP_MASK = Mistake("a keep-mask: 1 allows a pair, 0 forbids it", 6,
+                     "That mask multiplies the weights; this one is added to the scores: 0 allows a pair and −inf "
+                     "forbids it.", None)
+
+
+def _kept(mask):
+    """The mask as ones where it allows a pair and zeros where it forbids one."""
+    return np.isfinite(mask).astype(np.float64)
+
+
 EXERCISES = (
     Exercise("causal_mask", ref.causal_mask, causal_mask_hidden, causal_mask_visible, stream=11,
              meets=COUNTS, mistakes=(
@@ -514,6 +524,7 @@ EXERCISES = (
                 lambda n: ref.causal_mask(n).T.copy()),
         Mistake("boolean mask instead of additive", 6, "Return 0 for allowed and −inf for forbidden pairs, as floats.",
                 lambda n: np.isinf(ref.causal_mask(n)).astype(np.float64)),
+        _KEEP_MASK._replace(variant=lambda n: _kept(ref.causal_mask(n))),
     ), requirements=(
         Requirement("A token must not see the tokens that come after it",
                     "causal mask off by one: one future token allowed",
@@ -561,6 +572,7 @@ EXERCISES = (
                 lambda lengths, n: -ref.padding_mask(lengths, n)),
         Mistake("padding mask off by one", 6, "Position `length` itself is padding: forbid j ≥ length.",
                 lambda lengths, n: ref.padding_mask(np.minimum(np.asarray(lengths) + 1, n), n)),
+        _KEEP_MASK._replace(variant=lambda lengths, n: _kept(ref.padding_mask(lengths, n))),
     ), requirements=(
         Requirement("the short ones are filled up at the end", _padding_at_the_front),
         Requirement("return a float64 array of shape `(b, 1, n)`", lambda lengths, n: ref.padding_mask(lengths, n)[:, 0],
