@@ -68,7 +68,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from functools import cache, partial
 from pathlib import Path
@@ -151,8 +150,10 @@ def probe() -> tuple[str | None, str]:
 
 def _trial(kind: str) -> str | None:
     """Why a trivial child could not be confined by `kind`, or None if it could: the child loads the
-    grading child's own lock (seccomp.py) in a world like a grading child's."""
-    scratch = Path(tempfile.mkdtemp(prefix="attention-grading-probe-"))
+    grading child's own lock (seccomp.py) in a world like a grading child's, made in a scratch folder of the
+    probe's kind (autograder/scratch.py: a probe killed part-way leaves it to the next)."""
+    from autograder import scratch as scratch_folders  # it imports this module
+    scratch = scratch_folders.make(scratch_folders.PROBE)
     try:
         shutil.copyfile(HERE / "seccomp.py", scratch / "seccomp.py")
         (scratch / "work").mkdir()

@@ -1,8 +1,9 @@
 """Scratch folders that hold copies of a student's work while it is handled, and what a killed process left.
 
-Three kinds, each made and removed by one process: the grader's (GRADING, autograder/submission.py: the
+Four kinds, each made and removed by one process: the grader's (GRADING, autograder/submission.py: the
 notebooks restored for grading, the grader's code), a cluster worker's (CLUSTER, autograder/cluster_task.py:
-the submission and the course's source as they came), both in the temporary folder, and a hand-in being
+the submission and the course's source as they came), the confinement probe's (PROBE, autograder/sandbox.py:
+a trivial child's world, tried once a process), all in the temporary folder, and a hand-in being
 collected (kit/hand_in/collect.py: `.collecting-…` in the course's submitted/ folder). A process killed
 part-way (SIGKILL, the OOM killer, a culled server, a lost worker) cannot remove its folder, so each folder's
 name says who made it: the PID namespace, process id and start time of its maker. The first folder of a kind
@@ -29,6 +30,7 @@ from autograder.grading_child import remove_tree
 from autograder.sandbox import start_ticks
 
 GRADING, CLUSTER, COLLECTING = "attention-grading-", "attention-cluster-", ".collecting-"  # the kinds' prefixes
+PROBE = "attention-grading-probe-"
 _lock = threading.Lock()
 _swept: set[tuple[str, str]] = set()  # (folder, kind) swept by this process
 

@@ -64,8 +64,9 @@ def test_a_folder_whose_process_id_now_names_another_process_is_removed(tmp_path
     namespace, pid = scratch._namespace(), os.getpid()
     ours = _named(tmp_path, namespace, pid, start_ticks(pid))
     earlier = start_ticks(pid) - 1  # this pid, an earlier process's
-    reused = [_named(tmp_path, namespace, pid, earlier, kind) for kind in (scratch.GRADING, scratch.CLUSTER)]
-    assert [scratch.sweep(tmp_path, kind) for kind in (scratch.GRADING, scratch.CLUSTER)] == [[path] for path in reused]
+    kinds = (scratch.GRADING, scratch.CLUSTER, scratch.PROBE)
+    reused = [_named(tmp_path, namespace, pid, earlier, kind) for kind in kinds]
+    assert [scratch.sweep(tmp_path, kind) for kind in kinds] == [[path] for path in reused]
     assert ours.exists() and not any(path.exists() for path in reused)
 
 
@@ -90,3 +91,12 @@ def test_a_folder_of_another_account_is_never_removed(tmp_path):
     path = _named(tmp_path, scratch._namespace(), gone, 1)
     os.chown(path, 65534, 65534)
     assert scratch.sweep(tmp_path) == [] and path.exists()
+
+
+def test_a_confinement_probe_killed_part_way_leaves_its_folder_to_the_next_probe(tmp_path):
+    killed = _named(tmp_path, scratch._namespace(), 2 ** 22 + 1, 1, scratch.PROBE)
+    probe = "from autograder import sandbox; print(sandbox._trial(sandbox.NAMESPACES))"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp_path)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not killed.exists() and os.listdir(tmp_path) == []  # its own removed too
