@@ -181,7 +181,7 @@ def _serve(judge, request, cases, loaded, seconds, replies) -> None:
                                           until=lambda ns: _answer(ns, name) is not None, where=notebook)
     answer = _answer(namespace, name)
     if answer is None:  # every case's outcome alike
-        errors = [e for e in namespace["__cell_errors__"] if e.startswith(name)]
+        errors = [e for e in namespace["__cell_errors__"] if e.startswith(f"{name}: ")]
         stub = not errors or errors[0].split(": ", 2)[1] in ("NotStarted", "NotImplementedError")  # a stub's cell
         no_answer = judge.Outcome.unstarted(errors[0] if errors else _undefined(cells, name)) if stub else \
             judge.Outcome.cell_failed(name, errors[0].split(": ", 1)[1])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -91,6 +92,48 @@ def set_aside(folder: Path) -> dict[str, str]:
         except ValueError as e:
             problems[path.name.removesuffix(UNREADABLE)] = str(e)
     return problems
+
+
+def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
+    """Give each notebook of the assignment missing from the handed-in `folder` the one handed in under another
+    name that holds its cells (a download's `03_softmax_and_mix (1).ipynb`, Jupyter's `-Copy1`, a name of the
+    student's own): a copy of it under the notebook's name, which nbgrader grades; the student's file is kept as
+    it is. A handed-in notebook holds a source notebook's cells when it has at least half of its nbgrader cell ids;
+    it is taken for the one whose ids it holds most of, and only when no other handed-in notebook holds that one's.
+    Returns notebook → what was done (now or by an earlier run, whose copy is still the student's file) or why not.
+    Unreadable notebooks are set aside first (`set_aside_unreadable`)."""
+    folder = Path(folder)
+    wanted = {name: {i for cell in nb["cells"] if (i := grade_id(cell))} for name, nb in source.notebooks.items()}
+    others = {}
+    for path in sorted(folder.glob("*.ipynb")):
+        if path.name not in wanted and path.is_file() and not path.is_symlink():
+            try:
+                others[path.name] = (path.read_bytes(), {i for cell in read_notebook(path)["cells"]
+                                                         if (i := grade_id(cell))})
+            except (OSError, ValueError):
+                continue
+    holders: dict[str, list[str]] = {}
+    for other, (_, ids) in others.items():
+        shares = {name: len(ids & wanted_ids) / len(wanted_ids) for name, wanted_ids in wanted.items() if wanted_ids}
+        best = max(shares, key=shares.get, default=None)
+        if best is not None and shares[best] >= 0.5:
+            holders.setdefault(best, []).append(other)
+    notes = {}
+    for name, found in sorted(holders.items()):
+        path = folder / name
+        if os.path.lexists(path):  # handed in under its name too, or copied by an earlier run
+            own = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+            copied = [other for other in found if others[other][0] == own]
+            if copied:
+                notes[name] = f"handed in as {copied[0]!r}: graded under its own name"
+        elif len(found) > 1:
+            notes[name] = (f"missing: {len(found)} notebooks handed in hold its cells ({', '.join(map(repr, found))}), "
+                           f"so none is graded for it: hand in one as {name}")
+        else:
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as f:
+                f.write(others[found[0]][0])
+            notes[name] = f"handed in as {found[0]!r}: graded under its own name"
+    return notes
 
 
 def grade_id(cell) -> str | None:

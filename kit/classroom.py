@@ -16,6 +16,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from autograder import handed_in
+from autograder.source_assignment import SourceAssignment
 from kit.course import ASSIGNMENT, COURSE_ID, ROOT, course, db_url
 from kit.nbgrader_cli import NbgraderFailed, run_here
 from kit.nbgrader_glue.grading_run import check_confinement
@@ -74,6 +75,13 @@ def set_aside_unreadable(student: str, root: Path = ROOT) -> dict[str, str]:
     """Set aside each of the student's notebooks nbgrader cannot read (autograder.handed_in: `nbgrader
     autograde` does it too); returns notebook → why."""
     return handed_in.set_aside_unreadable(submitted_folder(student, root))
+
+
+def under_their_names(student: str, root: Path = ROOT) -> dict[str, str]:
+    """Copy each of the student's notebooks handed in under another name to its own (autograder.handed_in:
+    `nbgrader autograde` does it too); returns notebook → what was done or why not."""
+    return handed_in.under_their_names(submitted_folder(student, root),
+                                       SourceAssignment.of(root / "source" / ASSIGNMENT))
 
 
 def autograde(on_student) -> dict[str, str]:

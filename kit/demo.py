@@ -55,6 +55,8 @@ def run_loop(students: list[dict]) -> dict[str, list[str]]:
         classroom.replay_timestamp(s["id"], (work / "timestamp.txt").read_text())
         for notebook, why in classroom.set_aside_unreadable(s["id"]).items():
             notes[s["id"]].append(f"{notebook}: {why} (scored 0, file kept)")
+        for notebook, what in classroom.under_their_names(s["id"]).items():
+            notes[s["id"]].append(f"{notebook}: {what}")
     with tqdm(total=len(students), desc="grading", unit="student", file=sys.stderr) as bar:
         def on_student(student: str) -> None:  # a student starts: the one before is done
             if bar.postfix:

@@ -49,7 +49,7 @@ from traitlets import Integer, Unicode
 
 from autograder.cases import hidden_cases, keep_hidden_cases
 from autograder.grade import Report
-from autograder.handed_in import set_aside_unreadable
+from autograder.handed_in import set_aside_unreadable, under_their_names
 from autograder.source_assignment import GradeId, SourceAssignment
 from kit.nbgrader_glue.autograde_exporter import AutogradeExporter
 from kit.nbgrader_glue.engines import shared_engines
@@ -85,11 +85,16 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
     def init_notebooks(self) -> None:
         """nbgrader's, once each handed-in notebook it could not read is set aside beside itself: such a
         notebook scores as missing, and the student's other notebooks are graded (nbgrader's own loop would
-        fail the student and delete their autograded folder, grading report included)."""
+        fail the student and delete their autograded folder, grading report included); and once a notebook
+        handed in under another name is copied to its own (`under_their_names`: nbgrader would score it as
+        missing and never say why)."""
         for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
             for notebook, why in set_aside_unreadable(Path(folder)).items():
                 self.log.warning("%s/%s set aside (%s.unreadable, kept) and scored as missing: %s",
                                  folder, notebook, notebook, why)
+            source = SourceAssignment.of(self._class_run.source(Path(folder).name))
+            for notebook, what in under_their_names(Path(folder), source).items():
+                self.log.warning("%s/%s %s", folder, notebook, what)
         super().init_notebooks()
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:

@@ -1,10 +1,12 @@
 """Does the grader's own copy of nbgrader's cell checksum agree with nbgrader's, on every kind of cell? Is every
-file a student hands in read as a notebook or refused in plain words, never with a crash?"""
+file a student hands in read as a notebook or refused in plain words, never with a crash? Is a notebook handed in
+under another name taken for its own, never through a link?"""
 
 from __future__ import annotations
 
 import copy
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -14,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbgrader.utils import compute_checksum
 
-from autograder.handed_in import nbgrader_checksum, read_notebook
+from autograder.handed_in import nbgrader_checksum, read_notebook, under_their_names
+from autograder.source_assignment import SourceAssignment
 from kit.notebooks import ROOT
 
 
@@ -91,3 +94,21 @@ def test_any_file_is_read_as_a_notebook_or_refused_in_plain_words(content):
         assert str(e).startswith("notebook unreadable: ")
     else:
         assert isinstance(notebook, dict) and isinstance(notebook["cells"], list)
+
+
+def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_through_a_link(tmp_path):
+    source = SourceAssignment.of(ROOT / "source" / "attention")
+    released = ROOT / "assignments" / "attention"
+    handed = tmp_path / "attention"
+    handed.mkdir()
+    shutil.copy(released / "03_softmax_and_mix.ipynb", handed / "softmax (2).ipynb")
+    outside = tmp_path / "outside.ipynb"
+    (handed / "04_heads.ipynb").symlink_to(outside)  # a dangling link under notebook 04's name ...
+    shutil.copy(released / "04_heads.ipynb", handed / "heads.ipynb")  # ... and 04 under another
+    (handed / "05 linked.ipynb").symlink_to(released / "05_masks_and_cross_attention.ipynb")
+    (handed / "notes.ipynb").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    notes = under_their_names(handed, source)
+    assert notes == {"03_softmax_and_mix.ipynb": "handed in as 'softmax (2).ipynb': graded under its own name"}
+    assert (handed / "03_softmax_and_mix.ipynb").read_bytes() == (handed / "softmax (2).ipynb").read_bytes()
+    assert not outside.exists() and not (handed / "05_masks_and_cross_attention.ipynb").exists()
+    assert under_their_names(handed, source) == notes  # run again: the same, nothing copied twice

@@ -1,7 +1,8 @@
 """Do nbgrader's own commands, run as README shows them, do what `make demo` does? (issue 21, part 2)
 
-An unreadable notebook costs its own points only, the release records the due date the late penalty
-needs, and a command works from .venv/bin/ with no environment activated (nbgrader starts `alembic`).
+An unreadable notebook costs its own points only, one handed in under another name is graded under its own,
+the release records the due date the late penalty needs, and a command works from .venv/bin/ with no
+environment activated (nbgrader starts `alembic`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
 from autograder.grade import REPORT_FILE
-from autograder.handed_in import set_aside
+from autograder.handed_in import set_aside, under_their_names
+from autograder.source_assignment import SourceAssignment
 from kit.course import ASSIGNMENT, COURSE_ID, course, db_url
 from kit.release import register_in_gradebook
 from tests.shared.course_copy import EXAMPLE, copy_course, run_nbgrader
@@ -24,13 +26,21 @@ NBGRADER = Path(sys.executable).parent / "nbgrader"
 NOT_ACTIVATED = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}  # this environment's tools nowhere on PATH
 
 
-def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_and_grades_the_rest(tmp_path, copy_released):
+def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_one_and_the_rest(tmp_path,
+                                                                                              copy_released):
     """gus's notebook 03 is not valid JSON, and deep's is JSON nested too deeply for Python to read: stock
-    nbgrader would fail gus and delete his autograded folder, and deep's would stop the whole class."""
+    nbgrader would fail gus and delete his autograded folder, and deep's would stop the whole class. ren handed
+    in ada's notebook 03 as a browser's download names it, and notebook 04 twice under other names: stock nbgrader
+    scores both as missing and never says why."""
     course = copy_released(tmp_path / "course")
     for student in ("gus", "deep"):
         shutil.copytree(EXAMPLE / "gus" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
     (course / "submitted" / "deep" / ASSIGNMENT / "03_softmax_and_mix.ipynb").write_text("[" * 100_000 + "]" * 100_000)
+    ren = course / "submitted" / "ren" / ASSIGNMENT
+    shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, ren)
+    (ren / "03_softmax_and_mix.ipynb").rename(ren / "03_softmax_and_mix (1).ipynb")
+    shutil.copy(ren / "04_heads.ipynb", ren / "04_heads-Copy1.ipynb")
+    (ren / "04_heads.ipynb").rename(ren / "heads.ipynb")
     run_nbgrader(course, "autograde", ASSIGNMENT, "--force")
     for student, why in (("gus", "not valid JSON"), ("deep", "nested too deeply")):
         submitted = course / "submitted" / student / ASSIGNMENT
@@ -41,6 +51,15 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_and_grades_the_res
         with Gradebook(db_url(course), COURSE_ID) as gb:
             scores = {nb.name: nb.score for nb in gb.find_submission(ASSIGNMENT, student).notebooks}
         assert scores["03_softmax_and_mix"] == 0 and scores["01_worked_example"] > 0
+    with Gradebook(db_url(course), COURSE_ID) as gb:
+        ren_scores = {nb.name: (nb.score, nb.max_score) for nb in gb.find_submission(ASSIGNMENT, "ren").notebooks}
+    assert ren_scores["03_softmax_and_mix"][0] == ren_scores["03_softmax_and_mix"][1] > 0
+    assert ren_scores["04_heads"][0] == 0  # two copies under other names: which one is the student's to say
+    assert (ren / "03_softmax_and_mix (1).ipynb").exists() and not (ren / "04_heads.ipynb").exists()
+    assert under_their_names(ren, SourceAssignment.of(course / "source" / ASSIGNMENT)) == {
+        "03_softmax_and_mix.ipynb": "handed in as '03_softmax_and_mix (1).ipynb': graded under its own name",
+        "04_heads.ipynb": "missing: 2 notebooks handed in hold its cells ('04_heads-Copy1.ipynb', 'heads.ipynb'), "
+                          "so none is graded for it: hand in one as 04_heads.ipynb"}
 
 
 def test_the_release_records_the_due_date_in_the_gradebook(tmp_path):
