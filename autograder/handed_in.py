@@ -97,7 +97,7 @@ def set_aside(folder: Path) -> dict[str, str]:
 def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
     """Give each notebook of the assignment missing from the handed-in `folder` the one handed in under another
     name that holds its cells (a download's `03_softmax_and_mix (1).ipynb`, Jupyter's `-Copy1`, a name of the
-    student's own): a copy of it under the notebook's name, which nbgrader grades; the student's file is kept as
+    student's own, a folder a zip was unpacked into): a copy of it under the notebook's name, which nbgrader grades; the student's file is kept as
     it is. A handed-in notebook holds a source notebook's cells when it has at least half of its nbgrader cell ids;
     it is taken for the one whose ids it holds most of, and only when no other handed-in notebook holds that one's.
     Returns notebook → what was done (now or by an earlier run, whose copy is still the student's file) or why not.
@@ -105,11 +105,12 @@ def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
     folder = Path(folder)
     wanted = {name: {i for cell in nb["cells"] if (i := grade_id(cell))} for name, nb in source.notebooks.items()}
     others = {}
-    for path in sorted(folder.glob("*.ipynb")):
-        if path.name not in wanted and path.is_file() and not path.is_symlink():
+    for path in _handed_in_notebooks(folder):
+        name = path.relative_to(folder).as_posix()
+        if name not in wanted:
             try:
-                others[path.name] = (path.read_bytes(), {i for cell in read_notebook(path)["cells"]
-                                                         if (i := grade_id(cell))})
+                _read_as_nbgrader_would(path)  # copied, it must not fail the student's autograde
+                others[name] = (path.read_bytes(), {i for cell in read_notebook(path)["cells"] if (i := grade_id(cell))})
             except (OSError, ValueError):
                 continue
     holders: dict[str, list[str]] = {}
@@ -134,6 +135,19 @@ def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
                 f.write(others[found[0]][0])
             notes[name] = f"handed in as {found[0]!r}: graded under its own name"
     return notes
+
+
+def _handed_in_notebooks(folder: Path) -> list[Path]:
+    """The notebooks (regular files, not links) in `folder` and in its folders one level down (a zip unpacked
+    into a folder of its own), leaving out hidden folders (Jupyter's .ipynb_checkpoints) and links to folders."""
+    found = []
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.name.endswith(".ipynb") and entry.is_file(follow_symlinks=False):
+            found.append(Path(entry.path))
+        elif not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
+            found += [Path(inner.path) for inner in sorted(os.scandir(entry.path), key=lambda e: e.name)
+                      if inner.name.endswith(".ipynb") and inner.is_file(follow_symlinks=False)]
+    return found
 
 
 def grade_id(cell) -> str | None:

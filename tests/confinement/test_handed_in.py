@@ -107,8 +107,15 @@ def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_thro
     shutil.copy(released / "04_heads.ipynb", handed / "heads.ipynb")  # ... and 04 under another
     (handed / "05 linked.ipynb").symlink_to(released / "05_masks_and_cross_attention.ipynb")
     (handed / "notes.ipynb").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (handed / "unzipped").mkdir()  # a zip unpacked into a folder of its own
+    shutil.copy(released / "06_blockwise.ipynb", handed / "unzipped")
+    (handed / ".ipynb_checkpoints").mkdir()  # Jupyter's, an older save: never taken
+    shutil.copy(released / "07_cost.ipynb", handed / ".ipynb_checkpoints" / "07_cost-checkpoint.ipynb")
+    (handed / "linked folder").symlink_to(released, target_is_directory=True)
     notes = under_their_names(handed, source)
-    assert notes == {"03_softmax_and_mix.ipynb": "handed in as 'softmax (2).ipynb': graded under its own name"}
+    assert notes == {"03_softmax_and_mix.ipynb": "handed in as 'softmax (2).ipynb': graded under its own name",
+                     "06_blockwise.ipynb": "handed in as 'unzipped/06_blockwise.ipynb': graded under its own name"}
     assert (handed / "03_softmax_and_mix.ipynb").read_bytes() == (handed / "softmax (2).ipynb").read_bytes()
     assert not outside.exists() and not (handed / "05_masks_and_cross_attention.ipynb").exists()
+    assert not (handed / "07_cost.ipynb").exists() and not (handed / "01_worked_example.ipynb").exists()
     assert under_their_names(handed, source) == notes  # run again: the same, nothing copied twice
