@@ -55,6 +55,7 @@ def read_notebook(path: Path) -> dict:
 
 
 UNREADABLE = ".unreadable"  # a notebook set aside: <name>.ipynb.unreadable, beside where it was
+MISNAMED_BYTES = 256 << 20  # a notebook handed in under another name is read only up to this size
 
 
 def _read_as_nbgrader_would(path: Path) -> None:
@@ -138,16 +139,15 @@ def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
 
 
 def _handed_in_notebooks(folder: Path) -> list[Path]:
-    """The notebooks (regular files, not links) in `folder` and in its folders one level down (a zip unpacked
-    into a folder of its own), leaving out hidden folders (Jupyter's .ipynb_checkpoints) and links to folders."""
-    found = []
-    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-        if entry.name.endswith(".ipynb") and entry.is_file(follow_symlinks=False):
-            found.append(Path(entry.path))
-        elif not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
-            found += [Path(inner.path) for inner in sorted(os.scandir(entry.path), key=lambda e: e.name)
-                      if inner.name.endswith(".ipynb") and inner.is_file(follow_symlinks=False)]
-    return found
+    """The notebooks (regular files, not links, of at most MISNAMED_BYTES) in `folder` and in its folders one level
+    down (a zip unpacked into a folder of its own), leaving out hidden folders (Jupyter's .ipynb_checkpoints) and
+    links to folders."""
+    def notebooks(at: str) -> list[Path]:
+        return [Path(e.path) for e in sorted(os.scandir(at), key=lambda e: e.name) if e.name.endswith(".ipynb")
+                and e.is_file(follow_symlinks=False) and e.stat(follow_symlinks=False).st_size <= MISNAMED_BYTES]
+    return notebooks(folder) + [path for entry in sorted(os.scandir(folder), key=lambda e: e.name)
+                                if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+                                for path in notebooks(entry.path)]
 
 
 def grade_id(cell) -> str | None:
