@@ -132,10 +132,22 @@ def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
             notes[name] = (f"missing: {len(found)} notebooks handed in hold its cells ({', '.join(map(repr, found))}), "
                            f"so none is graded for it: hand in one as {name}")
         else:
-            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as f:
-                f.write(others[found[0]][0])
+            _write_whole(path, others[found[0]][0])
             notes[name] = f"handed in as {found[0]!r}: graded under its own name"
     return notes
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write `data` to a file beside `path` (never through a link), then put it at `path` whole: a process killed
+    part-way leaves no half notebook under the notebook's name (and the next run writes over its leftover)."""
+    partial = path.with_name(f".{path.name}.copying")
+    if os.path.lexists(partial):
+        os.unlink(partial)
+    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(partial, path)
 
 
 def _handed_in_notebooks(folder: Path) -> list[Path]:
