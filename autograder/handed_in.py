@@ -18,6 +18,7 @@ telling, tampering, restoring and the written answers all match its cells to the
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -309,18 +310,43 @@ def _as_released(cell: dict) -> str:
 
 
 def wrong_notebook(student: dict, source: dict) -> str | None:
-    """Why `student` is not this assignment's notebook at all, or None."""
+    """Why `student` is not this assignment's notebook at all, or None. A notebook none of whose cells keeps
+    nbgrader's metadata is not, even one that defines this notebook's answers (pasted into a new notebook): the
+    message then says where to put them."""
     theirs = {grade_id(c) for c in student["cells"]} - {None}
     ours = {grade_id(c) for c in source["cells"]} - {None}
+    answers = {c["metadata"]["nbgrader"]["grade_id"] for c in source["cells"]
+               if c["metadata"].get("nbgrader", {}).get("solution")}
+    pasted = sorted(answers & _defined_names(student)) if student["cells"] and not theirs else []
+    if pasted:
+        return (f"wrong notebook: none of its cells keeps nbgrader's metadata, though it defines "
+                f"{', '.join(pasted[:4])}{' ...' if len(pasted) > 4 else ''} (pasted into a new notebook?): paste "
+                f"each answer into its cell of the released notebook and hand that in")
     if student["cells"] and not theirs & ours:
         found = ", ".join(sorted(theirs)[:4]) or "no nbgrader cells"
         return f"wrong notebook: it has none of this notebook's exercises (it has {found})"
-    answers = {c["metadata"]["nbgrader"]["grade_id"] for c in source["cells"]
-               if c["metadata"].get("nbgrader", {}).get("solution")}
     renamed = sorted(g for g in theirs - ours if g and not g.startswith("cell-"))
     if renamed and not answers & theirs:
         return f"wrong notebook: its exercises are renamed ({', '.join(renamed[:4])})"
     return None
+
+
+def _defined_names(student: dict) -> set[str]:
+    """The names the student's code cells define at their top level (def, class, assignment to a name)."""
+    names = set()
+    for cell in student["cells"]:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            try:
+                body = ast.parse(cell_text(cell)).body
+            except Exception:  # not Python (a syntax error, a source that is no text, one nested too deeply)
+                continue
+            for node in body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(node.name)
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
 
 
 def tampering(student: dict, source: dict) -> list[str]:

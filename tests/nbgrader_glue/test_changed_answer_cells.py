@@ -2,7 +2,8 @@
 check runs on the copy above it (as nbgrader's kernel runs every copy in turn); a cell made markdown or
 raw no longer runs, so its answer is not given (where nbgrader's OverwriteCells would make it code again
 and run it: tests/shared/adversarial/PLAIN_NBGRADER.md, retypes_an_answer_cell). An answer cell that runs
-but binds the answer under another name is named for what it binds."""
+but binds the answer under another name is named for what it binds; answers pasted into a new notebook are
+told where they go."""
 
 from __future__ import annotations
 
@@ -85,3 +86,22 @@ def test_an_answer_given_another_name_is_named_for_the_name_its_cell_binds(tmp_p
     assert cells["hidden_softmax"].kind == "not started", cells["hidden_softmax"]
     assert "softmax is not defined: your notebook defines soft_max instead" in cells["hidden_softmax"].message
     assert "lead_share is not defined: its cell ran without defining it" in cells["hidden_lead_share"].message
+
+
+def test_answers_pasted_into_a_new_notebook_are_the_wrong_notebook_and_the_message_says_where_they_go(tmp_path):
+    """A notebook none of whose cells keeps nbgrader's metadata is not graded (the kit's rule, the adversarial
+    fixture hands_in_a_plain_notebook), even one that defines the answers: the message names them and says
+    where they go."""
+    shutil.copytree(SOURCE, tmp_path / "attention")
+    nb = json.loads((tmp_path / "attention" / NOTEBOOK).read_text())
+    for cell in nb["cells"]:
+        cell["metadata"].pop("nbgrader", None)
+    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
+    problem = grade_submission(tmp_path / "attention").problems[NOTEBOOK]
+    assert problem == ("wrong notebook: none of its cells keeps nbgrader's metadata, though it defines attention, "
+                       "layer_counts, lead_share, permutation_gaps ... (pasted into a new notebook?): paste each "
+                       "answer into its cell of the released notebook and hand that in"), problem
+    nb["cells"] = [cell for cell in nb["cells"] if cell["cell_type"] == "markdown"]  # prose alone
+    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
+    problem = grade_submission(tmp_path / "attention").problems[NOTEBOOK]
+    assert problem.startswith("wrong notebook: it has none of this notebook's exercises"), problem
