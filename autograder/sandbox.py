@@ -64,10 +64,12 @@ from __future__ import annotations
 import ctypes
 import itertools
 import os
+import re
 import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from functools import cache, partial
 from pathlib import Path
@@ -85,6 +87,7 @@ INSIDE_USER = 65534  # the instructor's uid inside a user namespace: `nobody`
 # /home, /root, /tmp, /var, ...) may hold a course, a clone or a student's work.
 SYSTEM_FOLDERS = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev", "proc", "sys"}
 BUBBLEWRAP, NAMESPACES, UNCONFINED = "bubblewrap", "namespaces", "unconfined"
+PROBE = "attention-grading-probe-"  # the probe's folders, in the temporary folder (a kind of autograder/scratch.py)
 # What a caller accepts when the machine allows no confinement.
 REQUIRED, IF_AVAILABLE, NEVER = "required", "if available", "never"
 
@@ -150,10 +153,9 @@ def probe() -> tuple[str | None, str]:
 
 def _trial(kind: str) -> str | None:
     """Why a trivial child could not be confined by `kind`, or None if it could: the child loads the
-    grading child's own lock (seccomp.py) in a world like a grading child's, made in a scratch folder of the
-    probe's kind (autograder/scratch.py: a probe killed part-way leaves it to the next)."""
-    from autograder import scratch as scratch_folders  # it imports this module
-    scratch = scratch_folders.make(scratch_folders.PROBE)
+    grading child's own lock (seccomp.py) in a world like a grading child's, made in a folder named for this
+    process (PROBE: a probe killed part-way leaves it to the next grader's sweep, autograder/scratch.py)."""
+    scratch = Path(tempfile.mkdtemp(prefix=PROBE + owner_tag()))
     try:
         shutil.copyfile(HERE / "seccomp.py", scratch / "seccomp.py")
         (scratch / "work").mkdir()
@@ -315,6 +317,24 @@ def start_ticks(pid: int) -> int | None:
     """When the process `pid` started, in clock ticks since boot; None if there is no such process."""
     fields = process_fields(pid)
     return int(fields[19]) if fields else None
+
+
+def pid_namespace() -> str | None:
+    """This process's PID namespace (its inode number), where /proc is this process's own."""
+    try:
+        link = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+        own = Path("/proc/self/stat").read_text().split(" ", 1)[0]
+    except OSError:
+        return None
+    found = re.fullmatch(r"pid:\[(\d+)\]", link)
+    return found.group(1) if found and own == str(os.getpid()) else None
+
+
+def owner_tag() -> str:
+    """`<PID namespace>-<pid>-<start ticks>-`: what names a scratch folder for the process that made it
+    (autograder/scratch.py); "" where /proc cannot say."""
+    namespace, started = pid_namespace(), start_ticks(os.getpid())
+    return f"{namespace}-{os.getpid()}-{started}-" if namespace and started else ""
 
 
 def _children_by_scanning(pid: int) -> list[int]:

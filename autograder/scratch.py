@@ -3,7 +3,7 @@
 Four kinds, each made and removed by one process: the grader's (GRADING, autograder/submission.py: the
 notebooks restored for grading, the grader's code), a cluster worker's (CLUSTER, autograder/cluster_task.py:
 the submission and the course's source as they came), the confinement probe's (PROBE, autograder/sandbox.py:
-a trivial child's world, tried once a process), all in the temporary folder, and a hand-in being
+a trivial child's world, tried once a process; swept with the grader's), all in the temporary folder, and a hand-in being
 collected (kit/hand_in/collect.py: `.collecting-…` in the course's submitted/ folder). A process killed
 part-way (SIGKILL, the OOM killer, a culled server, a lost worker) cannot remove its folder, so each folder's
 name says who made it: the PID namespace, process id and start time of its maker. The first folder of a kind
@@ -27,23 +27,11 @@ import threading
 from pathlib import Path
 
 from autograder.grading_child import remove_tree
-from autograder.sandbox import start_ticks
+from autograder.sandbox import PROBE, owner_tag, pid_namespace, start_ticks
 
 GRADING, CLUSTER, COLLECTING = "attention-grading-", "attention-cluster-", ".collecting-"  # the kinds' prefixes
-PROBE = "attention-grading-probe-"
 _lock = threading.Lock()
 _swept: set[tuple[str, str]] = set()  # (folder, kind) swept by this process
-
-
-def _namespace() -> str | None:
-    """This process's PID namespace (its inode number), where /proc is this process's own."""
-    try:
-        link = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
-        own = Path("/proc/self/stat").read_text().split(" ", 1)[0]
-    except OSError:
-        return None
-    found = re.fullmatch(r"pid:\[(\d+)\]", link)
-    return found.group(1) if found and own == str(os.getpid()) else None
 
 
 def make(prefix: str = GRADING, folder: Path | None = None) -> Path:
@@ -53,17 +41,16 @@ def make(prefix: str = GRADING, folder: Path | None = None) -> Path:
     with _lock:
         if (str(folder), prefix) not in _swept:
             _swept.add((str(folder), prefix))
-            sweep(folder, prefix)
-    namespace, started = _namespace(), start_ticks(os.getpid())
-    owner = f"{namespace}-{os.getpid()}-{started}-" if namespace and started else ""
-    return Path(tempfile.mkdtemp(prefix=prefix + owner, dir=folder))
+            for kind in (prefix, PROBE) if prefix == GRADING else (prefix,):  # the probe makes its own (sandbox.py)
+                sweep(folder, kind)
+    return Path(tempfile.mkdtemp(prefix=prefix + owner_tag(), dir=folder))
 
 
 def sweep(folder: Path, prefix: str = GRADING) -> list[Path]:
     """Remove every folder of kind `prefix` in `folder` of this account whose maker, in this PID namespace,
     has ended (its process id gone, or taken by a process that started at another time). Returns the folders
     removed."""
-    namespace = _namespace()
+    namespace = pid_namespace()
     if namespace is None:
         return []
     name_of = re.compile(re.escape(prefix) + r"(\d+)-(\d+)-(\d+)-[A-Za-z0-9_]+")

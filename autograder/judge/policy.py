@@ -146,27 +146,21 @@ def _count(n: int) -> str:
     return f"{'-' if n < 0 else ''}an integer of some {int(abs(n).bit_length() * math.log10(2)) + 1:,} digits"
 
 
-_ORDINALS = ("first", "second", "third", "fourth", "fifth")
-
-
 def _part_name(i: int, parts) -> str:
     """Part i of a tuple answer, by its name when it has one: "the weights (the second of the tuple)"."""
-    place = f"the {_ORDINALS[i]} of the tuple" if i < len(_ORDINALS) else f"item [{i}] of the tuple"
+    ordinals = ("first", "second", "third", "fourth", "fifth")
+    place = f"the {ordinals[i]} of the tuple" if i < len(ordinals) else f"item [{i}] of the tuple"
     return f"{parts[i]} ({place})" if i < len(parts) else place
 
 
 def _reordered(got, expected: tuple, parts) -> str:
-    """A note when a tuple answer holds every expected part, each as the policy wants it, in another order
-    (`return weights, output` for `return output, weights`); "" otherwise. got: a sequence of expected's length."""
-    if len(expected) > len(_ORDINALS):
-        return ""
-    order = [next((k for k in range(len(expected)) if mismatch(got[j], expected[k], False) is None), None)
-             for j in range(len(got))]
+    """A note when each part of a tuple answer is right in another place (`return weights, output`); or ""."""
+    order = [next((k for k, e in enumerate(expected) if mismatch(g, e, False) is None), None) for g in got]
     if None in order or sorted(order) != list(range(len(expected))):
         return ""
     names = [parts[k] if k < len(parts) else f"part {k}" for k in range(len(expected))]
-    return (f"; your tuple holds the right parts in another order, ({', '.join(names[k] for k in order)}): "
-            f"return ({', '.join(names)})")
+    return f"; your tuple holds the right parts in another order, ({', '.join(names[k] for k in order)}): " \
+           f"return ({', '.join(names)})"
 
 
 def _as_float(x) -> float:

@@ -61,7 +61,7 @@ def _named(folder: Path, namespace: str, pid: int, started: int, kind: str = scr
 
 
 def test_a_folder_whose_process_id_now_names_another_process_is_removed(tmp_path):
-    namespace, pid = scratch._namespace(), os.getpid()
+    namespace, pid = scratch.pid_namespace(), os.getpid()
     ours = _named(tmp_path, namespace, pid, start_ticks(pid))
     earlier = start_ticks(pid) - 1  # this pid, an earlier process's
     kinds = (scratch.GRADING, scratch.CLUSTER, scratch.PROBE)
@@ -71,7 +71,7 @@ def test_a_folder_whose_process_id_now_names_another_process_is_removed(tmp_path
 
 
 def test_what_cannot_be_judged_from_here_is_left_as_it_is(tmp_path):
-    namespace, gone = scratch._namespace(), 2 ** 22 + 1  # above any pid_max: no such process
+    namespace, gone = scratch.pid_namespace(), 2 ** 22 + 1  # above any pid_max: no such process
     other_namespace = _named(tmp_path, str(int(namespace) + 1), gone, 1)  # a container's, sharing the folder
     older_kit = tmp_path / f"{scratch.GRADING}k2j4_x9z"
     older_kit.mkdir()
@@ -88,15 +88,16 @@ def test_what_cannot_be_judged_from_here_is_left_as_it_is(tmp_path):
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can make a folder another account owns")
 def test_a_folder_of_another_account_is_never_removed(tmp_path):
     gone = 2 ** 22 + 1
-    path = _named(tmp_path, scratch._namespace(), gone, 1)
+    path = _named(tmp_path, scratch.pid_namespace(), gone, 1)
     os.chown(path, 65534, 65534)
     assert scratch.sweep(tmp_path) == [] and path.exists()
 
 
-def test_a_confinement_probe_killed_part_way_leaves_its_folder_to_the_next_probe(tmp_path):
-    killed = _named(tmp_path, scratch._namespace(), 2 ** 22 + 1, 1, scratch.PROBE)
-    probe = "from autograder import sandbox; print(sandbox._trial(sandbox.NAMESPACES))"
-    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp_path)},
+def test_a_confinement_probe_killed_part_way_leaves_its_folder_until_the_next_grader_starts(tmp_path):
+    killed = _named(tmp_path, scratch.pid_namespace(), 2 ** 22 + 1, 1, scratch.PROBE)
+    grader = "from autograder import sandbox, scratch; print(sandbox._trial(sandbox.NAMESPACES)); scratch.make()"
+    done = subprocess.run([sys.executable, "-c", grader], cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp_path)},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert not killed.exists() and os.listdir(tmp_path) == []  # its own removed too
+    left = os.listdir(tmp_path)  # the grader's own folder (never removed by this one-liner), nothing else
+    assert not killed.exists() and len(left) == 1 and left[0].startswith(scratch.GRADING + scratch.pid_namespace())

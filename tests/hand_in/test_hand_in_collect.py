@@ -75,7 +75,7 @@ def collected(tmp_path_factory, copy_released):
 def leftovers(folder: Path) -> dict[str, Path]:
     """Working folders of earlier collects in `folder`: one whose process was killed part-way through replacing
     a student's hand-in, one of a collect still running (this process)."""
-    namespace, pid = scratch._namespace(), os.getpid()
+    namespace, pid = scratch.pid_namespace(), os.getpid()
     return {"killed": folder / f"{scratch.COLLECTING}{namespace}-{2 ** 22 + 1}-1-k1ll3d",
             "running": folder / f"{scratch.COLLECTING}{namespace}-{pid}-{start_ticks(pid)}-runn1ng"}
 
