@@ -99,8 +99,8 @@ def set_aside(folder: Path) -> dict[str, str]:
 def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
     """Give each notebook of the assignment missing from the handed-in `folder` the one handed in under another
     name that holds its cells (a download's `03_softmax_and_mix (1).ipynb`, Jupyter's `-Copy1`, a name of the
-    student's own, a folder a zip was unpacked into): a copy of it under the notebook's name, which nbgrader grades; the student's file is kept as
-    it is. A handed-in notebook holds a source notebook's cells when it has at least half of its nbgrader cell ids;
+    student's own, a folder a zip was unpacked into): a copy of it under the notebook's name, which nbgrader
+    grades; the student's file is kept as it is. A handed-in notebook holds a source notebook's cells when it has at least half of its nbgrader cell ids;
     it is taken for the one whose ids it holds most of, and only when no other handed-in notebook holds that one's.
     Returns notebook → what was done (now or by an earlier run, whose copy is still the student's file) or why not.
     Unreadable notebooks are set aside first (`set_aside_unreadable`)."""
@@ -155,12 +155,21 @@ def _handed_in_notebooks(folder: Path) -> list[Path]:
     """The notebooks (regular files, not links, of at most MISNAMED_BYTES) in `folder` and in its folders one level
     down (a zip unpacked into a folder of its own), leaving out hidden folders (Jupyter's .ipynb_checkpoints) and
     links to folders."""
-    def notebooks(at: str) -> list[Path]:
-        return [Path(e.path) for e in sorted(os.scandir(at), key=lambda e: e.name) if e.name.endswith(".ipynb")
-                and e.is_file(follow_symlinks=False) and e.stat(follow_symlinks=False).st_size <= MISNAMED_BYTES]
-    return notebooks(folder) + [path for entry in sorted(os.scandir(folder), key=lambda e: e.name)
-                                if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
-                                for path in notebooks(entry.path)]
+    def entries(at) -> list[os.DirEntry]:
+        try:  # a folder the student made unreadable, or gone: nothing in it
+            return sorted(os.scandir(at), key=lambda e: e.name)
+        except OSError:
+            return []
+
+    def small_notebook(entry: os.DirEntry) -> bool:
+        try:
+            return entry.name.endswith(".ipynb") and entry.is_file(follow_symlinks=False) and \
+                entry.stat(follow_symlinks=False).st_size <= MISNAMED_BYTES
+        except OSError:
+            return False
+    return [Path(e.path) for e in entries(folder) if small_notebook(e)] + [
+        Path(inner.path) for e in entries(folder) if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+        for inner in entries(e.path) if small_notebook(inner)]
 
 
 def grade_id(cell) -> str | None:

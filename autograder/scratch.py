@@ -3,8 +3,8 @@
 Four kinds, each made and removed by one process: the grader's (GRADING, autograder/submission.py: the
 notebooks restored for grading, the grader's code), a cluster worker's (CLUSTER, autograder/cluster_task.py:
 the submission and the course's source as they came), the confinement probe's (PROBE, autograder/sandbox.py:
-a trivial child's world, tried once a process; swept with the grader's), all in the temporary folder, and a hand-in being
-collected (kit/hand_in/collect.py: `.collecting-…` in the course's submitted/ folder). A process killed
+a trivial child's world, tried once a process; swept with the grader's), all in the temporary folder, and a
+hand-in being collected (kit/hand_in/collect.py: `.collecting-…` in the course's submitted/ folder). A process killed
 part-way (SIGKILL, the OOM killer, a culled server, a lost worker) cannot remove its folder, so each folder's
 name says who made it: the PID namespace, process id and start time of its maker. The first folder of a kind
 a process makes in a folder first removes (`sweep`) every folder of that kind there, of this account, whose
