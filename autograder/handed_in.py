@@ -18,14 +18,15 @@ telling, tampering, restoring and the written answers all match its cells to the
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
 import re
 from pathlib import Path
 
+from autograder.judge.cells import bound_names
 from autograder.source_assignment import SourceAssignment
+from autograder.whole_file import write_bytes_whole
 
 HIDDEN_TESTS = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
 # nbgrader's ClearMarkScheme drops every line from the one naming BEGIN MARK SCHEME to the one naming END.
@@ -133,22 +134,9 @@ def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
             notes[name] = (f"missing: {len(found)} notebooks handed in hold its cells ({', '.join(map(repr, found))}), "
                            f"so none is graded for it: hand in one as {name}")
         else:
-            _write_whole(path, others[found[0]][0])
+            write_bytes_whole(path, others[found[0]][0])
             notes[name] = f"handed in as {found[0]!r}: graded under its own name"
     return notes
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write `data` to a file beside `path` (never through a link), then put it at `path` whole: a process killed
-    part-way leaves no half notebook under the notebook's name (and the next run writes over its leftover)."""
-    partial = path.with_name(f".{path.name}.copying")
-    if os.path.lexists(partial):
-        os.unlink(partial)
-    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(partial, path)
 
 
 def _handed_in_notebooks(folder: Path) -> list[Path]:
@@ -167,8 +155,9 @@ def _handed_in_notebooks(folder: Path) -> list[Path]:
                 entry.stat(follow_symlinks=False).st_size <= MISNAMED_BYTES
         except OSError:
             return False
-    return [Path(e.path) for e in entries(folder) if small_notebook(e)] + [
-        Path(inner.path) for e in entries(folder) if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+    top = entries(folder)
+    return [Path(e.path) for e in top if small_notebook(e)] + [
+        Path(inner.path) for e in top if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
         for inner in entries(e.path) if small_notebook(inner)]
 
 
@@ -346,15 +335,9 @@ def _defined_names(student: dict) -> set[str]:
     for cell in student["cells"]:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             try:
-                body = ast.parse(cell_text(cell)).body
-            except Exception:  # not Python (a syntax error, a source that is no text, one nested too deeply)
+                names.update(bound_names(cell_text(cell)))
+            except TypeError:  # a source that is no text
                 continue
-            for node in body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    names.add(node.name)
-                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    names |= {t.id for t in targets if isinstance(t, ast.Name)}
     return names
 
 

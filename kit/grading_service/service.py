@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from autograder.whole_file import write_bytes_whole
 from kit import nbgrader_cli
 from kit.course import Course, course
 from kit.grading_service import processes
@@ -180,9 +181,7 @@ class GradingService:
         def run() -> int:
             with open(log_file, "a", encoding="utf-8") as log:
                 outcomes = run_round(self.root, turns.turns, lambda line: print(line, file=log, flush=True))
-            partial = outcome_file.with_suffix(".partial")
-            partial.write_text(json.dumps([outcome.plain() for outcome in outcomes]))
-            os.replace(partial, outcome_file)
+            write_bytes_whole(outcome_file, json.dumps([outcome.plain() for outcome in outcomes]).encode())
             return 0
 
         pid = processes.start(run, close=(self.lock,))  # a service started again after a crash gets it at once

@@ -36,6 +36,7 @@ from pathlib import Path
 from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 from nbgrader.utils import notebook_hash
 
+from autograder.whole_file import write_whole
 from kit.course import course
 from kit.hand_in import acl
 from kit.hand_in.accounts import account_map, owners_of
@@ -43,7 +44,6 @@ from kit.hand_in.secret import read_secret
 from kit.hand_in.tree import Refused
 from kit.nbgrader_glue.whole_or_absent import is_unfinished
 
-CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class OwnerOnlyReleaseFeedback(ExchangeReleaseFeedback):
@@ -122,20 +122,10 @@ class OwnerOnlyReleaseFeedback(ExchangeReleaseFeedback):
 
     def _release(self, page: str, name: str, reader: int | None) -> None:
         """Copy `page` to <name>.html in the exchange, readable by `reader` alone (None: by all, as nbgrader's)."""
-        staged = os.path.join(self.dest_path, f"{name}-tmp.html")
-        if os.path.lexists(staged):
-            os.unlink(staged)  # an earlier run's, stopped half-way
-        try:
-            with open(page, "rb") as source, \
-                    os.fdopen(os.open(staged, CREATE, 0o600 if reader is not None else 0o644), "wb") as copy:
-                shutil.copyfileobj(source, copy)  # 0600 from the start: never readable by all, even briefly
-            if reader is not None:
-                acl.owner_and(staged, reader)
-            os.replace(staged, os.path.join(self.dest_path, f"{name}.html"))
-        except OSError:
-            if os.path.lexists(staged):
-                os.unlink(staged)
-            raise
+        with open(page, "rb") as source:  # 0600 from the start: never readable by all, even briefly
+            write_whole(os.path.join(self.dest_path, f"{name}.html"), lambda copy: shutil.copyfileobj(source, copy),
+                        0o600 if reader is not None else 0o644,
+                        (lambda staged: acl.owner_and(staged, reader)) if reader is not None else None)
 
     def _summarise(self, released: int, failed: list[str]) -> None:
         self.log.info("Released %d feedback pages of '%s'; left out %d students%s", released,

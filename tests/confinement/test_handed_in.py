@@ -121,7 +121,7 @@ def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_thro
     assert not (handed / "07_cost.ipynb").exists() and not (handed / "01_worked_example.ipynb").exists()
     assert under_their_names(handed, source) == notes  # run again: the same, nothing copied twice
     (handed / "03_softmax_and_mix.ipynb").unlink()  # as if killed while copying: a half copy beside it
-    (handed / ".03_softmax_and_mix.ipynb.copying").write_text('{"cells": [')
+    (handed / ".03_softmax_and_mix.ipynb.partial").write_text('{"cells": [')
     assert under_their_names(handed, source) == notes
     assert (handed / "03_softmax_and_mix.ipynb").read_bytes() == (handed / "softmax (2).ipynb").read_bytes()
-    assert not (handed / ".03_softmax_and_mix.ipynb.copying").exists()
+    assert not (handed / ".03_softmax_and_mix.ipynb.partial").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.judge import fresh_namespace, run_cells
+from autograder.judge import bound_names, fresh_namespace, run_cells
 from autograder.judge.kernel_syntax import as_python
 
 PYTHON = [
@@ -50,3 +50,14 @@ def test_a_cell_that_displays_what_it_made_runs_as_in_jupyter():
     namespace = fresh_namespace()
     run_cells([("cell", "display('a demonstration')\ndef f(x):\n    return x\n")], namespace)
     assert namespace["__cell_errors__"] == [] and namespace["f"](1) == 1
+
+
+@pytest.mark.parametrize("source, names", [
+    ("def soft_max(x):\n    inner = 1\n    return x\nclass Heads:\n    pass\n", ["soft_max", "Heads"]),
+    ("Softmax = lambda x: x\nscale: float = 0.5\na, b = 1, 2\nfor i in range(2):\n    pass\nx += 1\n",
+     ["Softmax", "scale", "i", "x"]),
+    ("import numpy as np\nnp.random.seed(0)\nprint('hi')\n", []),
+    ("def broken(:\n", []),                                      # a syntax error binds nothing
+    ("(" * 400 + ")" * 400, [])])                                # nor a cell nested too deeply to read
+def test_a_cell_binds_the_plain_names_its_top_level_statements_define(source, names):
+    assert bound_names(source) == names

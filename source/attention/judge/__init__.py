@@ -24,7 +24,7 @@ expected value that it is given. One job per file:
 
 from .calling import WALL_FACTOR, call, outcome_of, time_limit
 from .case import Case
-from .cells import answer_cells, fresh_namespace, run_cells, solution_namespace
+from .cells import answer_cells, bound_names, fresh_namespace, run_cells, solution_namespace
 from .checks import VISIBLE_CASES, check, check_answer_form
 from .exceptions import CheckFailed, NotStarted
 from .outcome import Outcome
@@ -46,7 +46,7 @@ __all__ = [
     # one exercise at a time
     "BUILT_ON", "standing_in",
     # a notebook's answers
-    "answer_cells", "fresh_namespace", "run_cells", "solution_namespace",
+    "answer_cells", "bound_names", "fresh_namespace", "run_cells", "solution_namespace",
     # cases and the wire
     "Case", "Seed", "fresh_inputs", "save_cases", "load_cases", "frame_of", "from_frame", "read_message",
     "plain", "outcome_to_wire", "outcome_from_wire",

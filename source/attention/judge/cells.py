@@ -44,6 +44,23 @@ def _definitions(source: str) -> str:
     return ast.unparse(tree)
 
 
+def bound_names(source: str) -> list[str]:
+    """The names a cell's top-level statements bind, in order: functions, classes, assignments and loops to a
+    plain name (`def softmax`, `Softmax = ...`, `for i in ...`); [] if it does not parse."""
+    try:
+        body = ast.parse(source).body
+    except Exception:  # a syntax error, a source nested too deeply to read
+        return []
+    names = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        else:
+            targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+            names += [target.id for target in targets if isinstance(target, ast.Name)]
+    return names
+
+
 def answer_cells(path, cells=None) -> list[tuple[str, str]]:
     """(grade_id, source) of a notebook's set-up and answer cells, in order, and
     the definitions in cells of the student's own (labelled "your cell N"); each
