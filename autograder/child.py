@@ -29,10 +29,12 @@ redirect the parent. ``{"tidy": true}`` asks the child to give back what
 freed objects and cycles still take (`gc`, `_memory_trimmer`), answered by the
 same message, before the grader counts what it holds for a measured case.
 Nothing here decides a grade. Whatever the student's
-code prints goes to /dev/null.
+code prints goes to /dev/null, and it reads its standard input from there: the
+requests come on a copy of the pipe, so a stray `input()` or `sys.stdin.read()`
+meets the end of its input at once (input() says why) instead of waiting out
+its time on the grader's pipe.
 """
 
-import ast
 import builtins
 import ctypes
 import difflib
@@ -70,30 +72,18 @@ def _answer(namespace, name):
     return next((namespace[k] for k in (name, name.upper(), f"{name}_output") if k in namespace), None)
 
 
-def _undefined(cells, name: str) -> str:
+def _undefined(judge, cells, name: str) -> str:
     """Why `name` is not there though its cell ran without an error, in the student's terms: the name their
     answer's cell or a cell of their own binds instead, if one is close to it (a typo, a renamed stub:
     `soft_max`, `Softmax`), else that the cell ran without binding it. cells: run_cells' (grade_id, source)."""
-    bound = {}
-    for grade_id, source in cells:
-        if grade_id == name or grade_id.startswith("your cell"):
-            try:
-                body = ast.parse(source).body
-            except Exception:  # a syntax error, a cell nested too deeply to read
-                continue
-            for node in body:
-                targets = [node] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
-                    getattr(node, "targets", [getattr(node, "target", None)])
-                for target in targets:
-                    key = getattr(target, "name", None) or getattr(target, "id", None)
-                    if isinstance(key, str) and key != name:
-                        bound[key.lower()] = key
+    bound = {key.lower(): key for grade_id, source in cells if grade_id == name or grade_id.startswith("your cell")
+             for key in judge.bound_names(source) if key != name}
     close = difflib.get_close_matches(name.lower(), bound, n=1, cutoff=0.75)
     instead = f"your notebook defines {bound[close[0]]} instead" if close else "its cell ran without defining it"
     return f"{name} is not defined: {instead}; the grader calls it by the name the stub gave it, {name}"
 
 
-def _stand_in(judge, replies, name: str, under: str, nonce):
+def _stand_in(judge, pipes, name: str, under: str, nonce):
     """A function that asks the parent for the reference's `name` (see the module docstring)."""
     def reference(*args, **kwargs):
         try:
@@ -101,8 +91,9 @@ def _stand_in(judge, replies, name: str, under: str, nonce):
         except (TypeError, ValueError) as e:
             raise TypeError(f"{name} (the reference's, standing in for yours while {under} is graded) "
                             f"cannot take this input: {e}") from None
+        requests, replies = pipes
         _send(replies, message)
-        reply = judge.read_message(sys.stdin.buffer)
+        reply = judge.read_message(requests)
         if "error" in reply:
             kind, text = reply["error"]
             error = getattr(builtins, kind, None)
@@ -110,6 +101,12 @@ def _stand_in(judge, replies, name: str, under: str, nonce):
         return reply["value"]
     reference.__name__ = reference.__qualname__ = name
     return reference
+
+
+def _no_input(prompt=""):
+    """input() while grading, which no one answers (Jupyter's kernel refuses it in nbgrader's autograde too)."""
+    raise EOFError("input() waits for someone to type, and no one types while the grader runs your code: "
+                   "take the call out of your answer")
 
 
 def _send(replies, frame: bytes) -> None:
@@ -152,12 +149,14 @@ def main():
     loaded = {name: [judge.fresh_namespace(), judge.answer_cells(name), 0] for name in served}
     _warm_up(sys.modules["numpy"])  # any child may measure a case (a measured notebook's first)
     trim = _memory_trimmer()
-    replies = os.fdopen(os.dup(1), "wb")
+    requests, replies = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
     _send(replies, judge.frame_of({"ready": True}))
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    while (request := judge.read_message(sys.stdin.buffer)) is not None:
+    for fd, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY)):
+        devnull = os.open(os.devnull, mode)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    builtins.input = _no_input
+    while (request := judge.read_message(requests)) is not None:
         if "tidy" in request:
             gc.collect()
             if trim is not None:
@@ -165,11 +164,11 @@ def main():
             _send(replies, judge.frame_of({"tidy": True}))
         elif "answer" in request:  # else a stand-in's reply that came after its call timed out
             cases = request.pop("cases")
-            _serve(judge, request, cases, loaded, seconds, replies)
+            _serve(judge, request, cases, loaded, seconds, (requests, replies))
             del request, cases
 
 
-def _serve(judge, request, cases, loaded, seconds, replies) -> None:
+def _serve(judge, request, cases, loaded, seconds, pipes) -> None:
     """Run the answer `request` names on each of `cases` in turn, writing each one's reply frame as it is
     done; a case's inputs let go before its reply is written (and the grader counts what the child holds)."""
     notebook, name, nonce = request["notebook"], request["answer"], request.get("nonce")
@@ -183,9 +182,9 @@ def _serve(judge, request, cases, loaded, seconds, replies) -> None:
     if answer is None:  # every case's outcome alike
         errors = [e for e in namespace["__cell_errors__"] if e.startswith(f"{name}: ")]
         stub = not errors or errors[0].split(": ", 2)[1] in ("NotStarted", "NotImplementedError")  # a stub's cell
-        no_answer = judge.Outcome.unstarted(errors[0] if errors else _undefined(cells, name)) if stub else \
+        no_answer = judge.Outcome.unstarted(errors[0] if errors else _undefined(judge, cells, name)) if stub else \
             judge.Outcome.cell_failed(name, errors[0].split(": ", 1)[1])
-    stand_ins = {dep: _stand_in(judge, replies, dep, name, nonce) for dep in request.get("stand_ins", ())}
+    stand_ins = {dep: _stand_in(judge, pipes, dep, name, nonce) for dep in request.get("stand_ins", ())}
     for index in range(len(cases)):
         case, cases[index] = cases[index], None
         if answer is None:
@@ -195,7 +194,7 @@ def _serve(judge, request, cases, loaded, seconds, replies) -> None:
                     judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
                 outcome = judge.outcome_of(answer, {"args": case["args"], "kwargs": case["kwargs"]})
         del case
-        _send(replies, judge.frame_of({"outcome": judge.outcome_to_wire(outcome), "nonce": nonce, "case": index}))
+        _send(pipes[1], judge.frame_of({"outcome": judge.outcome_to_wire(outcome), "nonce": nonce, "case": index}))
         if outcome.timed_out:  # an answer that ran past its time once is not called again (the grader's rule)
             return
         del outcome

@@ -162,3 +162,23 @@ def test_an_answer_that_runs_past_its_time_is_run_on_no_later_case_of_its_reques
     assert [o.has_value for o in outcomes] == [True, False, False, False]
     assert outcomes[1].timed_out and all("not called again" in o.message for o in outcomes[2:])
     assert count.value == 2.0  # raw_scores ran twice: its later cases never reached the student's code
+
+
+def test_an_answer_that_reads_its_input_meets_its_end_at_once_and_input_says_why(tmp_path):
+    """The child's standard input is /dev/null, its requests coming on a copy of the pipe: a stray input()
+    fails at once, saying why, and a read of sys.stdin or of descriptor 0 gets nothing, where each waited out
+    its time on the grader's pipe; the answers after them are graded."""
+    code = tmp_path / "reads_its_input.py"
+    code.write_text(
+        "import os\nimport sys\n\nimport numpy as np\n\n\n"
+        "def raw_scores(Q, K):\n"
+        "    input('go on? ')\n"
+        "    return np.asarray(Q) @ np.asarray(K).T\n\n\n"
+        "def scaled_scores(Q, K):\n"
+        "    return float(len(sys.stdin.read()) + len(sys.stdin.buffer.read(10)) + len(os.read(0, 10)))\n")
+    make_submission(code, tmp_path / "attention")
+    with Submission(tmp_path / "attention", seconds_per_call=30) as submission:
+        asked = submission.outcome("raw_scores", hidden_cases("raw_scores")[0])
+        read = submission.outcome("scaled_scores", hidden_cases("scaled_scores")[0])
+    assert asked.error == "EOFError" and asked.message.startswith("input() waits for someone to type"), asked
+    assert read.value == 0.0, read
