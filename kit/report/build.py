@@ -9,6 +9,7 @@ from nbgrader.coursedir import CourseDirectory
 
 from kit.report.answers import exercises, handed_in
 from kit.report.charts import all_charts
+from autograder.whole_file import write_bytes_whole
 from kit.report.collect import ClassResults, collect
 from kit.report.page import render
 from kit.report.similar_results import Similarity
@@ -45,5 +46,6 @@ def write_report(coursedir: CourseDirectory, assignment: str, anonymous: bool = 
     folder = Path(coursedir.root) / "reports" / assignment
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / ("anonymous.html" if anonymous else "index.html")
-    page.write_text(render(results, all_charts(results), anonymous, similarity), encoding="utf-8")
+    charts = all_charts(results) if results.students else []  # nothing graded: no chart of nothing
+    write_bytes_whole(page, render(results, charts, anonymous, similarity).encode("utf-8"))  # never half a page
     return page, summary(results, anonymous, similarity=similarity)

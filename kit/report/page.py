@@ -28,6 +28,8 @@ def _ranked(groups: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
 
 
 def _count(students: list[str], exercise: Exercise) -> str:
+    if not exercise.students:
+        return "none graded yet"
     return f"{len(students)} of {exercise.students} ({percent(exercise.share(students))})"
 
 
@@ -38,9 +40,9 @@ def median(values) -> str:
 
 def render(results: ClassResults, charts: list[Chart], anonymous: bool = False,
            similarity: Similarity | None = None) -> str:
-    scores = [s.score for s in results.students] or [0.0]
+    scores = [s.score for s in results.students]
     stats = SimpleNamespace(mean=statistics.mean(scores), median=statistics.median(scores),
-                            low=min(scores), high=max(scores))
+                            low=min(scores), high=max(scores)) if scores else None
     return _TEMPLATES.get_template("page.html.j2").render(
         r=results, charts=charts, anonymous=anonymous, describe=describe, percent=percent, count=_count, ranked=_ranked,
         median=median,

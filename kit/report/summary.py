@@ -20,7 +20,7 @@ def summary(results: ClassResults, anonymous: bool = False, top: int = 5, simila
         lines.append("Commonest known mistakes:")
         lines += [f"  {e.name}: {m}: {count} ({percent(e.share(e.mistakes[m]))}); revisit {describe(e.section)}"
                   for count, _, e, m in made[:top]]
-    hardest = sorted(results.exercises, key=lambda e: (e.share(e.hidden_passed), e.name))[:3]
+    hardest = sorted(results.exercises, key=lambda e: (e.share(e.hidden_passed), e.name))[:3] if n else []
     if hardest:
         lines.append("Lowest hidden pass rates: " + ", ".join(
             f"{e.name} {percent(e.share(e.hidden_passed))}" for e in hardest))

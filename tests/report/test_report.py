@@ -177,3 +177,21 @@ def test_the_visible_and_hidden_counts_of_an_exercise_read_as_two_sentences():
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
     assert "Passed the visible check: 2 of 3 (67%). Passed the hidden graders: 1 of 3 (33%)." in text
     assert re.search(r"\)\.Passed", page) is None
+
+
+def test_a_class_no_one_has_handed_in_for_yet_reads_as_such_with_no_figures_of_nothing():
+    """Before the first hand-in (a report run early, the grading service's first minutes) there are no scores,
+    pass rates or charts to give: the page and the summary say so instead of 'out of 0: mean 0.0' and 0%."""
+    from kit.report.collect import ClassResults, Exercise
+    from kit.report.page import render
+    from kit.report.summary import summary
+
+    results = ClassResults("attention", [Exercise("softmax", 4, has_check=True)], [], ["ann", "bo"])
+    page = re.sub(r"<style>.*?</style>", "", render(results, charts=[]), flags=re.S)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "0 students submitted; 2 on the roster did not (ann, bo)." in text
+    assert "No student's work has been graded yet: nothing to chart." in text
+    assert "Scores None yet: no student's work has been graded." in text
+    assert "Passed the visible check: none graded yet. Passed the hidden graders: none graded yet." in text
+    assert "out of 0" not in text and "0%" not in text
+    assert summary(results) == "Class report for attention: 0 students submitted, 2 did not"
