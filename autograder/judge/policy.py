@@ -47,11 +47,12 @@ def tolerance(dtype) -> float:
 
 
 class Foreign:
-    """Stands for an object the student returned that is not plain data
-    (an ndarray subclass, a custom class): only its description travels."""
+    """Stands for an object the student returned that is not plain data (an ndarray subclass, a custom class, an
+    array of Python objects): only its description, and what to return instead, travel."""
+    PLAIN = "return a plain array (np.asarray)"
 
-    def __init__(self, description: str):
-        self.description = description
+    def __init__(self, description: str, advice: str = PLAIN):
+        self.description, self.advice = description, advice
 
     def __repr__(self):
         return self.description
@@ -89,8 +90,7 @@ def is_number(x) -> bool:
 
 
 def is_count(x) -> bool:
-    """An exact integer: an int, a NumPy integer or a 0-d integer array (never a bool, never a
-    float such as 128.0 or 67.1e6, whatever its value)."""
+    """An exact integer: an int, a NumPy integer or a 0-d integer array (never a bool, nor a float: 128.0, 67.1e6)."""
     return is_number(x) and (type(x) is int or np.asarray(x).dtype.kind in "iu")
 
 
@@ -172,7 +172,7 @@ def _as_float(x) -> float:
 
 def _arraymismatch(got, expected: np.ndarray, reveal: bool) -> tuple[str, str] | None:
     if type(got) is not np.ndarray:
-        return "wrong type", f"expected a numpy.ndarray, got {describe(got)}: return a plain array (np.asarray)"
+        return "wrong type", f"expected a numpy.ndarray, got {describe(got)}: {getattr(got, 'advice', Foreign.PLAIN)}"
     if got.shape != expected.shape:
         return "wrong shape", f"expected shape {expected.shape}, got shape {got.shape}"
     if got.dtype != expected.dtype:
@@ -212,7 +212,7 @@ def relative_error(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
     0 where a NaN or ±inf was due and came (a mistake's output has them), inf where
     one was due and something else came, NaN where a NaN came instead of a number."""
     with np.errstate(all="ignore"):
-        error = np.abs(got.astype(np.float64) - expected) / np.maximum(1.0, np.abs(expected))
+        error = np.abs(got.astype(np.result_type(got, np.float64)) - expected) / np.maximum(1.0, np.abs(expected))
         same = (got == expected) | (np.isnan(got) & np.isnan(expected))
         return np.where(np.isfinite(expected), error, np.where(same, 0.0, np.inf))
 

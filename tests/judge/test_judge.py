@@ -1,6 +1,7 @@
 """The one comparison policy (autograder/judge/), as students meet it."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -34,6 +35,26 @@ def test_a_right_answer_passes():
 def test_an_ndarray_subclass_is_rejected_with_its_type():
     message = judge("f", EXPECTED.view(Sneaky), EXPECTED)
     assert "numpy.ndarray" in message and "Sneaky" in message
+
+
+@pytest.mark.parametrize("got, named, advice", [
+    (EXPECTED.astype(object), "an array of shape (2, 2) and dtype object", "return an array of numbers"),
+    (EXPECTED.astype(str), "an array of shape (2, 2) and dtype <U", "return an array of numbers"),
+    (EXPECTED.view(Sneaky), "an ndarray subclass (tests.judge.test_judge.Sneaky)", "return a plain array (np.asarray)")])
+def test_an_array_not_of_numbers_is_named_for_what_it_is_and_told_what_to_return_instead(got, named, advice):
+    """What crosses from the grading child: an array of Python objects or text is no ndarray subclass."""
+    from autograder.judge import frame_of, from_frame, outcome_from_wire, outcome_to_wire
+
+    back = outcome_from_wire(from_frame(frame_of({"outcome": outcome_to_wire(Outcome.returned(got))}))["outcome"])
+    message = judge("f", back.value, EXPECTED)
+    assert f"expected a numpy.ndarray, got {named}" in message and advice in message, message
+
+
+def test_a_complex_answer_is_the_wrong_dtype_without_a_warning_of_its_imaginary_part_cast_away():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        message = judge("f", EXPECTED.astype(complex), EXPECTED, [("a slip", 4, "Why.", EXPECTED[::-1])])
+    assert message == "f: expected dtype float64, got dtype complex128."  # weighed against a known mistake too
 
 
 def test_a_list_is_rejected_even_with_the_right_numbers():

@@ -34,7 +34,7 @@ def encode(obj, arrays: dict, prefix: str = "a"):
     if isinstance(obj, Seed):
         return {"rng": int(obj)}
     if isinstance(obj, Foreign):
-        return {"foreign": obj.description}
+        return {"foreign": obj.description, "advice": obj.advice}
     if isinstance(obj, tuple):
         return {"tuple": [encode(x, arrays, prefix) for x in obj]}
     if isinstance(obj, list):
@@ -58,9 +58,9 @@ def decode(data, arrays, live: bool = False):
         if "tuple" in data:
             return tuple(decode(x, arrays, live) for x in data["tuple"])
         if "foreign" in data:
-            if type(data["foreign"]) is not str:
+            if type(data["foreign"]) is not str or type(data.get("advice", "")) is not str:
                 raise TypeError("a foreign object's description is not text")
-            return Foreign(data["foreign"])
+            return Foreign(data["foreign"], data.get("advice", Foreign.PLAIN))
         if "rng" in data:
             return np.random.default_rng(data["rng"]) if live else Seed(data["rng"])
         return {k: decode(v, arrays, live) for k, v in data["dict"].items()}
@@ -97,6 +97,9 @@ def plain(obj, depth: int = 0):
         return type(obj)(plain(x, depth + 1) for x in obj)
     kind = type(obj)
     name = f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")
+    if type(obj) is np.ndarray:  # of no numbers: Python objects, text, bytes, records, dates
+        return Foreign(f"an array of shape {obj.shape} and dtype {obj.dtype}",
+                       "return an array of numbers (np.asarray(x, dtype=float), where x holds numbers)")
     if isinstance(obj, np.ndarray):
         return Foreign(f"an ndarray subclass ({name})")
     return Foreign(name)
