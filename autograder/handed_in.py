@@ -97,14 +97,15 @@ def set_aside(folder: Path) -> dict[str, str]:
     return problems
 
 
-def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
+def under_their_names(folder: Path, source: SourceAssignment, copy: bool = True) -> dict[str, str]:
     """Give each notebook of the assignment missing from the handed-in `folder` the one handed in under another
     name that holds its cells (a download's `03_softmax_and_mix (1).ipynb`, Jupyter's `-Copy1`, a name of the
     student's own, a folder a zip was unpacked into): a copy of it under the notebook's name, which nbgrader
     grades; the student's file is kept as it is. A handed-in notebook holds a source notebook's cells when it has at least half of its nbgrader cell ids;
     it is taken for the one whose ids it holds most of, and only when no other handed-in notebook holds that one's.
     Returns notebook → what was done (now or by an earlier run, whose copy is still the student's file) or why not.
-    Unreadable notebooks are set aside first (`set_aside_unreadable`)."""
+    Unreadable notebooks are set aside first (`set_aside_unreadable`). copy=False only looks (the class report):
+    a copy not made yet is named as one autograde makes."""
     folder = Path(folder)
     wanted = {name: {i for cell in nb["cells"] if (i := grade_id(cell))} for name, nb in source.notebooks.items()}
     others = {}
@@ -134,7 +135,8 @@ def under_their_names(folder: Path, source: SourceAssignment) -> dict[str, str]:
             notes[name] = (f"missing: {len(found)} notebooks handed in hold its cells ({', '.join(map(repr, found))}), "
                            f"so none is graded for it: hand in one as {name}")
         else:
-            write_bytes_whole(path, others[found[0]][0])
+            if copy:
+                write_bytes_whole(path, others[found[0]][0])
             notes[name] = f"handed in as {found[0]!r}: graded under its own name"
     return notes
 

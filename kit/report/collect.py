@@ -25,7 +25,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 
 from autograder.grade import REPORT_FILE
-from autograder.handed_in import set_aside
+from autograder.handed_in import set_aside, under_their_names
 from autograder.mistakes import MISTAKES
 from autograder.source_assignment import GradeId, SourceAssignment
 from kit.grading_service.journal import attempts, journal_path
@@ -69,6 +69,7 @@ class Student:
     late_penalty: float
     seconds_late: float
     unreadable: dict[str, str] = field(default_factory=dict)  # notebook → why it could not be read
+    renamed: dict[str, str] = field(default_factory=dict)     # notebook → handed in under which name, or why not graded
     tampering: list[str] = field(default_factory=list)        # read-only cells changed (restored before grading)
     graded: bool = True                                       # the grader wrote a report
 
@@ -118,8 +119,8 @@ def _unreadable(submitted: Path, report: dict | None) -> dict[str, str]:
 
 
 def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
-    source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
-    sections = SourceAssignment.of(source).sections
+    source = SourceAssignment.of(Path(coursedir.format_path(coursedir.source_directory, ".", assignment)))
+    sections = source.sections
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         try:
             entry = gb.find_assignment(assignment)
@@ -144,7 +145,8 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
             penalty = float(sub.late_submission_penalty or 0)
             students.append(Student(
                 sid, float(sub.score) - penalty, float(sub.max_score), penalty, float(sub.total_seconds_late),
-                _unreadable(submitted_folder, report), list((report or {}).get("tampering", [])), report is not None))
+                _unreadable(submitted_folder, report), under_their_names(submitted_folder, source, copy=False),
+                list((report or {}).get("tampering", [])), report is not None))
         roster = sorted(s.id for s in gb.students)
         written = written_questions(entry, sections)
     for name, students in attempts(journal_path(Path(coursedir.root), assignment)).items():

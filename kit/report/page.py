@@ -49,6 +49,7 @@ def render(results: ClassResults, charts: list[Chart], anonymous: bool = False,
         stats=stats, max_score=max((s.max_score for s in results.students), default=0.0),
         late=[s for s in results.students if s.seconds_late > 0],
         unreadable=[s for s in results.students if s.unreadable],
+        renamed=[s for s in results.students if s.renamed],
         tampered=[s for s in results.students if s.tampering],
         not_graded=[s for s in results.students if not s.graded],
         similar=None if similarity is None else SimilarView(

@@ -39,6 +39,7 @@ def summary(results: ClassResults, anonymous: bool = False, top: int = 5, simila
         lines.append(f"Written answers: {graded} graded, {ungraded} not yet graded")
     for label, who in (("Late", [s for s in results.students if s.seconds_late > 0]),
                        ("Unreadable notebooks", [s for s in results.students if s.unreadable]),
+                       ("Handed in under another name", [s for s in results.students if s.renamed]),
                        ("Read-only cells changed", [s for s in results.students if s.tampering]),
                        ("Not graded by the kit", [s for s in results.students if not s.graded])):
         if who:

@@ -113,7 +113,10 @@ def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_thro
     shutil.copy(released / "07_cost.ipynb", handed / ".ipynb_checkpoints" / "07_cost-checkpoint.ipynb")
     (handed / "linked folder").symlink_to(released, target_is_directory=True)
     (handed / "locked").mkdir(mode=0)  # a folder its owner made unreadable (root reads it: then it is empty)
-    notes = under_their_names(handed, source)
+    before = sorted(p.name for p in handed.iterdir())
+    notes = under_their_names(handed, source, copy=False)  # the class report only looks: nothing written
+    assert sorted(p.name for p in handed.iterdir()) == before
+    assert under_their_names(handed, source) == notes
     assert notes == {"03_softmax_and_mix.ipynb": "handed in as 'softmax (2).ipynb': graded under its own name",
                      "06_blockwise.ipynb": "handed in as 'unzipped/06_blockwise.ipynb': graded under its own name"}
     assert (handed / "03_softmax_and_mix.ipynb").read_bytes() == (handed / "softmax (2).ipynb").read_bytes()

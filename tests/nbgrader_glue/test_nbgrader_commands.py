@@ -7,6 +7,7 @@ environment activated (nbgrader starts `alembic`).
 
 from __future__ import annotations
 
+import html
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,10 @@ from autograder.handed_in import set_aside, under_their_names
 from autograder.source_assignment import SourceAssignment
 from kit.course import ASSIGNMENT, COURSE_ID, course, db_url
 from kit.release import register_in_gradebook
+from kit.report.build import course_directory
+from kit.report.collect import collect
+from kit.report.page import render
+from kit.report.summary import summary
 from tests.shared.course_copy import EXAMPLE, copy_course, run_nbgrader
 
 NBGRADER = Path(sys.executable).parent / "nbgrader"
@@ -56,10 +61,15 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     assert ren_scores["03_softmax_and_mix"][0] == ren_scores["03_softmax_and_mix"][1] > 0
     assert ren_scores["04_heads"][0] == 0  # two copies under other names: which one is the student's to say
     assert (ren / "03_softmax_and_mix (1).ipynb").exists() and not (ren / "04_heads.ipynb").exists()
-    assert under_their_names(ren, SourceAssignment.of(course / "source" / ASSIGNMENT)) == {
+    notes = {
         "03_softmax_and_mix.ipynb": "handed in as '03_softmax_and_mix (1).ipynb': graded under its own name",
         "04_heads.ipynb": "missing: 2 notebooks handed in hold its cells ('04_heads-Copy1.ipynb', 'heads.ipynb'), "
                           "so none is graded for it: hand in one as 04_heads.ipynb"}
+    assert under_their_names(ren, SourceAssignment.of(course / "source" / ASSIGNMENT)) == notes
+    results = collect(course_directory(course), ASSIGNMENT)  # the class report names both, for the instructor
+    assert {s.id: s.renamed for s in results.students if s.renamed} == {"ren": notes}
+    assert "Handed in under another name: 1 (ren)" in summary(results)
+    assert all(what in html.unescape(render(results, charts=[])) for what in notes.values())
 
 
 def test_the_release_records_the_due_date_in_the_gradebook(tmp_path):
