@@ -101,8 +101,10 @@ def under_their_names(folder: Path, source: SourceAssignment, copy: bool = True)
     """Give each notebook of the assignment missing from the handed-in `folder` the one handed in under another
     name that holds its cells (a download's `03_softmax_and_mix (1).ipynb`, Jupyter's `-Copy1`, a name of the
     student's own, a folder a zip was unpacked into): a copy of it under the notebook's name, which nbgrader
-    grades; the student's file is kept as it is. A handed-in notebook holds a source notebook's cells when it has at least half of its nbgrader cell ids;
-    it is taken for the one whose ids it holds most of, and only when no other handed-in notebook holds that one's.
+    grades; the student's file is kept as it is. A handed-in notebook holds a source notebook's cells when it has
+    at least half of its nbgrader cell ids; it is taken for the one whose ids it holds most of, and only when no
+    other handed-in notebook holds that one's. Where the notebook is handed in under its own name, that one is
+    graded, and other hand-ins holding its cells are named as not graded (a `-Copy1`, a second download).
     Returns notebook → what was done (now or by an earlier run, whose copy is still the student's file) or why not.
     Unreadable notebooks are set aside first (`set_aside_unreadable`). copy=False only looks (the class report):
     a copy not made yet is named as one autograde makes."""
@@ -131,6 +133,10 @@ def under_their_names(folder: Path, source: SourceAssignment, copy: bool = True)
             copied = [other for other in found if others[other][0] == own]
             if copied:
                 notes[name] = f"handed in as {copied[0]!r}: graded under its own name"
+            elif own is not None:  # the student's own copy beside it (a `-Copy1`, a second download): not graded
+                one = len(found) == 1
+                notes[name] = (f"graded as handed in under its own name; {', '.join(map(repr, found))} "
+                               f"{'holds' if one else 'hold'} its cells too, and {'is' if one else 'are'} not graded")
         elif len(found) > 1:
             notes[name] = (f"missing: {len(found)} notebooks handed in hold its cells ({', '.join(map(repr, found))}), "
                            f"so none is graded for it: hand in one as {name}")
