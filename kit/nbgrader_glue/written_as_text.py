@@ -22,7 +22,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from autograder.handed_in import answer_cell_id
 from autograder.source_assignment import cell_text
-from kit.nbgrader_glue.preprocessors import source_notebook
+from kit.nbgrader_glue.preprocessors import UNCONFINED_NOTE, source_notebook
 from kit.written import as_text
 
 ANSWERS = "written_answers"  # resources[ANSWERS]: cell id → {"question": its title, "task": its grade id}, "" if none
@@ -34,7 +34,7 @@ class WrittenAnswersAsText(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         kit_text = {cell_text(cell) for cell in source_notebook(self.config, resources).cells
-                    if cell.cell_type == "markdown"}
+                    if cell.cell_type == "markdown"} | {UNCONFINED_NOTE}  # and the note autograde puts first
         questions = {answer_cell_id(cell.metadata.nbgrader.grade_id): {"question": _title(cell_text(cell)),
                                                                        "task": cell.metadata.nbgrader.grade_id}
                      for cell in nb.cells if cell.cell_type == "markdown" and _nbgrader(cell).get("task")}

@@ -65,6 +65,8 @@ def test_a_course_that_opts_out_is_graded_unconfined_and_the_feedback_says_so(co
     assert json.loads((autograded / REPORT_FILE).read_text())["confinement"] == UNCONFINED
     assert nbgrader(course, "generate_feedback", "attention").returncode == 0
     feedback = (course / "feedback" / "ada" / "attention" / ONE_NOTEBOOK.replace(".ipynb", ".html")).read_text()
-    assert "Graded unconfined." in feedback
+    assert "<strong>Graded unconfined.</strong>" in feedback  # the kit's note, as markdown, first ...
+    assert feedback.index("Graded unconfined.") < feedback.index('class="cell') + 200 and "Text you wrote" not in \
+        feedback[:feedback.index("Graded unconfined.")]  # ... never shown as text the student wrote
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.find_submission("attention", "ada").score > 0
