@@ -87,11 +87,12 @@ def _feedback(c, course: Course) -> None:
     from kit.nbgrader_glue.feedback_exporter import FeedbackExporter
     from kit.nbgrader_glue.feedback_page import TEMPLATES, HideHiddenTests
     from kit.nbgrader_glue.get_grades import GetGradesAtOnce
+    from kit.nbgrader_glue.hand_in_notes import HandInNotes
     from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
 
     # Written answers as text first, while the questions still read as in the source (ClearMarkScheme cuts them).
     c.GenerateFeedback.preprocessors = [GetGradesAtOnce, WrittenAnswersAsText, CSSHTMLHeaderPreprocessor, ClearMarkScheme,
-                                        HideHiddenTests]
+                                        HideHiddenTests, HandInNotes]
     # ... on the kit's page, which passes WCAG 2.1 AA at any width (tests/browser/test_accessibility.py), with no "¶" link
     # in every heading. FeedbackExporter's own settings: the formgrader's HTMLExporter keeps nbgrader's template.
     c.GenerateFeedback.exporter_class = FeedbackExporter

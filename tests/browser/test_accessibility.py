@@ -9,7 +9,8 @@ at three sizes (SIZES): a 1280-px window, the same at 200% zoom (640 CSS px) and
 
 - students' feedback pages (`nbgrader generate_feedback` in `make demo`'s run on
   the example class), every notebook's: passed (ada), failed with a diagnosis (bo:
-  softmax over the wrong axis), not started (dee), late (fay: the late notice); graded
+  softmax over the wrong axis), not started (dee), late (fay: the late notice), a
+  notebook that could not be read (gus: every page says so, under "Your hand-in"); graded
   unconfined (notebook 03 in a course that opts out); and a student whose messages are
   long, odd and hostile and whose written answers are markup (tests/shared/hostile_student.py);
   and the page a hand-in over the grading service's limit gets (kit/grading_service/notice.py),
@@ -216,6 +217,8 @@ def feedback_pages(graded_class, hostile_class, unconfined_feedback, tmp_path_fa
              for kind, student in FEEDBACK.items()}
     pages["long, odd and hostile"] = _notebook_pages(hostile_class / "feedback" / HOSTILE / "attention")
     assert all(len(found) == 9 for found in pages.values()), pages
+    unread = pages["a notebook that could not be read"] = _notebook_pages(graded_class.course / "feedback" / "gus" / "attention")
+    assert len(unread) == 8 and all("Your hand-in" in page.read_text() for page in unread)  # gus's 03: not JSON
     assert "not started" in pages["not started"][2].read_text()
     assert "softmax over the wrong axis" in pages["failed with a diagnosis"][2].read_text()
     assert all("Late submission penalty" in page.read_text() for page in pages["late"])
@@ -278,7 +281,8 @@ def _explore(page, url: str, weights: str) -> None:
 # ---------------------------------------------------------------- the audit, at every size
 
 
-@pytest.mark.parametrize("kind", [*FEEDBACK, "long, odd and hostile", "graded unconfined", "over the limit"])
+@pytest.mark.parametrize("kind", [*FEEDBACK, "long, odd and hostile", "a notebook that could not be read",
+                                  "graded unconfined", "over the limit"])
 def test_does_every_feedback_page_pass_the_audit_at_every_size(sized, feedback_pages, audited, kind):
     _audit_pages(sized, audited, f"feedback page, {kind}", {path.stem: path.as_uri() for path in feedback_pages[kind]})
 

@@ -45,7 +45,7 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, ren)
     (ren / "03_softmax_and_mix.ipynb").rename(ren / "03_softmax_and_mix (1).ipynb")
     shutil.copy(ren / "04_heads.ipynb", ren / "04_heads-Copy1.ipynb")
-    (ren / "04_heads.ipynb").rename(ren / "heads.ipynb")
+    (ren / "04_heads.ipynb").rename(ren / "<b>heads<b> & co.ipynb")  # a name of markup: shown as text
     run_nbgrader(course, "autograde", ASSIGNMENT, "--force")
     for student, why in (("gus", "not valid JSON"), ("deep", "nested too deeply")):
         submitted = course / "submitted" / student / ASSIGNMENT
@@ -63,13 +63,20 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     assert (ren / "03_softmax_and_mix (1).ipynb").exists() and not (ren / "04_heads.ipynb").exists()
     notes = {
         "03_softmax_and_mix.ipynb": "handed in as '03_softmax_and_mix (1).ipynb': graded under its own name",
-        "04_heads.ipynb": "missing: 2 notebooks handed in hold its cells ('04_heads-Copy1.ipynb', 'heads.ipynb'), "
+        "04_heads.ipynb": "missing: 2 notebooks handed in hold its cells ('04_heads-Copy1.ipynb', '<b>heads<b> & co.ipynb'), "
                           "so none is graded for it: hand in one as 04_heads.ipynb"}
     assert under_their_names(ren, SourceAssignment.of(course / "source" / ASSIGNMENT)) == notes
     results = collect(course_directory(course), ASSIGNMENT)  # the class report names both, for the instructor
     assert {s.id: s.renamed for s in results.students if s.renamed} == {"ren": notes}
     assert "Handed in under another name: 1 (ren)" in summary(results)
     assert all(what in html.unescape(render(results, charts=[])) for what in notes.values())
+    run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")  # ... and so does each of their pages
+    for student, told in (("ren", notes), ("gus", {"03_softmax_and_mix.ipynb": "notebook unreadable: not valid JSON"})):
+        pages = sorted((course / "feedback" / student / ASSIGNMENT).glob("0*.html"))  # each notebook's page
+        assert len(pages) == 8  # all but the notebook not graded
+        for page in pages:
+            shown = page.read_text()
+            assert "<b>heads" not in shown and all(f"{nb}: {what}" in html.unescape(shown) for nb, what in told.items())
 
 
 def test_the_release_records_the_due_date_in_the_gradebook(tmp_path):

@@ -1,0 +1,66 @@
+"""What became of a student's hand-in, said on each of their feedback pages.
+
+A notebook set aside as unreadable, one not handed in, one handed in under
+another name (graded under its own, or not graded because two hand-ins hold its
+cells) or beside a differing copy of itself has no page of its own to say so,
+or a page that does not say why: the autograde log and the class report told
+the instructor, never the student. `HandInNotes`, in generate_feedback, reads
+the student's handed-in folder without writing to it (autograder/handed_in.py:
+`set_aside`, `under_their_names(copy=False)`) and their grading report's
+problems, and puts notebook → note in resources[NOTES]; the feedback template
+lists them under the page's heading, escaped (file names are the student's).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from autograder.grade import REPORT_FILE
+from autograder.handed_in import set_aside, under_their_names
+from autograder.source_assignment import SourceAssignment
+from kit.report.collect import read_report
+
+NOTES = "hand_in_notes"  # resources[NOTES]: notebook file name → what became of it, in the student's words
+MISSING = "notebook missing"  # the grading report's problem for a notebook not graded
+
+
+def hand_in_notes(submitted: Path, source: SourceAssignment, problems: dict[str, str]) -> dict[str, str]:
+    """Notebook → what became of it, in the source's order, for each notebook not simply graded as handed in."""
+    unreadable, renamed = set_aside(submitted), under_their_names(submitted, source, copy=False)
+    notes = {}
+    for notebook in source.notebooks:
+        if notebook in renamed:
+            notes[notebook] = renamed[notebook]
+        elif notebook in unreadable:
+            notes[notebook] = f"{unreadable[notebook]} (scored 0; your file is kept)"
+        elif problems.get(notebook) == MISSING:
+            notes[notebook] = "not handed in (scored 0)"
+    return notes
+
+
+class HandInNotes(NbGraderPreprocessor):
+    """resources[NOTES] for the student whose page is being written (worked out once for their pages)."""
+
+    def preprocess(self, nb, resources):
+        coursedir, info = CourseDirectory(config=self.config), resources["nbgrader"]
+        report = Path(coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"]),
+                      REPORT_FILE)
+        try:
+            graded = report.stat().st_mtime_ns  # an autograde since: its notes again
+        except OSError:
+            graded = None
+        resources[NOTES] = _notes(
+            Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"])),
+            Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"])), report, graded)
+        return nb, resources
+
+
+@lru_cache(maxsize=4)  # one student's pages are written one after another
+def _notes(submitted: Path, source: Path, report_file: Path, graded: int | None) -> dict[str, str]:
+    report = read_report(report_file) or {}
+    problems = report.get("problems") if isinstance(report.get("problems"), dict) else {}
+    return hand_in_notes(submitted, SourceAssignment.of(source), problems)
