@@ -57,6 +57,7 @@ def read_notebook(path: Path) -> dict:
 
 
 UNREADABLE = ".unreadable"  # a notebook set aside: <name>.ipynb.unreadable, beside where it was
+MISSING = "notebook missing"  # a grading report's problem for a notebook neither handed in nor copied to its name
 MISNAMED_BYTES = 256 << 20  # a notebook handed in under another name is read only up to this size
 
 
@@ -428,7 +429,7 @@ def restore_for_grading(folder: Path, source: Path, workdir: Path) -> tuple[dict
         source_path = source / name
         student_path = folder / name
         if not student_path.exists():
-            problems[source_path.name] = "notebook missing"
+            problems[source_path.name] = MISSING
             student = {"cells": []}
         else:
             try:

@@ -5,7 +5,8 @@ through a link planted under that name, and O_NOFOLLOW), which then takes the ta
 (`os.replace`). A process killed part-way leaves the target as it was and a leftover the next write removes.
 One writer a target at a time: the callers' commands take turns (a second writer would remove the first's
 leftover). Used for the copy of a notebook handed in under another name (handed_in.py), the feedback pages
-released into the exchange (kit/hand_in/feedback.py) and a grading round's outcomes (kit/grading_service).
+released into the exchange (kit/hand_in/feedback.py), the class report (kit/report/build.py) and a grading
+round's outcomes (kit/grading_service).
 """
 
 from __future__ import annotations

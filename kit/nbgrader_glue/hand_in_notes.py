@@ -20,12 +20,11 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from autograder.grade import REPORT_FILE
-from autograder.handed_in import set_aside, under_their_names
+from autograder.handed_in import MISSING, set_aside, under_their_names
 from autograder.source_assignment import SourceAssignment
 from kit.report.collect import read_report
 
 NOTES = "hand_in_notes"  # resources[NOTES]: notebook file name → what became of it, in the student's words
-MISSING = "notebook missing"  # the grading report's problem for a notebook not graded
 
 
 def hand_in_notes(submitted: Path, source: SourceAssignment, problems: dict[str, str]) -> dict[str, str]:

@@ -7,9 +7,9 @@ from pathlib import Path
 from nbgrader.apps.baseapp import NbGrader
 from nbgrader.coursedir import CourseDirectory
 
+from autograder.whole_file import write_bytes_whole
 from kit.report.answers import exercises, handed_in
 from kit.report.charts import all_charts
-from autograder.whole_file import write_bytes_whole
 from kit.report.collect import ClassResults, collect
 from kit.report.page import render
 from kit.report.similar_results import Similarity

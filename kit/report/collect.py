@@ -25,7 +25,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 
 from autograder.grade import REPORT_FILE
-from autograder.handed_in import set_aside, under_their_names
+from autograder.handed_in import MISSING, set_aside, under_their_names
 from autograder.mistakes import MISTAKES
 from autograder.source_assignment import GradeId, SourceAssignment
 from kit.grading_service.journal import attempts, journal_path
@@ -114,7 +114,7 @@ def read_report(path: Path) -> dict | None:
 
 def _unreadable(submitted: Path, report: dict | None) -> dict[str, str]:
     """Notebook → why it could not be graded: set aside as unreadable before grading, or found so by the grader."""
-    found = {nb: why for nb, why in (report or {}).get("problems", {}).items() if why != "notebook missing"}
+    found = {nb: why for nb, why in (report or {}).get("problems", {}).items() if why != MISSING}
     return {**found, **set_aside(submitted)}
 
 
