@@ -3,12 +3,14 @@
 A notebook set aside as unreadable, one not handed in, one handed in under
 another name (graded under its own, or not graded because two hand-ins hold its
 cells) or beside a differing copy of itself has no page of its own to say so,
-or a page that does not say why: the autograde log and the class report told
-the instructor, never the student. `HandInNotes`, in generate_feedback, reads
-the student's handed-in folder without writing to it (autograder/handed_in.py:
-`set_aside`, `under_their_names(copy=False)`) and their grading report's
-problems, and puts notebook → note in resources[NOTES]; the feedback template
-lists them under the page's heading, escaped (file names are the student's).
+or a page that does not say why; nor did any page say that read-only cells the
+student changed were put back before grading: the autograde log and the class
+report told the instructor, never the student. `HandInNotes`, in
+generate_feedback, reads the student's handed-in folder without writing to it
+(autograder/handed_in.py: `set_aside`, `under_their_names(copy=False)`) and
+their grading report's problems and tampering, and puts notebook → note in
+resources[NOTES]; the feedback template lists them under the page's heading,
+escaped (file names are the student's).
 """
 
 from __future__ import annotations
@@ -27,17 +29,29 @@ from kit.report.collect import read_report
 NOTES = "hand_in_notes"  # resources[NOTES]: notebook file name → what became of it, in the student's words
 
 
-def hand_in_notes(submitted: Path, source: SourceAssignment, problems: dict[str, str]) -> dict[str, str]:
-    """Notebook → what became of it, in the source's order, for each notebook not simply graded as handed in."""
+def hand_in_notes(submitted: Path, source: SourceAssignment, problems: dict[str, str],
+                  tampering: list[str] = ()) -> dict[str, str]:
+    """Notebook → what became of it, in the source's order, for each notebook not simply graded as handed in.
+    tampering: the grading report's read-only cells changed ("03_softmax_and_mix.ipynb: check_softmax edited")."""
     unreadable, renamed = set_aside(submitted), under_their_names(submitted, source, copy=False)
+    changed: dict[str, list[str]] = {}
+    for line in tampering:
+        notebook, _, what = line.partition(": ")
+        changed.setdefault(notebook, []).append(what)
     notes = {}
     for notebook in source.notebooks:
+        said = []
         if notebook in renamed:
-            notes[notebook] = renamed[notebook]
+            said.append(renamed[notebook])
         elif notebook in unreadable:
-            notes[notebook] = f"{unreadable[notebook]} (scored 0; your file is kept)"
+            said.append(f"{unreadable[notebook]} (scored 0; your file is kept)")
         elif problems.get(notebook) == MISSING:
-            notes[notebook] = "not handed in (scored 0)"
+            said.append("not handed in (scored 0)")
+        if notebook in changed:
+            said.append(f"{', '.join(changed[notebook])}: read-only cells are put back as released before grading, "
+                        f"so changes to them do not count")
+        if said:
+            notes[notebook] = "; ".join(said)
     return notes
 
 
@@ -62,4 +76,5 @@ class HandInNotes(NbGraderPreprocessor):
 def _notes(submitted: Path, source: Path, report_file: Path, graded: int | None) -> dict[str, str]:
     report = read_report(report_file) or {}
     problems = report.get("problems") if isinstance(report.get("problems"), dict) else {}
-    return hand_in_notes(submitted, SourceAssignment.of(source), problems)
+    tampering = [line for line in report.get("tampering") or [] if isinstance(line, str)]
+    return hand_in_notes(submitted, SourceAssignment.of(source), problems, tampering)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import html
 import json
 import re
 from pathlib import Path
@@ -157,6 +158,18 @@ def test_the_table_says_what_happened_to_the_broken_and_the_tampered_student(cou
     assert "gus: 03_softmax_and_mix.ipynb: notebook unreadable: not valid JSON at line" in stdout
     assert "hal: changed read-only cells (restored, graded as if untouched)" in stdout
     assert "check_softmax edited" in stdout and "hidden_attention deleted" in stdout
+
+
+def test_every_feedback_page_of_the_broken_and_the_tampered_student_tells_them_what_became_of_their_hand_in(course):
+    """Under "Your hand-in" (kit/nbgrader_glue/hand_in_notes.py): gus's unreadable notebook, on each of his eight
+    pages; hal's changed read-only cells, put back before grading, on each of his nine; nobody else's."""
+    told = {"gus": "03_softmax_and_mix.ipynb: notebook unreadable: not valid JSON at line",
+            "hal": "03_softmax_and_mix.ipynb: check_softmax edited, hidden_attention deleted: read-only cells are "
+                   "put back as released before grading, so changes to them do not count"}
+    for student, *_ in STUDENTS:
+        for page in (course.folder / "feedback" / student / "attention").glob("0*.html"):
+            shown = html.unescape(page.read_text())
+            assert ("Your hand-in" in shown) == (student in told) and told.get(student, "") in shown, page
 
 
 def test_grades_csv_has_one_row_per_student_and_the_late_penalty(course):

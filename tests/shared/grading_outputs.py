@@ -12,8 +12,9 @@ out: nbgrader's submission_secret.txt (random each run) and the release's own
 files copied beside each autograded notebook (judge/, the figures:
 tests/notebooks/test_release.py checks those). tests/nbgrader_glue/test_grading_outputs.py compares
 `make demo`'s outputs on the example class with RECORD. Stop 61 recorded gus's eight feedback pages again: each
-now says, under "Your hand-in", that his notebook 03 could not be read (kit/nbgrader_glue/hand_in_notes.py); no
-other file differed from the record before it was written.
+now says, under "Your hand-in", that his notebook 03 could not be read (kit/nbgrader_glue/hand_in_notes.py), then
+hal's nine (the read-only cells he changed, put back before grading); no other file differed from the record
+before each was written.
 
 `synthetic_digests` does the same for tests/shared/synthetic_class.py's class
 (test_report's: 100 students, seed 13): its gradebook (also one digest per
