@@ -18,18 +18,13 @@ from typing import BinaryIO, Callable
 CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def partial_of(path: str | Path) -> Path:
-    """Where the bytes of `path` are written before they take its place."""
-    path = Path(path)
-    return path.with_name(f".{path.name}.partial")
-
-
 def write_whole(path: str | Path, write: Callable[[BinaryIO], object], mode: int = 0o644,
                 before_replace: Callable[[Path], object] | None = None) -> None:
     """Fill a fresh file beside `path` with `write(file)`, made with `mode` (so never readable by more, even
     briefly), call `before_replace(partial)` (an ACL set, say), then put it at `path`. On failure nothing is
     left but the target as it was."""
-    partial = partial_of(path)
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.partial")
     if os.path.lexists(partial):
         os.unlink(partial)  # an earlier writer's, stopped part-way
     try:

@@ -45,7 +45,6 @@ from kit.hand_in.tree import Refused
 from kit.nbgrader_glue.whole_or_absent import is_unfinished
 
 
-
 class OwnerOnlyReleaseFeedback(ExchangeReleaseFeedback):
 
     def copy_files(self):
