@@ -48,6 +48,7 @@ from kit.course import course
 from kit.hand_in.accounts import account_map, owners_of
 from kit.hand_in.secret import read_secret, secrets_in
 from kit.hand_in.tree import Copied, Limits, Refused, copy_hand_in, shown
+from kit.nbgrader_glue.timestamp import UnreadableTimestamp, handed_in_at
 
 REFUSALS = Path("refused")  # refused/<assignment>.json in the course folder (not an outcome: a folder)
 
@@ -138,7 +139,10 @@ class TrustedCollect(ExchangeCollect):
         """Would nbgrader's own rules copy `record` over what `dest` holds?"""
         if not dest.is_dir():
             return True
-        existing = self.coursedir.get_existing_timestamp(str(dest))
+        try:
+            existing = handed_in_at(dest)
+        except UnreadableTimestamp:  # a copy of no known time (edited by hand): any hand-in replaces it
+            existing = None
         if self.update and (existing is None or record["timestamp"] > existing):
             return True
         return self.before_duedate and existing != record["timestamp"]

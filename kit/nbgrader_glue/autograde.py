@@ -58,6 +58,7 @@ from kit.nbgrader_glue.grading_run import RUN, GradingRun
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
 from kit.nbgrader_glue.per_student import one_read_per_run, one_read_per_student
+from kit.nbgrader_glue.timestamp import timestamp_problem
 from kit.nbgrader_glue.whole_or_absent import WholeOrAbsent
 
 
@@ -96,6 +97,10 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
             for notebook, what in under_their_names(Path(folder), source).items():
                 self.log.warning("%s/%s %s", folder, notebook, what)
         super().init_notebooks()
+
+    def cannot_convert(self, folder: str) -> str | None:
+        """A timestamp.txt nbgrader cannot read (timestamp.py): nbgrader's own error for it is a traceback."""
+        return timestamp_problem(folder)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         with gradebook_writes(self.coursedir.db_url):

@@ -40,7 +40,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Enum, Unicode
 
-from kit.nbgrader_glue.whole_or_absent import unfinished_students
+from kit.nbgrader_glue.whole_or_absent import handed_in, unfinished_students
 
 
 def final_score(gradebook: Gradebook, assignment: str, student: str) -> float:
@@ -63,18 +63,31 @@ def points(value: float) -> str:
 
 
 class WarnsOfUnfinished(ExportPlugin):
-    """An export that says which students an interrupted autograde left part-way (whole_or_absent.py):
-    their rows hold only the grades recorded so far."""
+    """An export that says which students an autograde left part-way (whole_or_absent.py: their rows hold
+    only the grades recorded so far) and which handed in work no autograde has graded (their rows hold 0)."""
 
-    def warn_of_unfinished(self, assignments) -> None:
+    def warn_of_unfinished(self, gradebook: Gradebook, assignments) -> None:
         coursedir = getattr(self.parent, "coursedir", None)
         if coursedir is None:
             return
+        again = f"run `nbgrader autograde {' '.join(assignments)}`, then export again"
         students = unfinished_students(coursedir, assignments)
         if students:
-            self.log.warning("An interrupted run left the autograde of %s part-way: their rows hold only the "
-                             "grades recorded so far; run `nbgrader autograde %s`, then export again",
-                             ", ".join(students), " ".join(assignments))
+            self.log.warning("The autograde of %s stopped part-way: their rows hold only the grades recorded so "
+                             "far; %s", ", ".join(students), again)
+        ungraded = sorted(f"{student} ({assignment})" for assignment in assignments
+                          for student in handed_in(coursedir, assignment) - graded(gradebook, assignment))
+        if ungraded:
+            self.log.warning("Handed in and never graded: %s: their rows hold 0; %s (its log says why it leaves "
+                             "a student out)", ", ".join(ungraded), again)
+
+
+def graded(gradebook: Gradebook, assignment: str) -> set[str]:
+    """The students with a submission of `assignment` in the gradebook."""
+    try:
+        return {submission.student.id for submission in gradebook.find_assignment(assignment).submissions}
+    except MissingEntry:
+        return set()
 
 
 class CsvExport(WarnsOfUnfinished):
@@ -106,7 +119,7 @@ class CsvExport(WarnsOfUnfinished):
         with open(destination, "w", newline="", encoding="utf-8") as f:
             csv.writer(f, lineterminator="\n").writerows([["" if v is None else str(v) for v in row] for row in rows])
         self.log.info("Exported %d rows to %s", len(rows) - 1, destination)
-        self.warn_of_unfinished(sorted({row[0] for row in rows[1:]}))
+        self.warn_of_unfinished(gradebook, sorted({row[0] for row in rows[1:]}))
 
 
 class LmsExport(WarnsOfUnfinished):
@@ -134,7 +147,7 @@ class LmsExport(WarnsOfUnfinished):
         with open(destination, "w", newline="", encoding="utf-8") as f:
             csv.writer(f, lineterminator="\n").writerows(self.table(assignment, students, scores))
         self.log.info("Exported %s for %d students to %s", assignment.name, len(students), destination)
-        self.warn_of_unfinished([assignment.name])
+        self.warn_of_unfinished(gradebook, [assignment.name])
 
 
 class CanvasExport(LmsExport):

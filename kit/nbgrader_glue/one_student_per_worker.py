@@ -27,15 +27,27 @@ Folders = Callable[[list[str]], Iterable[tuple[str, object]]]  # failed list →
 
 
 class OneStudentPerWorker:
+    left_out: dict[str, str] = {}  # folder → why no work on it could begin (`cannot_convert`), set by init_notebooks
+
     def convert_here(self) -> None:
         raise NotImplementedError
 
     def init_notebooks(self) -> None:
-        """nbgrader's, without the students excluded on the command line."""
+        """nbgrader's, without the students excluded on the command line, and without those who cannot be
+        converted at all (`cannot_convert`: logged now, named among the failed at the end)."""
         super().init_notebooks()
         excluded = set(filter(None, (self.coursedir.student_id_exclude or "").split(",")))
         self.assignments = {folder: notebooks for folder, notebooks in self.assignments.items()
                             if self.student_of(folder)[0] not in excluded}
+        self.left_out = {folder: why for folder in sorted(self.assignments) for why in [self.cannot_convert(folder)]
+                         if why}
+        for folder, why in self.left_out.items():
+            self.log.error("%s's %s is left out: %s", *self.student_of(folder), why)
+            self.assignments.pop(folder)
+
+    def cannot_convert(self, folder: str) -> str | None:
+        """Why no work on `folder` can begin, with what to do; None when it can."""
+        return None
 
     def prepare_one(self, folder: str, payload: object) -> None:
         """In a worker process, before nbgrader's loop converts `folder` (with its payload)."""
@@ -90,9 +102,10 @@ class OneStudentPerWorker:
 
     def _fail_for(self, failed: list[str]) -> None:
         """End as nbgrader's serial loop ends when students could not be converted."""
+        failed = sorted({*failed, *self.left_out})
         if not failed:
             return
-        for folder in sorted(failed):
+        for folder in failed:
             student, assignment = self.student_of(folder)
             self.log.error("There was an error processing assignment '%s' for student '%s'", assignment, student)
         self.log.error("Please see the errors logged above for each of them.")

@@ -75,3 +75,9 @@ def unfinished_students(coursedir, assignments) -> list[str]:
     marks = [unfinished_mark(coursedir.format_path(coursedir.autograded_directory, "*", assignment))
              for assignment in assignments]
     return sorted({Path(found).parent.name for mark in marks for found in glob.glob(str(mark))})
+
+
+def handed_in(coursedir, assignment: str) -> set[str]:
+    """The students with a folder of `assignment` in submitted/ (graded or not)."""
+    return {Path(folder).parent.name for folder in glob.glob(coursedir.format_path(
+        coursedir.submitted_directory, "*", assignment)) if Path(folder).is_dir()}

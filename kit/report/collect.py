@@ -30,6 +30,7 @@ from autograder.mistakes import MISTAKES
 from autograder.source_assignment import GradeId, SourceAssignment
 from kit.grading_service.journal import attempts, journal_path
 from kit.hand_in.collect import read_refused
+from kit.nbgrader_glue.whole_or_absent import handed_in, is_unfinished
 
 UNRECORDED = "not recorded"      # a failed cell whose report says nothing of how it failed
 NO_REPORT = "no grading report"  # nbgrader has scores but the grader wrote no report (it could not grade)
@@ -72,6 +73,7 @@ class Student:
     renamed: dict[str, str] = field(default_factory=dict)     # notebook → handed in under which name, or why not graded
     tampering: list[str] = field(default_factory=list)        # read-only cells changed (restored before grading)
     graded: bool = True                                       # the grader wrote a report
+    unfinished: bool = False                                  # an autograde began and did not end: scores so far
 
 
 @dataclass
@@ -94,9 +96,10 @@ class ClassResults:
     assignment: str
     exercises: list[Exercise]
     students: list[Student]       # those who submitted
-    not_submitted: list[str]      # in the gradebook's roster, nothing submitted
+    not_submitted: list[str]      # in the gradebook's roster, nothing handed in
     refused: list[dict] = field(default_factory=list)  # hand-ins the last collect refused (kit.hand_in.collect)
     written: list[WrittenQuestion] = field(default_factory=list)
+    awaiting: list[str] = field(default_factory=list)  # handed in (a submitted folder), no grades in the gradebook yet
 
     def written_counts(self) -> tuple[int, int]:
         """(written answers graded, not yet graded), over every question and student."""
@@ -146,14 +149,16 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
             students.append(Student(
                 sid, float(sub.score) - penalty, float(sub.max_score), penalty, float(sub.total_seconds_late),
                 _unreadable(submitted_folder, report), under_their_names(submitted_folder, source, copy=False),
-                list((report or {}).get("tampering", [])), report is not None))
+                list((report or {}).get("tampering", [])), report is not None, is_unfinished(folder)))
         roster = sorted(s.id for s in gb.students)
         written = written_questions(entry, sections)
     for name, students in attempts(journal_path(Path(coursedir.root), assignment)).items():
         if name in exercises:
             exercises[name].attempts = students
-    return ClassResults(assignment, list(exercises.values()), students, [s for s in roster if s not in submitted],
-                        read_refused(Path(coursedir.root), assignment), written)
+    awaiting = handed_in(coursedir, assignment) - submitted
+    return ClassResults(assignment, list(exercises.values()), students,
+                        [s for s in roster if s not in submitted and s not in awaiting],
+                        read_refused(Path(coursedir.root), assignment), written, sorted(awaiting))
 
 
 def written_questions(entry, sections: dict[str, int] | None = None) -> list[WrittenQuestion]:

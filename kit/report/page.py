@@ -52,5 +52,6 @@ def render(results: ClassResults, charts: list[Chart], anonymous: bool = False,
         renamed=[s for s in results.students if s.renamed],
         tampered=[s for s in results.students if s.tampering],
         not_graded=[s for s in results.students if not s.graded],
+        unfinished=[s for s in results.students if s.unfinished],
         similar=None if similarity is None else SimilarView(
-            similarity, anonymous, [s.id for s in results.students] + results.not_submitted))
+            similarity, anonymous, [s.id for s in results.students] + results.not_submitted + results.awaiting))

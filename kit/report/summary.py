@@ -13,7 +13,8 @@ from kit.report.similar_results import Similarity
 def summary(results: ClassResults, anonymous: bool = False, top: int = 5, similarity: Similarity | None = None) -> str:
     n = len(results.students)
     lines = [f"Class report for {results.assignment}: {n} students submitted"
-             + (f", {len(results.not_submitted)} did not" if results.not_submitted else "")]
+             + (f", {len(results.awaiting)} handed in and not graded yet" if results.awaiting else "")
+             + (f", {len(results.not_submitted)} did not hand in" if results.not_submitted else "")]
     made = sorted(((len(who), i, e, m) for i, e in enumerate(results.exercises) for m, who in e.mistakes.items()),
                   key=lambda t: (-t[0], t[1], t[3]))
     if made:
@@ -41,9 +42,14 @@ def summary(results: ClassResults, anonymous: bool = False, top: int = 5, simila
                        ("Unreadable notebooks", [s for s in results.students if s.unreadable]),
                        ("Handed in under another name", [s for s in results.students if s.renamed]),
                        ("Read-only cells changed", [s for s in results.students if s.tampering]),
-                       ("Not graded by the kit", [s for s in results.students if not s.graded])):
+                       ("Not graded by the kit", [s for s in results.students if not s.graded]),
+                       ("Grading unfinished, scores so far (run autograde again)",
+                        [s for s in results.students if s.unfinished])):
         if who:
             lines.append(f"{label}: {len(who)}" + ("" if anonymous else " (" + ", ".join(s.id for s in who) + ")"))
+    if results.awaiting:
+        lines.append(f"Handed in, not graded yet (run autograde; its log says why it leaves one out): "
+                     f"{len(results.awaiting)}" + ("" if anonymous else " (" + ", ".join(results.awaiting) + ")"))
     if results.refused:
         lines.append(f"Hand-ins refused at collect: {len(results.refused)}" + ("" if anonymous else " (" + ", ".join(
             f"{h['hand_in']}: {h['why']}" for h in results.refused) + ")"))

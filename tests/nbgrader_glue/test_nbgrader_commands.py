@@ -19,6 +19,7 @@ from nbgrader.utils import parse_utc
 from autograder.grade import REPORT_FILE
 from autograder.handed_in import set_aside, under_their_names
 from autograder.source_assignment import SourceAssignment
+from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID, course, db_url
 from kit.release import register_in_gradebook
 from kit.report.build import course_directory
@@ -77,6 +78,37 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
         for page in pages:
             shown = page.read_text()
             assert "<b>heads" not in shown and all(f"{nb}: {what}" in html.unescape(shown) for nb, what in told.items())
+
+
+def test_a_hand_in_whose_timestamp_is_not_a_time_is_left_out_by_name_and_the_report_and_export_say_so(
+        tmp_path, copy_released):
+    """A timestamp.txt edited by hand, or copied from elsewhere (collect writes a good one): stock nbgrader fails the
+    student with an AttributeError's traceback that never names the file, the class report listed them among those
+    who did not hand in, and the export gave them 0 without a word."""
+    course = copy_released(tmp_path / "course")
+    for student, timestamp in (("ada", None), ("tim", b"yesterday-ish\n"), ("una", b"\xff\xfe 12:00")):
+        submitted = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
+        if timestamp:
+            (submitted / "timestamp.txt").write_bytes(timestamp)
+    graded = nbgrader_cli.run("autograde", ASSIGNMENT, cwd=course, capture_output=True, text=True)
+    assert graded.returncode != 0
+    assert "tim's attention is left out: " in graded.stderr and "holds 'yesterday-ish', which is not a time" in graded.stderr
+    assert "una's attention is left out: " in graded.stderr and "which is not a time" in graded.stderr
+    assert "Traceback" not in graded.stderr and "AttributeError" not in graded.stderr
+    results = collect(course_directory(course), ASSIGNMENT)
+    assert [s.id for s in results.students] == ["ada"] and results.awaiting == ["tim", "una"]
+    assert results.not_submitted == []  # they handed in: not among those who did not
+    assert "1 students submitted, 2 handed in and not graded yet" in summary(results)
+    assert "2 handed in and not graded yet (tim, una)" in html.unescape(render(results, charts=[]))
+    exported = run_nbgrader(course, "export", "--to", "grades.csv", text=True)
+    assert "Handed in and never graded: tim (attention), una (attention): their rows hold 0" in exported.stderr
+    for student in ("tim", "una"):  # as the message says: delete the file, and the work is graded as on time
+        (course / "submitted" / student / ASSIGNMENT / "timestamp.txt").unlink()
+    run_nbgrader(course, "autograde", ASSIGNMENT)
+    with Gradebook(db_url(course), COURSE_ID) as gb:
+        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in ("ada", "tim", "una")}
+    assert scores["tim"] == scores["una"] == scores["ada"] > 0
+    assert "never graded" not in run_nbgrader(course, "export", "--to", "grades.csv", text=True).stderr
 
 
 def test_the_release_records_the_due_date_in_the_gradebook(tmp_path):

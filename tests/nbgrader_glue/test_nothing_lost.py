@@ -28,6 +28,9 @@ import pytest
 from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID
 from kit.nbgrader_glue.whole_or_absent import unfinished_mark
+from kit.report.build import course_directory
+from kit.report.collect import collect
+from kit.report.summary import summary
 from tests.shared.course_copy import class_course, gradebook_snapshot as snapshot
 
 N_STUDENTS = 4  # ada, bo, cy and dee: every one of their notebooks readable
@@ -111,6 +114,11 @@ def test_a_run_killed_part_way_is_finished_by_the_next_plain_run(point, uninterr
     killed_at(autograde(tmp_path, KIT_GRADING_WORKERS=workers), lambda line: at(line, students))
     assert not whole(tmp_path, "autograded", students, ".ipynb")  # the kill left work undone
     unfinished = {s for s in students if unfinished_mark(tmp_path / "autograded" / s / ASSIGNMENT).exists()}
+    told = collect(course_directory(tmp_path), ASSIGNMENT)  # the class report, meanwhile, says whose scores are partial
+    partial = {s.id for s in told.students if s.unfinished}
+    assert partial == unfinished - set(told.awaiting) and (not partial or "Grading unfinished" in summary(told))
+    assert {s.id for s in told.students} | set(told.awaiting) == set(students) and not told.not_submitted
+    print(f"partial scores: {sorted(partial)}; not graded yet: {told.awaiting}")
     log = rerun(tmp_path, "autograde", ASSIGNMENT)
     for student in students:
         said = f"Finishing {student}'s {ASSIGNMENT}" in log
@@ -118,6 +126,8 @@ def test_a_run_killed_part_way_is_finished_by_the_next_plain_run(point, uninterr
         assert said == (student in unfinished) and not (skipped and student in unfinished), log[-3000:]
     assert whole(tmp_path, "autograded", students, ".ipynb")
     assert snapshot(tmp_path, students) == uninterrupted
+    told = collect(course_directory(tmp_path), ASSIGNMENT)
+    assert not told.awaiting and not any(s.unfinished for s in told.students) and len(told.students) == len(students)
 
 
 def test_two_runs_started_at_once_take_turns_and_agree(uninterrupted, tmp_path, released_course):
