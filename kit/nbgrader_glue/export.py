@@ -35,11 +35,13 @@ has a username; it refuses grades above 100 unless the site allows more.
 from __future__ import annotations
 
 import csv
+import io
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Enum, Unicode
 
+from autograder.whole_file import write_bytes_whole
 from kit.nbgrader_glue.whole_or_absent import handed_in, unfinished_students
 
 
@@ -50,6 +52,14 @@ def final_score(gradebook: Gradebook, assignment: str, student: str) -> float:
     except MissingEntry:
         return 0.0
     return max(0.0, submission.score - (submission.late_submission_penalty or 0.0))
+
+
+def write_csv(destination: str, rows: list[list[str]]) -> None:
+    """The rows as a CSV file, written whole (a killed export or a full disk leaves the last file, not part of a
+    new one to upload)."""
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows(rows)
+    write_bytes_whole(destination, text.getvalue().encode("utf-8"), mode=0o666)  # as open() makes it: the umask's
 
 
 def decimal(points: float) -> str:
@@ -116,8 +126,7 @@ class CsvExport(WarnsOfUnfinished):
                 continue
             rows += [self.row(gradebook, assignment, student) for student in gradebook.students
                      if not wanted_students or student.id in wanted_students]
-        with open(destination, "w", newline="", encoding="utf-8") as f:
-            csv.writer(f, lineterminator="\n").writerows([["" if v is None else str(v) for v in row] for row in rows])
+        write_csv(destination, [["" if v is None else str(v) for v in row] for row in rows])
         self.log.info("Exported %d rows to %s", len(rows) - 1, destination)
         self.warn_of_unfinished(gradebook, sorted({row[0] for row in rows[1:]}))
 
@@ -144,8 +153,7 @@ class LmsExport(WarnsOfUnfinished):
         students = sorted((s for s in gradebook.students if not wanted or s.id in wanted), key=lambda s: s.id)
         scores = {s.id: decimal(final_score(gradebook, assignment.name, s.id)) for s in students}
         destination = self.to or self.default_file
-        with open(destination, "w", newline="", encoding="utf-8") as f:
-            csv.writer(f, lineterminator="\n").writerows(self.table(assignment, students, scores))
+        write_csv(destination, self.table(assignment, students, scores))
         self.log.info("Exported %s for %d students to %s", assignment.name, len(students), destination)
         self.warn_of_unfinished(gradebook, [assignment.name])
 

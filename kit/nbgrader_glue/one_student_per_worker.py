@@ -42,7 +42,8 @@ class OneStudentPerWorker:
         self.left_out = {folder: why for folder in sorted(self.assignments) for why in [self.cannot_convert(folder)]
                          if why}
         for folder, why in self.left_out.items():
-            self.log.error("%s's %s is left out: %s", *self.student_of(folder), why)
+            self.log.error("There was an error processing assignment: %s\n%s's %s is left out: %s", folder,
+                           *self.student_of(folder), why)
             self.assignments.pop(folder)
 
     def cannot_convert(self, folder: str) -> str | None:

@@ -180,4 +180,4 @@ def test_an_export_names_the_students_an_interrupted_autograde_left_part_way(tmp
     (tmp_path / "autograded" / "fay" / ".attention.unfinished").touch()  # whole_or_absent.py's mark
     code, log = nbgrader(tmp_path, {}, "export", *exporter)
     assert code == 0, log[-2000:]
-    assert re.search(r"left the autograde of fay part-way.*run `nbgrader autograde attention`", log), log
+    assert re.search(r"The autograde of fay stopped part-way.*run `nbgrader autograde attention`", log), log

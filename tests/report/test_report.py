@@ -189,9 +189,9 @@ def test_a_class_no_one_has_handed_in_for_yet_reads_as_such_with_no_figures_of_n
     results = ClassResults("attention", [Exercise("softmax", 4, has_check=True)], [], ["ann", "bo"])
     page = re.sub(r"<style>.*?</style>", "", render(results, charts=[]), flags=re.S)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
-    assert "0 students submitted; 2 on the roster did not (ann, bo)." in text
+    assert "0 students submitted; 2 on the roster did not hand in (ann, bo)." in text
     assert "No student's work has been graded yet: nothing to chart." in text
     assert "Scores None yet: no student's work has been graded." in text
     assert "Passed the visible check: none graded yet. Passed the hidden graders: none graded yet." in text
     assert "out of 0" not in text and "0%" not in text
-    assert summary(results) == "Class report for attention: 0 students submitted, 2 did not"
+    assert summary(results) == "Class report for attention: 0 students submitted, 2 did not hand in"
