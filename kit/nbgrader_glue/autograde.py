@@ -55,6 +55,7 @@ from kit.nbgrader_glue.autograde_exporter import AutogradeExporter
 from kit.nbgrader_glue.engines import shared_engines
 from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN, GradingRun
+from kit.nbgrader_glue.links import links_problem
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
 from kit.nbgrader_glue.per_student import one_read_per_run, one_read_per_student
@@ -90,6 +91,8 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
         handed in under another name is copied to its own (`under_their_names`: nbgrader would score it as
         missing and never say why)."""
         for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
+            if self.cannot_convert(folder):  # left out, untouched (OneStudentPerWorker.init_notebooks says why)
+                continue
             for notebook, why in set_aside_unreadable(Path(folder)).items():
                 self.log.warning("%s/%s set aside (%s.unreadable, kept) and scored as missing: %s",
                                  folder, notebook, notebook, why)
@@ -99,8 +102,9 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
         super().init_notebooks()
 
     def cannot_convert(self, folder: str) -> str | None:
-        """A timestamp.txt nbgrader cannot read (timestamp.py): nbgrader's own error for it is a traceback."""
-        return timestamp_problem(folder)
+        """A hand-in that holds links (links.py: nbgrader would copy and grade what they point to), or whose
+        timestamp.txt nbgrader cannot read (timestamp.py: nbgrader's own error for it is a traceback)."""
+        return links_problem(folder) or timestamp_problem(folder)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         with gradebook_writes(self.coursedir.db_url):

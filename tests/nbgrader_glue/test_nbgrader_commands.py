@@ -80,34 +80,54 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
             assert "<b>heads" not in shown and all(f"{nb}: {what}" in html.unescape(shown) for nb, what in told.items())
 
 
-def test_a_hand_in_whose_timestamp_is_not_a_time_is_left_out_by_name_and_the_report_and_export_say_so(
+def test_a_hand_in_of_links_or_of_a_timestamp_that_is_not_a_time_is_left_out_by_name_and_the_report_and_export_say_so(
         tmp_path, copy_released):
-    """A timestamp.txt edited by hand, or copied from elsewhere (collect writes a good one): stock nbgrader fails the
-    student with an AttributeError's traceback that never names the file, the class report listed them among those
-    who did not hand in, and the export gave them 0 without a word."""
+    """Hand-ins copied into submitted/ by hand (collect writes a timestamp that reads, and takes no links). A
+    timestamp.txt that is not a time: stock nbgrader fails the student with an AttributeError's traceback that never
+    names the file, the class report listed them among those who did not hand in, and the export gave them 0 without
+    a word. Links (a zip unpacked with unzip keeps them): nbgrader copied a file of the instructor's that notes.txt
+    linked to into the autograded and feedback folders, and graded a notebook linked to the course's solved source
+    notebook as the student's own, full marks."""
     course = copy_released(tmp_path / "course")
-    for student, timestamp in (("ada", None), ("tim", b"yesterday-ish\n"), ("una", b"\xff\xfe 12:00")):
-        submitted = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
-        if timestamp:
-            (submitted / "timestamp.txt").write_bytes(timestamp)
+    secret = tmp_path / "instructors_own.txt"
+    secret.write_text("the instructor's own words\n")
+    for student in ("ada", "tim", "una", "lin", "sol"):
+        shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
+    (course / "submitted" / "tim" / ASSIGNMENT / "timestamp.txt").write_bytes(b"yesterday-ish\n")
+    (course / "submitted" / "una" / ASSIGNMENT / "timestamp.txt").write_bytes(b"\xff\xfe 12:00")
+    (course / "submitted" / "lin" / ASSIGNMENT / "notes.txt").symlink_to(secret)
+    solved = course / "submitted" / "sol" / ASSIGNMENT / "03_softmax_and_mix.ipynb"
+    solved.unlink()
+    solved.symlink_to(course / "source" / ASSIGNMENT / "03_softmax_and_mix.ipynb")
     graded = nbgrader_cli.run("autograde", ASSIGNMENT, cwd=course, capture_output=True, text=True)
     assert graded.returncode != 0
     assert "tim's attention is left out: " in graded.stderr and "holds 'yesterday-ish', which is not a time" in graded.stderr
     assert "una's attention is left out: " in graded.stderr and "which is not a time" in graded.stderr
+    assert f"lin's attention is left out: it holds links, which are never graded or copied (notes.txt → {secret})" \
+        in graded.stderr
+    assert "sol's attention is left out: it holds links" in graded.stderr and "03_softmax_and_mix.ipynb → " in graded.stderr
     assert "Traceback" not in graded.stderr and "AttributeError" not in graded.stderr
+    assert sorted(p.name for p in (course / "autograded").iterdir()) == ["ada"]
+    assert not any(secret.read_bytes() in p.read_bytes() for p in course.rglob("*") if p.is_file() and not p.is_symlink())
     results = collect(course_directory(course), ASSIGNMENT)
-    assert [s.id for s in results.students] == ["ada"] and results.awaiting == ["tim", "una"]
+    awaiting = ["lin", "sol", "tim", "una"]
+    assert [s.id for s in results.students] == ["ada"] and results.awaiting == awaiting
     assert results.not_submitted == []  # they handed in: not among those who did not
-    assert "1 students submitted, 2 handed in and not graded yet" in summary(results)
-    assert "2 handed in and not graded yet (tim, una)" in html.unescape(render(results, charts=[]))
+    assert "1 students submitted, 4 handed in and not graded yet" in summary(results)
+    assert "4 handed in and not graded yet (lin, sol, tim, una)" in html.unescape(render(results, charts=[]))
     exported = run_nbgrader(course, "export", "--to", "grades.csv", text=True)
-    assert "Handed in and never graded: tim (attention), una (attention): their rows hold 0" in exported.stderr
-    for student in ("tim", "una"):  # as the message says: delete the file, and the work is graded as on time
+    assert f"Handed in and never graded: {', '.join(f'{s} (attention)' for s in awaiting)}: their rows hold 0" \
+        in exported.stderr
+    # As each message says: the timestamp deleted (graded as on time), the file itself in place of each link.
+    for student in ("tim", "una"):
         (course / "submitted" / student / ASSIGNMENT / "timestamp.txt").unlink()
+    (course / "submitted" / "lin" / ASSIGNMENT / "notes.txt").unlink()
+    solved.unlink()
+    shutil.copy(EXAMPLE / "bo" / ASSIGNMENT / solved.name, solved)  # bo's, softmax over the wrong axis
     run_nbgrader(course, "autograde", ASSIGNMENT)
     with Gradebook(db_url(course), COURSE_ID) as gb:
-        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in ("ada", "tim", "una")}
-    assert scores["tim"] == scores["una"] == scores["ada"] > 0
+        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in ["ada", *awaiting]}
+    assert scores["tim"] == scores["una"] == scores["lin"] == scores["ada"] > scores["sol"] > 0
     assert "never graded" not in run_nbgrader(course, "export", "--to", "grades.csv", text=True).stderr
 
 
