@@ -55,10 +55,10 @@ from kit.nbgrader_glue.autograde_exporter import AutogradeExporter
 from kit.nbgrader_glue.engines import shared_engines
 from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN, GradingRun
-from kit.nbgrader_glue.links import links_problem
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
 from kit.nbgrader_glue.per_student import one_read_per_run, one_read_per_student
+from kit.nbgrader_glue.plain_files import not_plain_problem
 from kit.nbgrader_glue.timestamp import timestamp_problem
 from kit.nbgrader_glue.whole_or_absent import WholeOrAbsent
 
@@ -102,9 +102,9 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
         super().init_notebooks()
 
     def cannot_convert(self, folder: str) -> str | None:
-        """A hand-in that holds links (links.py: nbgrader would copy and grade what they point to), or whose
-        timestamp.txt nbgrader cannot read (timestamp.py: nbgrader's own error for it is a traceback)."""
-        return links_problem(folder) or timestamp_problem(folder)
+        """A hand-in that holds links, pipes or devices (plain_files.py: nbgrader would copy and grade what a link
+        points to), or whose timestamp.txt nbgrader cannot read (timestamp.py: nbgrader's error is a traceback)."""
+        return not_plain_problem(folder) or timestamp_problem(folder)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         with gradebook_writes(self.coursedir.db_url):

@@ -144,7 +144,7 @@ def handed_in(folder: Path, names: set[str], source: Path | None = None) -> dict
     notebooks = SourceAssignment.of(source).notebooks if source is not None else {}
     found = {}
     for path in sorted(folder.glob("*.ipynb")):
-        if path.is_symlink():  # never graded (kit/nbgrader_glue/links.py): not the student's answer either
+        if path.is_symlink():  # never graded (kit/nbgrader_glue/plain_files.py): not the student's answer either
             continue
         try:
             student = read_notebook(path)

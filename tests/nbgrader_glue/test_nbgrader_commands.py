@@ -8,6 +8,7 @@ environment activated (nbgrader starts `alembic`).
 from __future__ import annotations
 
 import html
+import os
 import shutil
 import subprocess
 import sys
@@ -80,22 +81,24 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
             assert "<b>heads" not in shown and all(f"{nb}: {what}" in html.unescape(shown) for nb, what in told.items())
 
 
-def test_a_hand_in_of_links_or_of_a_timestamp_that_is_not_a_time_is_left_out_by_name_and_the_report_and_export_say_so(
+def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left_out_by_name_and_reported(
         tmp_path, copy_released):
-    """Hand-ins copied into submitted/ by hand (collect writes a timestamp that reads, and takes no links). A
+    """Hand-ins copied into submitted/ by hand (collect writes a timestamp that reads, and takes regular files and
+    folders alone): the class report and the export say so. A
     timestamp.txt that is not a time: stock nbgrader fails the student with an AttributeError's traceback that never
     names the file, the class report listed them among those who did not hand in, and the export gave them 0 without
     a word. Links (a zip unpacked with unzip keeps them): nbgrader copied a file of the instructor's that notes.txt
     linked to into the autograded and feedback folders, and graded a notebook linked to the course's solved source
-    notebook as the student's own, full marks."""
+    notebook as the student's own, full marks; a named pipe (a tar makes them) failed the student with a traceback."""
     course = copy_released(tmp_path / "course")
     secret = tmp_path / "instructors_own.txt"
     secret.write_text("the instructor's own words\n")
-    for student in ("ada", "tim", "una", "lin", "sol"):
+    for student in ("ada", "tim", "una", "lin", "sol", "pip"):
         shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
     (course / "submitted" / "tim" / ASSIGNMENT / "timestamp.txt").write_bytes(b"yesterday-ish\n")
     (course / "submitted" / "una" / ASSIGNMENT / "timestamp.txt").write_bytes(b"\xff\xfe 12:00")
     (course / "submitted" / "lin" / ASSIGNMENT / "notes.txt").symlink_to(secret)
+    os.mkfifo(course / "submitted" / "pip" / ASSIGNMENT / "answers")  # from a tar: nbgrader's copy raises at a pipe
     solved = course / "submitted" / "sol" / ASSIGNMENT / "03_softmax_and_mix.ipynb"
     solved.unlink()
     solved.symlink_to(course / "source" / ASSIGNMENT / "03_softmax_and_mix.ipynb")
@@ -103,18 +106,19 @@ def test_a_hand_in_of_links_or_of_a_timestamp_that_is_not_a_time_is_left_out_by_
     assert graded.returncode != 0
     assert "tim's attention is left out: " in graded.stderr and "holds 'yesterday-ish', which is not a time" in graded.stderr
     assert "una's attention is left out: " in graded.stderr and "which is not a time" in graded.stderr
-    assert f"lin's attention is left out: it holds links, which are never graded or copied (notes.txt → {secret})" \
-        in graded.stderr
-    assert "sol's attention is left out: it holds links" in graded.stderr and "03_softmax_and_mix.ipynb → " in graded.stderr
+    assert (f"lin's attention is left out: it holds what is neither a file nor a folder, which is never graded or "
+            f"copied (notes.txt: a link to {secret})") in graded.stderr
+    assert "sol's attention is left out: it holds what is neither" in graded.stderr
+    assert "03_softmax_and_mix.ipynb: a link to " in graded.stderr and "answers: a named pipe" in graded.stderr
     assert "Traceback" not in graded.stderr and "AttributeError" not in graded.stderr
     assert sorted(p.name for p in (course / "autograded").iterdir()) == ["ada"]
     assert not any(secret.read_bytes() in p.read_bytes() for p in course.rglob("*") if p.is_file() and not p.is_symlink())
     results = collect(course_directory(course), ASSIGNMENT)
-    awaiting = ["lin", "sol", "tim", "una"]
+    awaiting = ["lin", "pip", "sol", "tim", "una"]
     assert [s.id for s in results.students] == ["ada"] and results.awaiting == awaiting
     assert results.not_submitted == []  # they handed in: not among those who did not
-    assert "1 students submitted, 4 handed in and not graded yet" in summary(results)
-    assert "4 handed in and not graded yet (lin, sol, tim, una)" in html.unescape(render(results, charts=[]))
+    assert "1 students submitted, 5 handed in and not graded yet" in summary(results)
+    assert "5 handed in and not graded yet (lin, pip, sol, tim, una)" in html.unescape(render(results, charts=[]))
     exported = run_nbgrader(course, "export", "--to", "grades.csv", text=True)
     assert f"Handed in and never graded: {', '.join(f'{s} (attention)' for s in awaiting)}: their rows hold 0" \
         in exported.stderr
@@ -122,12 +126,13 @@ def test_a_hand_in_of_links_or_of_a_timestamp_that_is_not_a_time_is_left_out_by_
     for student in ("tim", "una"):
         (course / "submitted" / student / ASSIGNMENT / "timestamp.txt").unlink()
     (course / "submitted" / "lin" / ASSIGNMENT / "notes.txt").unlink()
+    (course / "submitted" / "pip" / ASSIGNMENT / "answers").unlink()
     solved.unlink()
     shutil.copy(EXAMPLE / "bo" / ASSIGNMENT / solved.name, solved)  # bo's, softmax over the wrong axis
     run_nbgrader(course, "autograde", ASSIGNMENT)
     with Gradebook(db_url(course), COURSE_ID) as gb:
         scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in ["ada", *awaiting]}
-    assert scores["tim"] == scores["una"] == scores["lin"] == scores["ada"] > scores["sol"] > 0
+    assert scores["tim"] == scores["una"] == scores["lin"] == scores["pip"] == scores["ada"] > scores["sol"] > 0
     assert "never graded" not in run_nbgrader(course, "export", "--to", "grades.csv", text=True).stderr
 
 

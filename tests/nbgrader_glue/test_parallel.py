@@ -23,10 +23,11 @@ def two_at_a_time(tmp_path_factory, graded_one_at_a_time, released_course):
     class_course(course, len(students), released_course)
     # A notebook that is not JSON, not set aside beforehand: the kit sets it aside and grades the rest.
     shutil.copytree(EXAMPLE / "gus" / "attention", course / "submitted" / "unreadable" / "attention")
-    # A link to nowhere among the files handed in (a copy made by hand: collect takes no links): nbgrader's copy
-    # of it fails the student in the middle of its loop.
-    shutil.copytree(EXAMPLE / "ada" / "attention", course / "submitted" / "linked" / "attention")
-    (course / "submitted" / "linked" / "attention" / "data.npz").symlink_to("/nowhere/data.npz")
+    # A file where the student's autograded folder must go (an instructor's slip): nbgrader fails the student in
+    # the middle of its loop, in the worker grading them.
+    shutil.copytree(EXAMPLE / "ada" / "attention", course / "submitted" / "blocked" / "attention")
+    (course / "autograded").mkdir()
+    (course / "autograded" / "blocked").write_text("not a folder")
     return course, autograde(course, KIT_GRADING_WORKERS="2")
 
 
@@ -40,14 +41,14 @@ def test_a_student_nbgrader_cannot_grade_is_named_and_stops_no_one_else(graded_o
     students, _ = graded_one_at_a_time
     course, result = two_at_a_time
     assert result.returncode != 0  # as nbgrader's serial loop ends when a student failed
-    assert "for student 'linked'" in result.stderr
-    assert not (course / "autograded" / "linked" / "attention").exists()
+    assert "for student 'blocked'" in result.stderr
+    assert (course / "autograded" / "blocked").read_text() == "not a folder"
     assert "for student 'unreadable'" not in result.stderr  # its unreadable notebook is set aside, the rest graded
     assert (course / "submitted" / "unreadable" / "attention" / "03_softmax_and_mix.ipynb.unreadable").exists()
     for student in [*students, "unreadable"]:
         assert (course / "autograded" / student / "attention" / "01_worked_example.ipynb").exists()
     started = {line.split("'")[1] for line in result.stderr.splitlines() if "Creating/updating student" in line}
-    assert started == {*students, "unreadable"}  # what kit/demo.py's progress bar counts (linked failed first)
+    assert started == {*students, "unreadable"}  # what kit/demo.py's progress bar counts (blocked failed first)
 
 
 def test_two_workers_write_the_feedback_one_worker_writes(graded_one_at_a_time, two_at_a_time, tmp_path):
@@ -72,13 +73,14 @@ def test_run_in_this_process_a_workers_error_reaches_the_log_and_names_its_stude
     # kit/demo.py runs nbgrader in its own process (run_here), its log an in-memory stream: a worker process
     # forked from it wrote to its own copy of that stream, and its student's error never came back.
     course = shutil.copytree(released_course, tmp_path / "course", symlinks=True)
-    for student in ("linked", "also_linked"):
-        handed_in = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
-        (handed_in / "data.npz").symlink_to("/nowhere/data.npz")
+    (course / "autograded").mkdir()
+    for student in ("blocked", "also_blocked"):  # as above: a file where their autograded folder must go
+        shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
+        (course / "autograded" / student).write_text("not a folder")
     monkeypatch.setenv("KIT_GRADING_WORKERS", "2")
     lines = []
     with pytest.raises(nbgrader_cli.NbgraderFailed) as failed:
         nbgrader_cli.run_here("autograde", ASSIGNMENT, "--force", cwd=course, on_line=lines.append)
-    for student in ("linked", "also_linked"):
+    for student in ("blocked", "also_blocked"):
         assert any("error processing assignment:" in line and f"/submitted/{student}/" in line for line in lines)
     assert "Traceback" in str(failed.value)  # the message leads with the first error's traceback
