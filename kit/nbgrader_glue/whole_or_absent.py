@@ -21,6 +21,7 @@ student so marked (`unfinished_students`): their rows hold what was recorded.
 from __future__ import annotations
 
 import glob
+import os
 from pathlib import Path
 
 from nbgrader.converters import NbGraderException
@@ -78,6 +79,8 @@ def unfinished_students(coursedir, assignments) -> list[str]:
 
 
 def handed_in(coursedir, assignment: str) -> set[str]:
-    """The students with a folder of `assignment` in submitted/ (graded or not)."""
-    return {Path(folder).parent.name for folder in glob.glob(coursedir.format_path(
-        coursedir.submitted_directory, "*", assignment)) if Path(folder).is_dir()}
+    """The students with a folder of `assignment` in submitted/ holding a notebook (at its top or one folder down,
+    where autograde looks; set aside as unreadable or not), graded or not."""
+    folders = glob.glob(coursedir.format_path(coursedir.submitted_directory, "*", assignment))
+    return {Path(folder).parent.name for folder in folders
+            if any(glob.glob(os.path.join(glob.escape(folder), pattern)) for pattern in ("*.ipynb*", "*/*.ipynb"))}

@@ -99,6 +99,9 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     (course / "submitted" / "una" / ASSIGNMENT / "timestamp.txt").write_bytes(b"\xff\xfe 12:00")
     (course / "submitted" / "lin" / ASSIGNMENT / "notes.txt").symlink_to(secret)
     os.mkfifo(course / "submitted" / "pip" / ASSIGNMENT / "answers")  # from a tar: nbgrader's copy raises at a pipe
+    nil = course / "submitted" / "nil" / ASSIGNMENT  # a hand-in of no notebook: nothing to grade, nothing awaited
+    nil.mkdir(parents=True)
+    shutil.copy(EXAMPLE / "ada" / ASSIGNMENT / "timestamp.txt", nil)
     solved = course / "submitted" / "sol" / ASSIGNMENT / "03_softmax_and_mix.ipynb"
     solved.unlink()
     solved.symlink_to(course / "source" / ASSIGNMENT / "03_softmax_and_mix.ipynb")
