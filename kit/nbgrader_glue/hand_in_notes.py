@@ -1,6 +1,7 @@
 """What became of a student's hand-in, said on each of their feedback pages.
 
-A notebook set aside as unreadable, one not handed in, one handed in under
+A notebook set aside as unreadable, one not handed in, one the grader found
+is not that notebook (another notebook's cells under its name), one handed in under
 another name (graded under its own, or not graded because two hand-ins hold its
 cells) or beside a differing copy of itself has no page of its own to say so,
 or a page that does not say why; nor did any page say that read-only cells the
@@ -47,6 +48,8 @@ def hand_in_notes(submitted: Path, source: SourceAssignment, problems: dict[str,
             said.append(f"{unreadable[notebook]} (scored 0; your file is kept)")
         elif problems.get(notebook) == MISSING:
             said.append("not handed in (scored 0)")
+        elif isinstance(problems.get(notebook), str):  # found by the grader: not this notebook, say
+            said.append(f"{problems[notebook]} (scored 0)")
         if notebook in changed:
             said.append(f"{', '.join(changed[notebook])}: read-only cells are put back as released before grading, "
                         f"so changes to them do not count")

@@ -38,7 +38,7 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     """gus's notebook 03 is not valid JSON, and deep's is JSON nested too deeply for Python to read: stock
     nbgrader would fail gus and delete his autograded folder, and deep's would stop the whole class. ren handed
     in ada's notebook 03 as a browser's download names it, and notebook 04 twice under other names: stock nbgrader
-    scores both as missing and never says why."""
+    scores both as missing and never says why. wen saved notebook 02 over notebook 01: each of her pages says so."""
     course = copy_released(tmp_path / "course")
     for student in ("gus", "deep"):
         shutil.copytree(EXAMPLE / "gus" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
@@ -48,6 +48,8 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     (ren / "03_softmax_and_mix.ipynb").rename(ren / "03_softmax_and_mix (1).ipynb")
     shutil.copy(ren / "04_heads.ipynb", ren / "04_heads-Copy1.ipynb")
     (ren / "04_heads.ipynb").rename(ren / "<b>heads<b> & co.ipynb")  # a name of markup: shown as text
+    wen = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / "wen" / ASSIGNMENT)
+    shutil.copy(wen / "02_scores_and_scaling.ipynb", wen / "01_worked_example.ipynb")  # saved over the wrong file
     run_nbgrader(course, "autograde", ASSIGNMENT, "--force")
     for student, why in (("gus", "not valid JSON"), ("deep", "nested too deeply")):
         submitted = course / "submitted" / student / ASSIGNMENT
@@ -73,9 +75,11 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     assert "Handed in under another name: 1 (ren)" in summary(results)
     assert all(what in html.unescape(render(results, charts=[])) for what in notes.values())
     run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")  # ... and so does each of their pages
-    for student, told in (("ren", notes), ("gus", {"03_softmax_and_mix.ipynb": "notebook unreadable: not valid JSON"})):
+    wrong = {"01_worked_example.ipynb": "wrong notebook: it has none of this notebook's exercises (it has"}
+    for student, told in (("ren", notes), ("gus", {"03_softmax_and_mix.ipynb": "notebook unreadable: not valid JSON"}),
+                          ("wen", wrong)):
         pages = sorted((course / "feedback" / student / ASSIGNMENT).glob("0*.html"))  # each notebook's page
-        assert len(pages) == 8  # all but the notebook not graded
+        assert len(pages) == (9 if student == "wen" else 8)  # all but the notebook not graded
         for page in pages:
             shown = page.read_text()
             assert "<b>heads" not in shown and all(f"{nb}: {what}" in html.unescape(shown) for nb, what in told.items())
