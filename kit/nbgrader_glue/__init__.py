@@ -9,7 +9,9 @@
   the kit adds), save_scores.py
   (the scores from the report into the gradebook, in SaveAutoGrades's place),
   overwrite_cells.py (OverwriteCells reading a notebook's cells once a run),
-  late_penalties.py (a submission on time's penalties reset in one statement);
+  late_penalties.py (a submission on time's penalties reset in one statement),
+  timestamp.py and plain_files.py (a hand-in left out by name: a timestamp.txt
+  that gives no time; links, pipes or devices);
 - what a student wrote in markdown, shown as text in every page nbgrader
   renders: written_as_text.py;
 - feedback, late policy and exports: feedback.py, get_grades.py (a student's
