@@ -88,8 +88,8 @@ class WarnsOfUnfinished(ExportPlugin):
         ungraded = sorted(f"{student} ({assignment})" for assignment in assignments
                           for student in handed_in(coursedir, assignment) - graded(gradebook, assignment))
         if ungraded:
-            self.log.warning("Handed in and never graded: %s: their rows hold 0; %s (its log says why it leaves "
-                             "a student out)", ", ".join(ungraded), again)
+            self.log.warning("Handed in and never graded: %s: this file gives them 0, or no row if they are not on "
+                             "the roster; %s (its log says why it leaves a student out)", ", ".join(ungraded), again)
 
 
 def graded(gradebook: Gradebook, assignment: str) -> set[str]:

@@ -127,7 +127,7 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     assert "1 students submitted, 5 handed in and not graded yet" in summary(results)
     assert "5 handed in and not graded yet (lin, pip, sol, tim, una)" in html.unescape(render(results, charts=[]))
     exported = run_nbgrader(course, "export", "--to", "grades.csv", text=True)
-    assert f"Handed in and never graded: {', '.join(f'{s} (attention)' for s in awaiting)}: their rows hold 0" \
+    assert f"Handed in and never graded: {', '.join(f'{s} (attention)' for s in awaiting)}: this file gives them 0" \
         in exported.stderr
     # As each message says: the timestamp deleted (graded as on time), the file itself in place of each link.
     for student in ("tim", "una"):
