@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import types
 import zipfile
 
 import numpy as np
@@ -102,6 +103,9 @@ def plain(obj, depth: int = 0):
                        "return an array of numbers (np.asarray(x, dtype=float), where x holds numbers)")
     if isinstance(obj, np.ndarray):
         return Foreign(f"an ndarray subclass ({name})")
+    if isinstance(obj, types.GeneratorType):  # np.asarray of one is no array of its values
+        return Foreign("a generator", "a function with `yield` in it gives a generator when called: `return` the "
+                                      "array instead")
     return Foreign(name)
 
 

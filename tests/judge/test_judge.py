@@ -40,9 +40,11 @@ def test_an_ndarray_subclass_is_rejected_with_its_type():
 @pytest.mark.parametrize("got, named, advice", [
     (EXPECTED.astype(object), "an array of shape (2, 2) and dtype object", "return an array of numbers"),
     (EXPECTED.astype(str), "an array of shape (2, 2) and dtype <U", "return an array of numbers"),
-    (EXPECTED.view(Sneaky), "an ndarray subclass (tests.judge.test_judge.Sneaky)", "return a plain array (np.asarray)")])
-def test_an_array_not_of_numbers_is_named_for_what_it_is_and_told_what_to_return_instead(got, named, advice):
-    """What crosses from the grading child: an array of Python objects or text is no ndarray subclass."""
+    (EXPECTED.view(Sneaky), "an ndarray subclass (tests.judge.test_judge.Sneaky)", "return a plain array (np.asarray)"),
+    ((row for row in EXPECTED), "a generator", "a function with `yield` in it gives a generator when called: `return`")])
+def test_a_return_that_is_no_array_of_numbers_is_named_for_what_it_is_and_told_what_to_return_instead(got, named, advice):
+    """What crosses from the grading child: an array of Python objects or text is no ndarray subclass; a generator
+    (an answer that yields) is not to be made an array with np.asarray, which gives an array of one object."""
     from autograder.judge import frame_of, from_frame, outcome_from_wire, outcome_to_wire
 
     back = outcome_from_wire(from_frame(frame_of({"outcome": outcome_to_wire(Outcome.returned(got))}))["outcome"])
