@@ -86,14 +86,15 @@ def test_a_hostile_file_is_refused_in_plain_words_never_with_a_crash(tmp_path, k
                                               lambda inner: st.lists(inner) | st.dictionaries(st.text(max_size=3), inner))
        .map(lambda value: json.dumps(value).encode()))
 def test_any_file_is_read_as_a_notebook_or_refused_in_plain_words(content):
-    path = Path(tempfile.mkdtemp()) / "notebook.ipynb"
-    path.write_bytes(content)
-    try:
-        notebook = read_notebook(path)
-    except ValueError as e:
-        assert str(e).startswith("notebook unreadable: ")
-    else:
-        assert isinstance(notebook, dict) and isinstance(notebook["cells"], list)
+    with tempfile.TemporaryDirectory() as folder:  # 300 examples a run: none left behind
+        path = Path(folder) / "notebook.ipynb"
+        path.write_bytes(content)
+        try:
+            notebook = read_notebook(path)
+        except ValueError as e:
+            assert str(e).startswith("notebook unreadable: ")
+        else:
+            assert isinstance(notebook, dict) and isinstance(notebook["cells"], list)
 
 
 def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_through_a_link(tmp_path):
