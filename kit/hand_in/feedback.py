@@ -42,6 +42,7 @@ from kit.hand_in import acl
 from kit.hand_in.accounts import account_map, owners_of
 from kit.hand_in.secret import read_secret
 from kit.hand_in.tree import Refused
+from kit.nbgrader_glue.excluded import excluded_students
 from kit.nbgrader_glue.whole_or_absent import is_unfinished
 
 
@@ -78,7 +79,7 @@ class OwnerOnlyReleaseFeedback(ExchangeReleaseFeedback):
 
     def _pages(self) -> dict[str, dict[str, str]]:
         """student → notebook → page, for every student not excluded on the command line."""
-        excluded = set(filter(None, self.coursedir.student_id_exclude.split(",")))
+        excluded = excluded_students(self.coursedir)
         pattern = re.escape(os.path.sep).join([
             self.coursedir.format_path(self.coursedir.feedback_directory, "(?P<student_id>.*)",
                                        self.coursedir.assignment_id, escape=True),

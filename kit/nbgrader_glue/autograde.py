@@ -39,7 +39,6 @@ machine alone writes the gradebook, and then runs no student's code.
 
 from __future__ import annotations
 
-import glob
 import os
 from pathlib import Path
 
@@ -84,22 +83,17 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
             self._class_run.check_confinement()
         super().start()
 
-    def init_notebooks(self) -> None:
-        """nbgrader's, once each handed-in notebook it could not read is set aside beside itself: such a
-        notebook scores as missing, and the student's other notebooks are graded (nbgrader's own loop would
-        fail the student and delete their autograded folder, grading report included); and once a notebook
-        handed in under another name is copied to its own (`under_their_names`: nbgrader would score it as
-        missing and never say why)."""
-        for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
-            if self.cannot_convert(folder):  # left out, untouched (OneStudentPerWorker.init_notebooks says why)
-                continue
-            for notebook, why in set_aside_unreadable(Path(folder)).items():
-                self.log.warning("%s/%s set aside (%s.unreadable, kept) and scored as missing: %s",
-                                 folder, notebook, notebook, why)
-            source = SourceAssignment.of(self._class_run.source(Path(folder).name))
-            for notebook, what in under_their_names(Path(folder), source).items():
-                self.log.warning("%s/%s %s", folder, notebook, what)
-        super().init_notebooks()
+    def ready_folder(self, folder: str) -> None:
+        """Each handed-in notebook nbgrader could not read set aside beside itself: such a notebook scores as
+        missing, and the student's other notebooks are graded (nbgrader's own loop would fail the student and
+        delete their autograded folder, grading report included); and a notebook handed in under another name
+        copied to its own (`under_their_names`: nbgrader would score it as missing and never say why)."""
+        for notebook, why in set_aside_unreadable(Path(folder)).items():
+            self.log.warning("%s/%s set aside (%s.unreadable, kept) and scored as missing: %s",
+                             folder, notebook, notebook, why)
+        source = SourceAssignment.of(self._class_run.source(Path(folder).name))
+        for notebook, what in under_their_names(Path(folder), source).items():
+            self.log.warning("%s/%s %s", folder, notebook, what)
 
     def cannot_convert(self, folder: str) -> str | None:
         """A hand-in that holds links, pipes or devices (plain_files.py: nbgrader would copy and grade what a link

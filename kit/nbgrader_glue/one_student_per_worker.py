@@ -7,12 +7,14 @@ nbgrader cannot convert is logged as nbgrader logs it, the others go on (also
 where nbgrader's loop would stop the whole class: the gradebook locked past its
 wait), and the command ends with nbgrader's error. Students excluded on the
 command line (`--CourseDirectory.student_id_exclude`, as the grading service
-excludes every student but a round's) are left out from the start: nbgrader
-would skip each in its loop, but the grading run would grade them all first.
+excludes every student but a round's) are left out from the start, their
+folders not even read: nbgrader would skip each in its loop, but the grading
+run would grade them all first, and each round would read the whole class.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import traceback
@@ -21,6 +23,7 @@ from collections.abc import Callable, Iterable
 from nbgrader.converters import NbGraderException
 from nbgrader.utils import rmtree
 
+from kit.nbgrader_glue.excluded import excluded_students
 from kit.nbgrader_glue.worker_pool import WorkerPool
 
 Folders = Callable[[list[str]], Iterable[tuple[str, object]]]  # failed list → (folder, payload) as each is ready
@@ -33,14 +36,23 @@ class OneStudentPerWorker:
         raise NotImplementedError
 
     def init_notebooks(self) -> None:
-        """nbgrader's, without the students excluded on the command line, and without those who cannot be
-        converted at all (`cannot_convert`: logged now, named among the failed at the end)."""
+        """nbgrader's, on the students not excluded on the command line: each folder readied first
+        (`ready_folder`), unless no work on it can begin (`cannot_convert`: logged now, named among the failed at
+        the end, its folder untouched). An excluded student's folder is not read at all."""
+        excluded = excluded_students(self.coursedir)
+        cannot = {}
+        for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
+            if self.student_of(folder)[0] in excluded:
+                continue
+            why = self.cannot_convert(folder)
+            if why:
+                cannot[folder] = why
+            else:
+                self.ready_folder(folder)
         super().init_notebooks()
-        excluded = set(filter(None, (self.coursedir.student_id_exclude or "").split(",")))
         self.assignments = {folder: notebooks for folder, notebooks in self.assignments.items()
                             if self.student_of(folder)[0] not in excluded}
-        self.left_out = {folder: why for folder in sorted(self.assignments) for why in [self.cannot_convert(folder)]
-                         if why}
+        self.left_out = {folder: cannot[folder] for folder in sorted(self.assignments) if folder in cannot}
         for folder, why in self.left_out.items():
             self.log.error("There was an error processing assignment: %s\n%s's %s is left out: %s", folder,
                            *self.student_of(folder), why)
@@ -49,6 +61,9 @@ class OneStudentPerWorker:
     def cannot_convert(self, folder: str) -> str | None:
         """Why no work on `folder` can begin, with what to do; None when it can."""
         return None
+
+    def ready_folder(self, folder: str) -> None:
+        """Before nbgrader looks for a student's notebooks in `folder` (one that can be converted)."""
 
     def prepare_one(self, folder: str, payload: object) -> None:
         """In a worker process, before nbgrader's loop converts `folder` (with its payload)."""

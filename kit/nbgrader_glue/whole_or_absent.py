@@ -27,6 +27,8 @@ from pathlib import Path
 from nbgrader.converters import NbGraderException
 from nbgrader.utils import rmtree
 
+from kit.nbgrader_glue.excluded import excluded_students
+
 
 def unfinished_mark(output: str | Path) -> Path:
     """The mark beside a student's output folder <step>/<student>/<assignment> while it is being made."""
@@ -50,7 +52,7 @@ class WholeOrAbsent:
                                     f"{assignment_id}` first, then this again")
         output = Path(self._format_dest(assignment_id, student_id))
         mark = unfinished_mark(output)
-        excluded = student_id in filter(None, (self.coursedir.student_id_exclude or "").split(","))
+        excluded = student_id in excluded_students(self.coursedir)
         if mark.exists() and not excluded:
             self.log.warning("Finishing %s's %s: an earlier run stopped part-way through it (%s); "
                              "converting it again from the start", student_id, assignment_id, mark)

@@ -50,7 +50,13 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     (ren / "04_heads.ipynb").rename(ren / "<b>heads<b> & co.ipynb")  # a name of markup: shown as text
     wen = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / "wen" / ASSIGNMENT)
     shutil.copy(wen / "02_scores_and_scaling.ipynb", wen / "01_worked_example.ipynb")  # saved over the wrong file
-    run_nbgrader(course, "autograde", ASSIGNMENT, "--force")
+    exc = shutil.copytree(ren, course / "submitted" / "exc" / ASSIGNMENT)  # renamed notebooks ...
+    (exc / "02_scores_and_scaling.ipynb").write_text("{")  # ... and an unreadable one
+    handed_in = sorted(p.name for p in exc.iterdir())
+    excluded = run_nbgrader(course, "autograde", ASSIGNMENT, "--force", "--CourseDirectory.student_id_exclude=exc",
+                            text=True)
+    assert sorted(p.name for p in exc.iterdir()) == handed_in and "submitted/exc" not in excluded.stderr
+    assert not (course / "autograded" / "exc").exists()
     for student, why in (("gus", "not valid JSON"), ("deep", "nested too deeply")):
         submitted = course / "submitted" / student / ASSIGNMENT
         unreadable = [p.name for p in submitted.iterdir() if p.name.endswith(".unreadable")]
