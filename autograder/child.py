@@ -44,9 +44,11 @@ import os
 import shutil
 import sys
 
-# The release's own modules (support files restored from source/, never the student's) and the standard
-# library's that the notebooks' set-up cells import.
-RELEASE_MODULES = ("judge", "workbook", "math", "time", "tracemalloc")
+# What the notebooks' set-up cells import, loaded before the memory mark: the standard library's, before the
+# work folder (which holds the student's own modules, student_modules.py) is on the import path, then the
+# release's own (support files restored from source/, never the student's copies).
+STANDARD_MODULES = ("math", "time", "tracemalloc")
+RELEASE_MODULES = ("judge", "workbook")
 
 
 def _warm_up(np) -> None:
@@ -137,9 +139,12 @@ def main():
     except OSError:
         if confinement != "unconfined":
             raise
+    for module in STANDARD_MODULES:
+        importlib.import_module(module)
     os.chdir(workdir)
-    sys.path.insert(0, workdir)
-    for module in RELEASE_MODULES:  # what the notebooks' set-up cells import, loaded before the memory mark
+    sys.path.insert(0, workdir)  # imports may now find the student's modules: by now everything the child runs
+    # is imported, and it imports only the release's own before its memory mark
+    for module in RELEASE_MODULES:
         try:
             importlib.import_module(module)
         except ImportError:

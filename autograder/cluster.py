@@ -3,7 +3,8 @@
 With a scheduler configured (course.toml `[grading] scheduler`, or the
 environment variable KIT_GRADING_SCHEDULER), `nbgrader autograde` sends each
 submission to the cluster as data: a zip archive of the student's notebooks
-and one of the assignment's source folder, with the task itself (nothing is
+(and the modules handed in beside them, autograder/student_modules.py) and
+one of the assignment's source folder, with the task itself (nothing is
 scattered ahead, so a worker that dies takes no shared data with it). On the
 worker, `grade_on_worker` grades it in a process forked for that student from
 a grading process the worker keeps (`python -m autograder.cluster_task`, which
@@ -52,6 +53,7 @@ from pathlib import Path
 
 from autograder.bounded_pipe import BoundedReader, PastDeadline, TooLong
 from autograder.budget import GraderBudget
+from autograder.student_modules import student_modules
 
 IN_FLIGHT_PER_THREAD = 2
 CONNECT_SECONDS = 60
@@ -80,14 +82,17 @@ class GradingFailed(RuntimeError):
     """A worker could not grade a submission (its machine allows no confinement, or the grading failed)."""
 
 
-def folder_archive(folder: Path, pattern: str = "*", subfolders: bool = False) -> bytes:
+def folder_archive(folder: Path, pattern: str = "*", subfolders: bool = False, extra: dict[str, bytes] = {}) -> bytes:
     """The files in `folder` matching `pattern` (with `subfolders`, those below it too, such as the
-    source's judge/ package), no caches, as a zip archive of paths relative to `folder`."""
+    source's judge/ package), no caches, and the `extra` files (name → bytes), as a zip archive of paths
+    relative to `folder`."""
     archive = BytesIO()
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as files:
         for path in sorted(folder.rglob(pattern) if subfolders else folder.glob(pattern)):
             if path.is_file() and "__pycache__" not in path.parts:
                 files.write(path, path.relative_to(folder).as_posix())
+        for name, data in extra.items():
+            files.writestr(name, data)
     return archive.getvalue()
 
 
@@ -203,7 +208,8 @@ class ClusterGrading:
 
         def send_more() -> None:
             for folder, (student, source) in islice(waiting, max(0, self._room(running))):
-                future = self.client.submit(grade_on_worker, folder_archive(Path(folder), "*.ipynb"), sources[source],
+                handed_in = folder_archive(Path(folder), "*.ipynb", extra=student_modules(Path(folder), source))
+                future = self.client.submit(grade_on_worker, handed_in, sources[source],
                                             confine, astuple(budget), key=f"grade-{student}-{uuid.uuid4().hex[:8]}")
                 folder_of[future] = folder
                 running.add(future)

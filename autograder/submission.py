@@ -4,8 +4,9 @@
 autograder/grading_child.py): the judge and child.py, copied from this trusted
 package, and the student's notebooks with every read-only cell (set-up,
 demonstrations, checks) restored from source/, beside the release's support
-files (its judge/ among them); both judge/ copies with bytecode compiled here
-(`with_bytecode`), so that the child compiles neither. It starts one child
+files (its judge/ among them) and the modules the student handed in beside
+the notebooks (student_modules.py); both judge/ copies with bytecode compiled
+here (`with_bytecode`), so that the child compiles neither. It starts one child
 process (`GradingChild`, child.py) in a confined world of its own
 (`sandbox.start`: the course absent, no network, its own PID namespace,
 limits, a work folder of its own that nothing outlives), which runs the
@@ -68,6 +69,7 @@ from autograder.handed_in import restore_for_grading
 from autograder.judge import WALL_FACTOR, Case, Outcome, frame_of, from_frame, outcome_from_wire
 from autograder.judge.frames import FrameWithNonce
 from autograder.source_assignment import SourceAssignment
+from autograder.student_modules import copy_student_modules
 from autograder.bounded_pipe import NotAFrame, PastDeadline, TooLong
 from autograder.budget import BUDGET_SPENT, GraderBudget, Spending
 from autograder.sandbox import Limits
@@ -160,6 +162,7 @@ class Submission:
         for judge in (grader / "judge", self.prepared / "judge"):
             with_bytecode(judge)
         self.problems, self.tampering = restore_for_grading(self.folder, self.source, self.prepared)
+        copy_student_modules(self.folder, self.source, self.prepared)  # importable as in JupyterLab (student_modules.py)
         # As root, every child of this student runs as one user of its own, who alone may read the scratch folder.
         confined_by_root = self.confinement != sandbox.UNCONFINED and os.geteuid() == 0
         self.user = sandbox.new_user() if confined_by_root else None

@@ -667,12 +667,18 @@ def test_grading_folders_replaced_or_moved_by_the_students_code_are_never_follow
 @EVERY_CONFINEMENT
 @pytest.mark.parametrize("name, refusal", cases(("resets_its_peak_memory", "were held at the peak"),
                                                 ("builds_the_grid_in_an_early_buffer", "were held at the peak"),
+                                                ("hands_in_a_module_named_numpy", "were held at the peak"),
                                                 ("builds_the_grid_in_a_forked_helper", "Operation not permitted"),
                                                 ("builds_the_grid_in_another_program", "Operation not permitted")))
 def test_the_full_grid_is_caught_however_the_memory_count_is_dodged(name, refusal, graded):
     report = graded(name)
     assert misgraded(name, report) == {}
     assert all(refusal in message for message in messages_of(report, "blockwise_attention"))
+
+
+@pytest.mark.parametrize("name", cases("keeps_an_answer_in_a_module_of_its_own"))
+def test_a_module_handed_in_beside_the_notebooks_is_imported_as_in_jupyterlab(name, graded):
+    assert misgraded(name, graded(name)) == {}
 
 
 @EVERY_CONFINEMENT

@@ -21,7 +21,8 @@ from autograder.sandbox import REFUSAL, UNCONFINED
 from autograder.source_assignment import SourceAssignment
 from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID, db_url
-from tests.shared.adversarial.build import FIXTURES as FIXTURE_FILES, SOLVED, cells_of, fixtures, splice
+from tests.shared.adversarial.build import (FIXTURES as FIXTURE_FILES, SOLVED, cells_of, fixtures,
+                                            keeps_an_answer_in_a_module_of_its_own, splice)
 from tests.shared.course_copy import EXAMPLE, autograde, class_course, gradebook_snapshot
 from tests.nbgrader_glue import dask_cluster
 
@@ -128,11 +129,14 @@ ATTACKS = ("floods_the_reply_pipe", "sends_frames_just_under_the_limit", "leaves
 
 
 def with_an_attacker(course: Path) -> set[str]:
-    """Add the student "mallory", whose notebooks carry every one of ATTACKS; returns the cells it must lose."""
+    """Add the student "mallory", whose notebooks carry every one of ATTACKS, and whose softmax is imported from
+    a module handed in beside them (keeps_an_answer_in_a_module_of_its_own: shipped to the cluster too); returns
+    the cells it must lose."""
     fixtures = {name: FIXTURES[name] for name in ATTACKS}
     folder = course / "submitted" / "mallory" / ASSIGNMENT
     splice({cell: source for f in fixtures.values() for cell, source in cells_of(FIXTURE_FILES / f"{f.name}.py").items()},
            folder)
+    keeps_an_answer_in_a_module_of_its_own(folder)
     shutil.copy(EXAMPLE / "ada" / ASSIGNMENT / "timestamp.txt", folder)
     return set.union(*(f.lost_cells(GRADED) for f in fixtures.values()))
 

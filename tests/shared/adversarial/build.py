@@ -147,6 +147,11 @@ def make_submission(fixture: Path, folder: Path, base: Path = SOLVED) -> set[str
 def splice(cells: dict[str, str], folder: Path, base: Path = SOLVED) -> None:
     """The solved notebooks of `base` in `folder`, with `cells` (answer cell id → source) put in."""
     shutil.copytree(base, folder, dirs_exist_ok=True)
+    answer(cells, folder)
+
+
+def answer(cells: dict[str, str], folder: Path) -> None:
+    """Put `cells` (answer cell id → source) into the notebooks of `folder`."""
     for notebook in sorted(folder.glob("*.ipynb")):
         nb = json.loads(notebook.read_text())
         for cell in nb["cells"]:
@@ -387,11 +392,55 @@ def renames_every_exercise(folder: Path) -> None:
     _edit(folder, MASKS_NB, change)
 
 
+def _without_markers(source: str) -> str:
+    return "".join(line for line in source.splitlines(keepends=True) if "### BEGIN SOLUTION" not in line
+                   and "### END SOLUTION" not in line)
+
+
+def keeps_an_answer_in_a_module_of_its_own(folder: Path) -> None:
+    """Hands in my_attention.py beside its notebooks, holding softmax, and answers softmax's cell with
+    `from my_attention import softmax`, as JupyterLab lets a notebook import a module from its folder.
+
+    Outcome: the module is importable while the notebooks are graded, as in JupyterLab and stock nbgrader
+    (full marks).
+    Loses: nothing.
+    """
+    (folder / "my_attention.py").write_text("import numpy as np\n\n\n" + _without_markers(
+        _solved_sources(SOLVED)["softmax"]))
+    answer({"softmax": "from my_attention import softmax\n"}, folder)
+
+
+def hands_in_a_module_named_numpy(folder: Path) -> None:
+    """Hands in numpy.py beside its notebooks: imported as numpy, it loads NumPy itself and fills a buffer
+    large enough for a 4,096 × 4,096 grid; blockwise_attention builds its whole grid in that buffer when it
+    finds it, and fills one of its own as notebook 06 loads when not.
+
+    Outcome: a module of the student's by the name of one Python already has is not copied (the grading child
+    imports NumPy itself before any student code runs and before its memory is marked: the buffer would go
+    uncounted), so the buffer is the notebook's and counts: zero on blockwise_attention, with a message about
+    memory; every other exercise graded (full marks).
+    Loses: blockwise_attention.
+    """
+    (folder / "numpy.py").write_text(
+        "import importlib, os, sys\n\n"
+        "_here = [p for p in sys.path if os.path.abspath(p or '.') == os.path.dirname(os.path.abspath(__file__))]\n"
+        "for p in _here:\n    sys.path.remove(p)\n"
+        "del sys.modules['numpy']\n"
+        "_numpy = importlib.import_module('numpy')\n"
+        "sys.path[:0] = _here\n"
+        "_numpy.EARLY_BUFFER = _numpy.ones(4096 * 4096 + 1)\n"
+        "sys.modules['numpy'] = _numpy\n")
+    early = cells_of(FIXTURES / "builds_the_grid_in_an_early_buffer.py")["blockwise_attention"]
+    found = 'getattr(np, "EARLY_BUFFER", None)\nif _BUFFER is None:\n    _BUFFER = np.ones(4096 * 4096 + 1)'
+    answer({"blockwise_attention": early.replace("np.ones(4096 * 4096 + 1)", found)}, folder)
+
+
 NOTEBOOK_EDITS = (edits_a_locked_cell, deletes_a_locked_cell, retypes_a_locked_cell, duplicates_a_locked_cell,
                   edits_locked_metadata, edits_answer_metadata, forges_a_checksum, changes_a_checksum,
                   deletes_an_answer_cell, retypes_an_answer_cell, renames_one_exercise,
                   hands_in_another_assignment, hands_in_a_plain_notebook, renames_every_exercise,
-                  gives_cells_ids_that_are_not_text)
+                  gives_cells_ids_that_are_not_text, keeps_an_answer_in_a_module_of_its_own,
+                  hands_in_a_module_named_numpy)
 
 
 def _edited(edit: Callable[[Path], None], folder: Path, base: Path = SOLVED) -> None:

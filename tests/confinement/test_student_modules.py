@@ -1,0 +1,50 @@
+"""Which modules handed in beside the notebooks does the grader import from, as JupyterLab would?
+
+The grading itself (a notebook answering with `from my_attention import softmax`, a numpy.py that would take
+memory before the mark) is in test_adversarial.py; the cluster ships the same modules (test_cluster.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+from autograder.student_modules import MODULE_BYTES, MODULES, copy_student_modules, student_modules
+from kit.notebooks import ROOT
+
+RELEASE = ROOT / "source" / "attention"
+
+
+def test_the_students_own_modules_are_taken_and_never_a_copy_of_the_releases(tmp_path):
+    handed_in = tmp_path / "hand_in"
+    handed_in.mkdir()
+    for name in ("my_attention.py", "numpy.py", "workbook.py", "explorer.py", "judge.py", "my-notes.py"):
+        (handed_in / name).write_text(f"# {name}\n")
+    assert sorted(student_modules(handed_in, RELEASE)) == ["my_attention.py", "numpy.py"]
+
+
+def test_links_pipes_and_folders_are_not_modules_and_nothing_is_read_through_them(tmp_path):
+    handed_in, elsewhere = tmp_path / "hand_in", tmp_path / "instructors_own.py"
+    handed_in.mkdir()
+    elsewhere.write_text("SECRET = 1\n")
+    (handed_in / "linked.py").symlink_to(elsewhere)
+    os.mkfifo(handed_in / "piped.py")  # opened without waiting for a writer
+    (handed_in / "folder.py").mkdir()
+    (handed_in / "plain.py").write_text("X = 1\n")
+    assert student_modules(handed_in, RELEASE) == {"plain.py": b"X = 1\n"}
+
+
+def test_modules_past_the_room_left_are_not_copied_and_smaller_ones_after_them_are(tmp_path):
+    handed_in, prepared = tmp_path / "hand_in", tmp_path / "prepared"
+    handed_in.mkdir(), prepared.mkdir()
+    (handed_in / "a_third.py").write_bytes(b"#" * (MODULE_BYTES // 3))
+    (handed_in / "b_huge.py").write_bytes(b"#" * MODULE_BYTES)
+    (handed_in / "c_small.py").write_text("Y = 2\n")
+    assert copy_student_modules(handed_in, RELEASE, prepared) == ["a_third.py", "c_small.py"]
+    assert sorted(p.name for p in prepared.iterdir()) == ["a_third.py", "c_small.py"]
+    assert (prepared / "c_small.py").read_text() == "Y = 2\n"
+
+
+def test_no_more_modules_are_taken_than_the_limit(tmp_path):
+    for i in range(MODULES + 5):
+        (tmp_path / f"m{i:03d}.py").write_text("")
+    assert list(student_modules(tmp_path, RELEASE)) == [f"m{i:03d}.py" for i in range(MODULES)]
