@@ -10,7 +10,9 @@ cell as the release hands it out (signature, docstring and stub; without a
 release, the cell without its solution region), the notebook's read-only
 set-up cells, and the release's hints (the code quoted in its text). From a
 handed-in folder: the source of each answer cell, read as untrusted JSON
-(autograder/handed_in.py); a notebook that cannot be read gives nothing.
+(autograder/handed_in.py), with what it imports from the student's own
+modules in place of the import (imported.py); a notebook that cannot be
+read gives nothing.
 Nothing here runs code.
 """
 
@@ -23,6 +25,8 @@ from pathlib import Path
 
 from autograder.handed_in import answer_sources, read_notebook
 from autograder.source_assignment import SourceAssignment
+from autograder.student_modules import student_modules
+from kit.report.imported import with_imports_resolved
 
 _SOLUTION = re.compile(r"^[^\n]*### BEGIN SOLUTION.*?### END SOLUTION[^\n]*(?:\n|$)", re.DOTALL | re.M)
 _MARKER = re.compile(r"^[^\n]*### (?:BEGIN|END) SOLUTION[^\n]*(?:\n|$)", re.M)
@@ -140,7 +144,8 @@ def module_form(module: str, name: str, stub: str) -> str | None:
 def handed_in(folder: Path, names: set[str], source: Path | None = None) -> dict[str, str]:
     """Exercise → the source of its answer cell, for the exercises in `names` a student's folder holds.
     source: the assignment's source folder; with it, of an answer cell the student duplicated, the copy
-    graded (autograder/handed_in.py `answer_sources`), else the first."""
+    graded (autograder/handed_in.py `answer_sources`), else the first; with what a cell imports from the
+    modules the student handed in beside the notebooks in place of its import (imported.py): graded with it."""
     notebooks = SourceAssignment.of(source).notebooks if source is not None else {}
     found = {}
     for path in sorted(folder.glob("*.ipynb")):
@@ -156,4 +161,8 @@ def handed_in(folder: Path, names: set[str], source: Path | None = None) -> dict
             if _nbgrader(cell).get("solution") and grade_id in names and text is not None:
                 as_graded = _text({"source": graded.get(grade_id)})
                 found.setdefault(grade_id, text if as_graded is None else as_graded)
+    if source is not None:  # what an answer imports from the student's own modules was graded with it
+        modules = {name.removesuffix(".py"): code.decode("utf-8", "replace")
+                   for name, code in student_modules(folder, source).items()}
+        found = {name: with_imports_resolved(code, modules) for name, code in found.items()}
     return found

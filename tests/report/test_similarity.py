@@ -218,6 +218,31 @@ def test_of_an_answer_cell_duplicated_to_try_again_the_report_compares_the_copy_
     assert "NotStarted" in handed_in(tmp_path, {"softmax"})["softmax"]  # without the source: the first copy
 
 
+def test_a_copy_kept_in_the_students_own_module_is_compared_as_graded(synthetic, given, tmp_path):
+    """The copy moved into a module handed in beside the notebooks, renamed, the cell left with its import line
+    (graded with the module: autograder/student_modules.py): listed with the answer it copies, and nothing of the
+    module the answer does not use is read."""
+    answers, planted, similarity = synthetic
+    in_pairs = {s for _, pair in planted.pairs for s in pair} | {s for pair in planted.repeated for s in pair}
+    original, copier = [s for s in sorted(answers) if s not in in_pairs][:2]
+    assert ("attention", (original, copier)) not in _flagged(similarity)
+    release = ROOT / "assignments" / "attention" / "03_softmax_and_mix.ipynb"
+    notebook = json.loads(release.read_text())
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "attention":
+            cell["source"] = "import my_attention\n\nattention = my_attention.attention\n"
+    (tmp_path / release.name).write_text(json.dumps(notebook))
+    copy = renamed(answers[original]["attention"], random.Random(0))
+    (tmp_path / "my_attention.py").write_text(f"import numpy as np\n\n\ndef unused():\n    return 1\n\n\n{copy}")
+    found = handed_in(tmp_path, {"attention"}, SOURCE)["attention"]
+    assert found == copy.strip() + "\n" and "unused" not in found
+    copied = {s: dict(by) for s, by in answers.items()}
+    copied[copier]["attention"] = found
+    assert ("attention", (original, copier)) in _flagged(similar_answers(given, copied))
+    copied[copier]["attention"] = "import my_attention\n\nattention = my_attention.attention\n"  # as the cell reads
+    assert ("attention", (original, copier)) not in _flagged(similar_answers(given, copied))
+
+
 def _page(similarity, answers, anonymous: bool) -> str:
     results = ClassResults("attention", [], [Student(s, 1.0, 1.0, 0.0, 0.0) for s in sorted(answers)], [])
     return render(results, [], anonymous, similarity)
