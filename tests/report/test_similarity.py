@@ -18,6 +18,7 @@ import math
 import random
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -193,13 +194,18 @@ def test_an_answer_written_to_break_the_report_is_compared_without_crashing(synt
     assert _flagged(similarity) >= {p for p in _flagged(found) if "s005" not in p[1]}
 
 
-def test_the_report_reads_answer_cells_from_handed_in_notebooks(tmp_path):
+def _handed_in_03(folder: Path, answer: str, source: str) -> None:
+    """Notebook 03 as released into `folder`, its `answer` cell's source replaced by `source`."""
     release = ROOT / "assignments" / "attention" / "03_softmax_and_mix.ipynb"
     notebook = json.loads(release.read_text())
     for cell in notebook["cells"]:
-        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "softmax":
-            cell["source"] = "def softmax(S, axis=-1):\n    return np.exp(S) / np.exp(S).sum(axis, keepdims=True)\n"
-    (tmp_path / release.name).write_text(json.dumps(notebook))
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == answer:
+            cell["source"] = source
+    (folder / release.name).write_text(json.dumps(notebook))
+
+
+def test_the_report_reads_answer_cells_from_handed_in_notebooks(tmp_path):
+    _handed_in_03(tmp_path, "softmax", "def softmax(S, axis=-1):\n    return np.exp(S) / np.exp(S).sum(axis, keepdims=True)\n")
     (tmp_path / "04_heads.ipynb").write_text("{ not json")
     found = handed_in(tmp_path, {"softmax", "attention", "split_heads"})
     assert set(found) == {"softmax", "attention"}
@@ -226,12 +232,8 @@ def test_a_copy_kept_in_the_students_own_module_is_compared_as_graded(synthetic,
     in_pairs = {s for _, pair in planted.pairs for s in pair} | {s for pair in planted.repeated for s in pair}
     original, copier = [s for s in sorted(answers) if s not in in_pairs][:2]
     assert ("attention", (original, copier)) not in _flagged(similarity)
-    release = ROOT / "assignments" / "attention" / "03_softmax_and_mix.ipynb"
-    notebook = json.loads(release.read_text())
-    for cell in notebook["cells"]:
-        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "attention":
-            cell["source"] = "import my_attention\n\nattention = my_attention.attention\n"
-    (tmp_path / release.name).write_text(json.dumps(notebook))
+    imports = "import my_attention\n\nattention = my_attention.attention\n"
+    _handed_in_03(tmp_path, "attention", imports)
     copy = renamed(answers[original]["attention"], random.Random(0))
     (tmp_path / "my_attention.py").write_text(f"import numpy as np\n\n\ndef unused():\n    return 1\n\n\n{copy}")
     found = handed_in(tmp_path, {"attention"}, SOURCE)["attention"]
@@ -239,7 +241,7 @@ def test_a_copy_kept_in_the_students_own_module_is_compared_as_graded(synthetic,
     copied = {s: dict(by) for s, by in answers.items()}
     copied[copier]["attention"] = found
     assert ("attention", (original, copier)) in _flagged(similar_answers(given, copied))
-    copied[copier]["attention"] = "import my_attention\n\nattention = my_attention.attention\n"  # as the cell reads
+    copied[copier]["attention"] = imports  # the cell as it reads
     assert ("attention", (original, copier)) not in _flagged(similar_answers(given, copied))
 
 
