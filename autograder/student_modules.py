@@ -22,6 +22,7 @@ from that folder but the release's own modules until it has marked its memory
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -30,34 +31,55 @@ MODULE_BYTES = 4 << 20  # the student's modules copied, in all (in name order: o
 MODULES = 64  # ... and at most this many
 
 
-def _regular_file(path: Path, room: int) -> bytes | None:
-    """The bytes of `path` if it is a regular file (never through a link) of at most `room` bytes."""
+def _read(path: Path, room: int) -> bytes | str:
+    """The bytes of `path` if it is a regular file (never read through a link) of at most `room` bytes; else
+    why not, in the student's words."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
+    except OSError as e:
+        return "it is a link, not the file itself" if e.errno == errno.ELOOP else f"it cannot be read ({e.strerror})"
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        return None
+        return "it is not a plain file"
     with os.fdopen(fd, "rb") as file:
         data = file.read(room + 1)
-    return data if len(data) <= room else None
+    return data if len(data) <= room else f"your modules past {MODULE_BYTES >> 20} MiB in all are not"
+
+
+def considered(folder: Path, release: Path) -> dict[str, bytes | str]:
+    """File name → its bytes to grade with, or why it is not copied, for each module of `folder` (a hand-in)
+    that `release` (the assignment's source folder) has no file or folder of that name for; past MODULES
+    copied, the first left out says so and the rest are not looked at (see the module's docstring)."""
+    found: dict[str, bytes | str] = {}
+    room, copied = MODULE_BYTES, 0
+    for path in sorted(folder.glob("*.py")):
+        if (release / path.name).exists() or (release / path.stem).exists():
+            continue
+        if copied == MODULES:
+            found[path.name] = f"only the first {MODULES} of your modules are"
+            break
+        found[path.name] = _read(path, room) if path.stem.isidentifier() else \
+            f"{path.stem!r} is not a name Python can import"
+        if isinstance(found[path.name], bytes):
+            room, copied = room - len(found[path.name]), copied + 1
+    return found
 
 
 def student_modules(folder: Path, release: Path) -> dict[str, bytes]:
-    """File name → bytes of the modules of `folder` (a hand-in) to grade with, beside the files of `release`
-    (the assignment's source folder; see the module's docstring)."""
-    chosen, room = {}, MODULE_BYTES
+    """File name → bytes of the modules of `folder` (a hand-in) to grade with, beside the files of `release`."""
+    return {name: data for name, data in considered(folder, release).items() if isinstance(data, bytes)}
+
+
+def module_notes(folder: Path, release: Path) -> dict[str, str]:
+    """File name → what became of each module of `folder` in grading, in the student's words: copied, not
+    copied and why, or (a release file the student changed) not theirs but the release's."""
+    notes = {name: "copied beside your notebooks for grading, which may import it" if isinstance(what, bytes) else
+             f"not copied for grading: {what}" for name, what in considered(folder, release).items()}
     for path in sorted(folder.glob("*.py")):
-        if not path.stem.isidentifier() or (release / path.name).exists() or (release / path.stem).exists():
-            continue
-        data = _regular_file(path, room)
-        if data is not None:
-            chosen[path.name] = data
-            room -= len(data)
-        if len(chosen) == MODULES:
-            break
-    return chosen
+        released = release / path.name
+        if released.is_file() and _read(path, released.stat().st_size) != released.read_bytes():
+            notes[path.name] = "the release's own copy is graded with, not yours: changes to it do not count"
+    return dict(sorted(notes.items()))
 
 
 def copy_student_modules(folder: Path, release: Path, prepared: Path) -> list[str]:

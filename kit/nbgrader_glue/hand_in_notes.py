@@ -6,7 +6,8 @@ another name (graded under its own, or not graded because two hand-ins hold its
 cells) or beside a differing copy of itself has no page of its own to say so,
 or a page that does not say why; nor did any page say that read-only cells the
 student changed were put back before grading: the autograde log and the class
-report told the instructor, never the student. `HandInNotes`, in
+report told the instructor, never the student. Nor what became of a Python
+module handed in beside the notebooks (copied for grading, or why not). `HandInNotes`, in
 generate_feedback, reads the student's handed-in folder without writing to it
 (autograder/handed_in.py: `set_aside`, `under_their_names(copy=False)`) and
 their grading report's problems and tampering, and puts notebook → note in
@@ -25,6 +26,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from autograder.grade import REPORT_FILE
 from autograder.handed_in import MISSING, set_aside, under_their_names
 from autograder.source_assignment import SourceAssignment
+from autograder.student_modules import module_notes
 from kit.report.collect import read_report
 
 NOTES = "hand_in_notes"  # resources[NOTES]: notebook file name → what became of it, in the student's words
@@ -32,7 +34,8 @@ NOTES = "hand_in_notes"  # resources[NOTES]: notebook file name → what became 
 
 def hand_in_notes(submitted: Path, source: SourceAssignment, problems: dict[str, str],
                   tampering: list[str] = ()) -> dict[str, str]:
-    """Notebook → what became of it, in the source's order, for each notebook not simply graded as handed in.
+    """Notebook → what became of it, in the source's order, for each notebook not simply graded as handed in;
+    then each Python module handed in beside them (autograder/student_modules.py `module_notes`).
     tampering: the grading report's read-only cells changed ("03_softmax_and_mix.ipynb: check_softmax edited")."""
     unreadable, renamed = set_aside(submitted), under_their_names(submitted, source, copy=False)
     changed: dict[str, list[str]] = {}
@@ -55,7 +58,7 @@ def hand_in_notes(submitted: Path, source: SourceAssignment, problems: dict[str,
                         f"so changes to them do not count")
         if said:
             notes[notebook] = "; ".join(said)
-    return notes
+    return notes | module_notes(submitted, source.folder)
 
 
 class HandInNotes(NbGraderPreprocessor):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from autograder.student_modules import MODULE_BYTES, MODULES, copy_student_modules, student_modules
+from autograder.student_modules import MODULE_BYTES, MODULES, copy_student_modules, module_notes, student_modules
 from kit.notebooks import ROOT
 
 RELEASE = ROOT / "source" / "attention"
@@ -48,3 +48,18 @@ def test_no_more_modules_are_taken_than_the_limit(tmp_path):
     for i in range(MODULES + 5):
         (tmp_path / f"m{i:03d}.py").write_text("")
     assert list(student_modules(tmp_path, RELEASE)) == [f"m{i:03d}.py" for i in range(MODULES)]
+
+
+def test_the_student_is_told_what_became_of_each_module_and_of_a_release_file_they_changed(tmp_path):
+    (tmp_path / "mine.py").write_text("X = 1\n")
+    (tmp_path / "my-notes.py").write_text("")
+    (tmp_path / "huge.py").write_bytes(b"#" * (MODULE_BYTES + 1))
+    (tmp_path / "linked.py").symlink_to(tmp_path / "mine.py")
+    (tmp_path / "explorer.py").write_bytes((RELEASE / "explorer.py").read_bytes())  # as released: nothing to say
+    (tmp_path / "workbook.py").write_text("# changed\n")
+    assert module_notes(tmp_path, RELEASE) == {
+        "huge.py": "not copied for grading: your modules past 4 MiB in all are not",
+        "linked.py": "not copied for grading: it is a link, not the file itself",
+        "mine.py": "copied beside your notebooks for grading, which may import it",
+        "my-notes.py": "not copied for grading: 'my-notes' is not a name Python can import",
+        "workbook.py": "the release's own copy is graded with, not yours: changes to it do not count"}

@@ -50,6 +50,8 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     (ren / "04_heads.ipynb").rename(ren / "<b>heads<b> & co.ipynb")  # a name of markup: shown as text
     wen = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / "wen" / ASSIGNMENT)
     shutil.copy(wen / "02_scores_and_scaling.ipynb", wen / "01_worked_example.ipynb")  # saved over the wrong file
+    (wen / "my_notes.py").write_text("SEEN = True\n")  # a module of her own, and the release's workbook.py changed
+    (wen / "workbook.py").write_text((course / "source" / ASSIGNMENT / "workbook.py").read_text() + "# mine\n")
     exc = shutil.copytree(ren, course / "submitted" / "exc" / ASSIGNMENT)  # renamed notebooks ...
     (exc / "02_scores_and_scaling.ipynb").write_text("{")  # ... and an unreadable one
     handed_in = sorted(p.name for p in exc.iterdir())
@@ -81,7 +83,9 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     assert "Handed in under another name: 1 (ren)" in summary(results)
     assert all(what in html.unescape(render(results, charts=[])) for what in notes.values())
     run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")  # ... and so does each of their pages
-    wrong = {"01_worked_example.ipynb": "wrong notebook: it has none of this notebook's exercises (it has"}
+    wrong = {"01_worked_example.ipynb": "wrong notebook: it has none of this notebook's exercises (it has",
+             "my_notes.py": "copied beside your notebooks for grading, which may import it",
+             "workbook.py": "the release's own copy is graded with, not yours: changes to it do not count"}
     for student, told in (("ren", notes), ("gus", {"03_softmax_and_mix.ipynb": "notebook unreadable: not valid JSON"}),
                           ("wen", wrong)):
         pages = sorted((course / "feedback" / student / ASSIGNMENT).glob("0*.html"))  # each notebook's page
