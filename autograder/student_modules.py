@@ -12,6 +12,10 @@ such module into the grading child's folder with the restored notebooks, but:
   folder is small): left where they are, so the notebook's import fails and
   says so.
 
+Each feedback page says what became of each module (`module_notes`, under
+"Your hand-in": kit/nbgrader_glue/hand_in_notes.py), and of a release file the
+student changed.
+
 A module by the name of one Python has (numpy.py, random.py) is copied too, as
 JupyterLab would find it, but it cannot run before the student's code is
 meant to: the grading child imports NumPy, the judge and everything else it
