@@ -6,13 +6,14 @@ another name (graded under its own, or not graded because two hand-ins hold its
 cells) or beside a differing copy of itself has no page of its own to say so,
 or a page that does not say why; nor did any page say that read-only cells the
 student changed were put back before grading: the autograde log and the class
-report told the instructor, never the student. Nor what became of a Python
-module handed in beside the notebooks (copied for grading, or why not). `HandInNotes`, in
-generate_feedback, reads the student's handed-in folder without writing to it
-(autograder/handed_in.py: `set_aside`, `under_their_names(copy=False)`) and
-their grading report's problems and tampering, and puts notebook → note in
-resources[NOTES]; the feedback template lists them under the page's heading,
-escaped (file names are the student's).
+report told the instructor, never the student; nor what became of a Python
+module handed in beside the notebooks (copied for grading, or why not:
+autograder/student_modules.py). `HandInNotes`, in generate_feedback, reads
+the student's handed-in folder without writing to it (autograder/handed_in.py:
+`set_aside`, `under_their_names(copy=False)`; `module_notes`) and their grading
+report's problems and tampering, and puts file → note in resources[NOTES]; the
+feedback template lists them under the page's heading, escaped (file names are
+the student's).
 """
 
 from __future__ import annotations
