@@ -12,7 +12,9 @@ such a cell as Jupyter would run it, line for line:
 - line magics, shell escapes and help (`%matplotlib inline`, `!ls`,
   `files = !ls`, `softmax?`) become IPython's own calls to `get_ipython()`
   (IPython's transformer), which in the grading namespace (`NoShell`) run
-  nothing, except `%time statement`, which runs the statement as Jupyter does.
+  nothing, except `%time statement`, which runs the statement as Jupyter does,
+  and `%run script.py`, which runs a script handed in beside the notebooks
+  (autograder/student_modules.py) as IPython does.
 
 The kernel also gives every cell `display` (IPython's builtin); a cell that
 calls it runs here too (`display`: shows nothing).
@@ -22,7 +24,10 @@ A cell that is Python already is given back unchanged.
 
 from __future__ import annotations
 
+import builtins
+import os
 import re
+import shlex
 
 # A line only IPython reads: a magic or shell escape (also assigned: `files = !ls`), or help (`name?`).
 _IPYTHON_LINE = re.compile(r"^[ \t]*(?:%|!|[\w.]+[ \t]*=[ \t]*[%!])|\?[ \t]*$", re.MULTILINE)
@@ -64,9 +69,34 @@ def display(*objects, **options) -> None:
     """IPython's `display`, which every cell in Jupyter has: nothing is shown while an answer is graded."""
 
 
+def run_script(line: str, namespace: dict) -> None:
+    """`%run script.py` as IPython runs it: the script as __main__ (`-n`: under its own name) in a namespace of
+    its own whose names then join the notebook's (`-i`: in the notebook's namespace itself). A notebook, an
+    .ipy file or a module (`-m`) is not run while an answer is graded: that raises, saying so."""
+    words = shlex.split(line)
+    options = []
+    while words and words[0].startswith("-"):
+        options.append(words.pop(0))
+    if "-m" in options or not words or words[0].endswith((".ipynb", ".ipy")):
+        raise RuntimeError(f"%run {line.strip()}: only a Python script (.py) is run while an answer is graded: "
+                           f"put what it defines in a .py file beside your notebooks, and %run or import that")
+    path = words[0] if os.path.exists(words[0]) or not os.path.exists(words[0] + ".py") else words[0] + ".py"
+    with open(path, encoding="utf-8") as script:
+        code = compile(script.read(), path, "exec", dont_inherit=True)
+    if "-i" in options:
+        exec(code, namespace)
+        return
+    own_names = ("__name__", "__file__", "__builtins__")
+    own = {"__name__": os.path.splitext(os.path.basename(path))[0] if "-n" in options else "__main__",
+           "__file__": path, "__builtins__": namespace.get("__builtins__", builtins)}
+    exec(code, own)
+    namespace.update({name: value for name, value in own.items() if name not in own_names})
+
+
 class NoShell:
     """`get_ipython()` in the grading namespace: IPython's calls for magics and shell escapes run nothing,
-    except `%time statement`, which runs the statement in the notebook's namespace."""
+    except `%time statement`, which runs the statement in the notebook's namespace, and `%run script.py`
+    (`run_script`)."""
 
     def __init__(self, namespace: dict):
         self._namespace = namespace
@@ -74,6 +104,8 @@ class NoShell:
     def run_line_magic(self, name: str, line: str, _stack_depth: int = 1):
         if name == "time" and line.strip():
             exec(compile(line, "<%time>", "exec"), self._namespace)
+        elif name == "run":
+            run_script(line, self._namespace)
 
     def run_cell_magic(self, name: str, line: str, cell: str):
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.judge import bound_names, fresh_namespace, run_cells
+from autograder.judge import answer_cells, bound_names, fresh_namespace, run_cells
 from autograder.judge.kernel_syntax import as_python
 
 PYTHON = [
@@ -50,6 +50,36 @@ def test_a_cell_that_displays_what_it_made_runs_as_in_jupyter():
     namespace = fresh_namespace()
     run_cells([("cell", "display('a demonstration')\ndef f(x):\n    return x\n")], namespace)
     assert namespace["__cell_errors__"] == [] and namespace["f"](1) == 1
+
+
+def test_run_runs_a_script_as_ipython_does_and_its_names_join_the_notebooks(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helpers.py").write_text("seen = __name__\ndef twice(x):\n    return 2 * x\n")
+    namespace = fresh_namespace()
+    run_cells([("cell", as_python("%run helpers.py\n"))], namespace)
+    assert namespace["__cell_errors__"] == [] and namespace["twice"](2) == 4 and namespace["seen"] == "__main__"
+    assert namespace["__name__"] == "__answers__"
+    run_cells([("cell", as_python("%run -n helpers\n"))], namespace)  # its own name; the .py found as IPython does
+    assert namespace["seen"] == "helpers"
+    (tmp_path / "uses.py").write_text("found = given + 1\n")
+    run_cells([("cell", "given = 1\n" + as_python("%run -i uses.py\n"))], namespace)  # in the notebook's namespace
+    assert namespace["found"] == 2 and namespace["__cell_errors__"] == []
+
+
+@pytest.mark.parametrize("line, error", [("%run other.ipynb", "only a Python script (.py) is run"),
+                                         ("%run -m helpers", "only a Python script (.py) is run"),
+                                         ("%run missing.py", "FileNotFoundError")])
+def test_run_of_what_grading_does_not_run_fails_its_cell_saying_so(line, error, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace = fresh_namespace()
+    run_cells([("cell", as_python(line + "\n"))], namespace)
+    assert len(namespace["__cell_errors__"]) == 1 and error in namespace["__cell_errors__"][0]
+
+
+def test_a_cell_of_the_students_own_keeps_the_scripts_it_runs_with_its_definitions():
+    own = {"cell_type": "code", "metadata": {}, "source": "%matplotlib inline\n%run helpers.py\nprint('hi')\nx = 1\n"}
+    [(label, kept)] = answer_cells(None, [own])
+    assert label == "your cell 1" and kept == "get_ipython().run_line_magic('run', 'helpers.py')\nx = 1"
 
 
 @pytest.mark.parametrize("source, names", [

@@ -47,3 +47,23 @@ def test_a_syntax_error_beside_a_magic_is_named_at_its_line_in_the_cell_as_an_er
     assert graded.kind == "error raised", graded
     assert "its cell failed before softmax was defined: SyntaxError" in graded.message, graded.message
     assert "line 5" in graded.message and "not started" not in graded.message, graded.message
+
+
+def test_scripts_run_with_percent_run_from_the_hand_in_are_graded_as_jupyter_runs_them(tmp_path):
+    """softmax answered by `%run -i my_softmax.py`, attention's helper loaded by `%run helpers.py` in a cell of the
+    student's own: both scripts handed in beside the notebooks (autograder/student_modules.py)."""
+    nb, answers = _cells(tmp_path / "attention")
+    folder = tmp_path / "attention"
+    (folder / "my_softmax.py").write_text("import numpy as np\n\n" + "".join(
+        line for line in _source(answers["softmax"]).splitlines(True) if "SOLUTION" not in line))
+    (folder / "helpers.py").write_text("import math\n\n\ndef scale_of(d):\n    return math.sqrt(d)\n")
+    answers["softmax"]["source"] = "%run -i my_softmax.py\n"
+    at = nb["cells"].index(answers["attention"])
+    nb["cells"].insert(at, {"cell_type": "code", "id": "own", "metadata": {}, "outputs": [], "execution_count": None,
+                            "source": "%run helpers.py\nprint(scale_of(4))\n"})
+    answers["attention"]["source"] = _source(answers["attention"]).replace("math.sqrt(", "scale_of(")
+    assert "scale_of(" in answers["attention"]["source"]
+    (folder / NOTEBOOK).write_text(json.dumps(nb))
+    cells = grade_submission(folder).cells
+    for grade_id in ("check_softmax", "hidden_softmax", "check_attention", "hidden_attention"):
+        assert cells[grade_id].message == "passed", cells[grade_id].message

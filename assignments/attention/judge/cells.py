@@ -1,8 +1,9 @@
 """A notebook's answers, without its demonstrations: extracting and running its answer cells.
 
 Set-up and answer cells run in order, with the definitions (imports,
-functions, classes, assignments) of the student's own cells; checks and
-demonstrations are skipped. A cell that fails is recorded, and the next runs.
+functions, classes, assignments, scripts run with `%run`) of the student's
+own cells; checks and demonstrations are skipped. A cell that fails is
+recorded, and the next runs.
 """
 
 from __future__ import annotations
@@ -35,13 +36,22 @@ _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDe
 
 
 def _definitions(source: str) -> str:
-    """The imports, functions, classes and assignments of a cell; '' if it does not parse."""
+    """The imports, functions, classes and assignments of a cell, and the scripts it runs (`%run`); '' if it
+    does not parse."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return ""
-    tree.body = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
+    tree.body = [node for node in tree.body if isinstance(node, _DEFINITIONS) or _runs_a_script(node)]
     return ast.unparse(tree)
+
+
+def _runs_a_script(node: ast.stmt) -> bool:
+    """`%run script.py` (as IPython's transformer writes it): a script's definitions, taken as an import's."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+        call.func.attr == "run_line_magic" and bool(call.args) and isinstance(call.args[0], ast.Constant) and \
+        call.args[0].value == "run"
 
 
 def bound_names(source: str) -> list[str]:
