@@ -26,7 +26,7 @@ from pathlib import Path
 from autograder.handed_in import answer_sources, read_notebook
 from autograder.source_assignment import SourceAssignment
 from autograder.student_modules import student_modules
-from kit.report.imported import with_imports_resolved
+from kit.report.imported import used_definitions, with_imports_resolved
 
 _SOLUTION = re.compile(r"^[^\n]*### BEGIN SOLUTION.*?### END SOLUTION[^\n]*(?:\n|$)", re.DOTALL | re.M)
 _MARKER = re.compile(r"^[^\n]*### (?:BEGIN|END) SOLUTION[^\n]*(?:\n|$)", re.M)
@@ -126,14 +126,8 @@ def module_form(module: str, name: str, stub: str) -> str | None:
     if name not in defined:
         return None
     lines = module.split("\n")
-    needed, waiting = [], [defined[name]]
-    while waiting:
-        node = waiting.pop()
-        for used in sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)}):
-            helper = (defined.get(used) if used.startswith("_") else None) or constants.get(used)
-            if helper is not None and helper not in needed:
-                needed.append(helper)
-                waiting.append(helper)
+    needed = used_definitions([defined[name]], lambda used: (defined.get(used) if used.startswith("_") else None)
+                              or constants.get(used))
     function = defined[name]
     body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     own = "\n".join(lines[body[0].lineno - 1:function.end_lineno])

@@ -13,6 +13,7 @@ compared is the code graded. Nothing here runs code.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
 
@@ -46,6 +47,20 @@ def _names_defined(node: ast.stmt) -> list[str]:
     return [name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)]
 
 
+def used_definitions(start: list[ast.stmt], lookup: Callable[[str], ast.stmt | None]) -> list[ast.stmt]:
+    """The top-level definitions the statements of `start` use, and those they use in turn, in the order found;
+    lookup: a name → its definition, or None for a name not to follow."""
+    found, waiting = [], list(start)
+    while waiting:
+        node = waiting.pop()
+        for used in sorted({name.id for name in ast.walk(node) if isinstance(name, ast.Name)}):
+            definition = lookup(used)
+            if definition is not None and definition not in found:
+                found.append(definition)
+                waiting.append(definition)
+    return found
+
+
 def definitions(module: str, names: set[str]) -> str:
     """The top-level definitions of `module` (source) named in `names` ("*": all), and those they use, in the
     module's order; "" when it has none of them or does not parse."""
@@ -53,14 +68,8 @@ def definitions(module: str, names: set[str]) -> str:
     if tree is None:
         return ""
     defined = {name: node for node in tree.body if isinstance(node, _DEFINITIONS) for name in _names_defined(node)}
-    waiting = [node for name, node in defined.items() if name in names or "*" in names]
-    needed = set()
-    while waiting:
-        node = waiting.pop()
-        if id(node) in needed:
-            continue
-        needed.add(id(node))
-        waiting += [defined[used.id] for used in ast.walk(node) if isinstance(used, ast.Name) and used.id in defined]
+    start = [node for name, node in defined.items() if name in names or "*" in names]
+    needed = {id(node) for node in [*start, *used_definitions(start, defined.get)]}
     return "\n\n\n".join(ast.get_source_segment(module, node) or "" for node in tree.body if id(node) in needed)
 
 
