@@ -42,7 +42,7 @@ from nbgrader.plugins import ExportPlugin
 from traitlets import Enum, Unicode
 
 from autograder.whole_file import write_bytes_whole
-from kit.nbgrader_glue.whole_or_absent import handed_in, unfinished_students
+from kit.nbgrader_glue.whole_or_absent import students_who_handed_in, unfinished_students
 
 
 def final_score(gradebook: Gradebook, assignment: str, student: str) -> float:
@@ -86,7 +86,7 @@ class WarnsOfUnfinished(ExportPlugin):
             self.log.warning("The autograde of %s stopped part-way: their rows hold only the grades recorded so "
                              "far; %s", ", ".join(students), again)
         ungraded = sorted(f"{student} ({assignment})" for assignment in assignments
-                          for student in handed_in(coursedir, assignment) - graded(gradebook, assignment))
+                          for student in students_who_handed_in(coursedir, assignment) - graded(gradebook, assignment))
         if ungraded:
             self.log.warning("Handed in and never graded: %s: this file gives them 0, or no row if they are not on "
                              "the roster; %s (its log says why it leaves a student out)", ", ".join(ungraded), again)

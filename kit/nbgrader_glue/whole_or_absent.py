@@ -80,7 +80,7 @@ def unfinished_students(coursedir, assignments) -> list[str]:
     return sorted({Path(found).parent.name for mark in marks for found in glob.glob(str(mark))})
 
 
-def handed_in(coursedir, assignment: str) -> set[str]:
+def students_who_handed_in(coursedir, assignment: str) -> set[str]:
     """The students with a folder of `assignment` in submitted/ holding a notebook (at its top or one folder down,
     where autograde looks; set aside as unreadable or not), graded or not."""
     folders = glob.glob(coursedir.format_path(coursedir.submitted_directory, "*", assignment))

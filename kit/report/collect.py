@@ -30,7 +30,7 @@ from autograder.mistakes import MISTAKES
 from autograder.source_assignment import GradeId, SourceAssignment
 from kit.grading_service.journal import attempts, journal_path
 from kit.hand_in.collect import read_refused
-from kit.nbgrader_glue.whole_or_absent import handed_in, is_unfinished
+from kit.nbgrader_glue.whole_or_absent import is_unfinished, students_who_handed_in
 
 UNRECORDED = "not recorded"      # a failed cell whose report says nothing of how it failed
 NO_REPORT = "no grading report"  # nbgrader has scores but the grader wrote no report (it could not grade)
@@ -155,7 +155,7 @@ def collect(coursedir: CourseDirectory, assignment: str) -> ClassResults:
     for name, students in attempts(journal_path(Path(coursedir.root), assignment)).items():
         if name in exercises:
             exercises[name].attempts = students
-    awaiting = handed_in(coursedir, assignment) - submitted
+    awaiting = students_who_handed_in(coursedir, assignment) - submitted
     return ClassResults(assignment, list(exercises.values()), students,
                         [s for s in roster if s not in submitted and s not in awaiting],
                         read_refused(Path(coursedir.root), assignment), written, sorted(awaiting))
