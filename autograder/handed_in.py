@@ -39,8 +39,20 @@ def answer_cell_id(task_id: str) -> str:
     return f"{task_id}-answer"
 
 
+# Byte-order marks an editor outside Jupyter may put before a notebook's JSON (Notepad, PowerShell's
+# Set-Content and Out-File), which Jupyter, reading UTF-8 text, cannot open either: named, as the student sees
+# no fault in the JSON itself.
+BYTE_ORDER_MARKS = {b"\xef\xbb\xbf": "UTF-8", b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
+
+
 def read_notebook(path: Path) -> dict:
     """The notebook's JSON, or ValueError saying in plain words why it cannot be read."""
+    with open(path, "rb") as file:
+        start = file.read(3)
+    mark = next((mark for mark in BYTE_ORDER_MARKS if start.startswith(mark)), None)
+    if mark is not None:
+        raise ValueError(f"notebook unreadable: it begins with a {BYTE_ORDER_MARKS[mark]} byte-order mark, which "
+                         "Jupyter cannot open: save it again from JupyterLab, or as UTF-8 without a byte-order mark")
     try:
         nb = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as e:

@@ -72,6 +72,18 @@ HOSTILE = {
 }
 
 
+@pytest.mark.parametrize("mark, encoding", [(b"\xef\xbb\xbf", "utf-8"), (b"", "utf-16"), (b"", "utf-16-be")])
+def test_a_notebook_behind_a_byte_order_mark_is_refused_with_the_mark_named(tmp_path, mark, encoding):
+    # As Notepad or PowerShell may save it: its JSON is sound, so "not valid JSON" would send the student
+    # looking for a fault that is not there. (Python's "utf-16" writes a mark first; "utf-16-be" none: one is added.)
+    text = (ROOT / "source" / "attention" / "03_softmax_and_mix.ipynb").read_text(encoding="utf-8")
+    content = mark + text.encode(encoding) if encoding != "utf-16-be" else b"\xfe\xff" + text.encode(encoding)
+    path = tmp_path / "03_softmax_and_mix.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match="^notebook unreadable: it begins with a UTF-(8|16) byte-order mark"):
+        read_notebook(path)
+
+
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_a_hostile_file_is_refused_in_plain_words_never_with_a_crash(tmp_path, kind):
     path = tmp_path / "03_softmax_and_mix.ipynb"
