@@ -36,14 +36,31 @@ _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDe
 
 
 def _definitions(source: str) -> str:
-    """The imports, functions, classes and assignments of a cell, and the scripts it runs (`%run`); '' if it
-    does not parse."""
+    """The imports, functions, classes and assignments of a cell, and the scripts it runs (`%run`), at its top
+    level or under ``if __name__ == "__main__":`` (true in Jupyter's kernel); '' if it does not parse."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return ""
-    tree.body = [node for node in tree.body if isinstance(node, _DEFINITIONS) or _runs_a_script(node)]
+    tree.body = _kept_definitions(tree.body)
     return ast.unparse(tree)
+
+
+def _kept_definitions(body: list[ast.stmt]) -> list[ast.stmt]:
+    kept = []
+    for node in body:
+        if isinstance(node, _DEFINITIONS) or _runs_a_script(node):
+            kept.append(node)
+        elif _is_main_guard(node) and (inside := _kept_definitions(node.body)):
+            kept.append(ast.If(test=node.test, body=inside, orelse=[]))
+    return kept
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and \
+        {ast.dump(test.left), ast.dump(test.comparators[0])} == {ast.dump(ast.Name("__name__", ast.Load())),
+                                                                 ast.dump(ast.Constant("__main__"))}
 
 
 def _runs_a_script(node: ast.stmt) -> bool:
@@ -92,9 +109,10 @@ def answer_cells(path, cells=None) -> list[tuple[str, str]]:
 
 def fresh_namespace() -> dict:
     """Where answer cells run: numpy as np, NotStarted, ``__cell_errors__`` (the cells that failed), and what
-    Jupyter's kernel gives every cell: `display`, and `get_ipython` for the calls that magics and shell
-    escapes become (kernel_syntax.py)."""
-    namespace = {"__name__": "__answers__", "np": np, "NotStarted": NotStarted, "__cell_errors__": [],
+    Jupyter's kernel gives every cell: the name __main__ (an answer under ``if __name__ == "__main__":`` is
+    defined, as in JupyterLab), `display`, and `get_ipython` for the calls that magics and shell escapes
+    become (kernel_syntax.py)."""
+    namespace = {"__name__": "__main__", "np": np, "NotStarted": NotStarted, "__cell_errors__": [],
                  "display": display}
     shell = NoShell(namespace)
     namespace["get_ipython"] = lambda: shell

@@ -52,13 +52,25 @@ def test_a_cell_that_displays_what_it_made_runs_as_in_jupyter():
     assert namespace["__cell_errors__"] == [] and namespace["f"](1) == 1
 
 
+def test_an_answer_under_a_main_guard_is_defined_as_in_jupyter():
+    # Jupyter's kernel runs every cell as __main__; a student used to scripts may guard a cell's code by it.
+    namespace = fresh_namespace()
+    run_cells([("softmax", 'if __name__ == "__main__":\n    def softmax(S, axis=-1):\n        return S\n')], namespace)
+    assert namespace["__cell_errors__"] == [] and namespace["softmax"](1) == 1
+    # In a cell of the student's own, what runs under the guard is its definitions, as at the top level.
+    own = {"cell_type": "code", "metadata": {},
+           "source": 'if "__main__" == __name__:\n    def helper(x):\n        return 2 * x\n    print(helper(1))\n    1 / 0\n'}
+    run_cells(answer_cells(None, [own]), namespace)
+    assert namespace["__cell_errors__"] == [] and namespace["helper"](2) == 4
+
+
 def test_run_runs_a_script_as_ipython_does_and_its_names_join_the_notebooks(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "helpers.py").write_text("seen = __name__\ndef twice(x):\n    return 2 * x\n")
     namespace = fresh_namespace()
     run_cells([("cell", as_python("%run helpers.py\n"))], namespace)
     assert namespace["__cell_errors__"] == [] and namespace["twice"](2) == 4 and namespace["seen"] == "__main__"
-    assert namespace["__name__"] == "__answers__"
+    assert namespace["__name__"] == "__main__" and "__file__" not in namespace  # the script's own names stay its own
     run_cells([("cell", as_python("%run -n helpers\n"))], namespace)  # its own name; the .py found as IPython does
     assert namespace["seen"] == "helpers"
     (tmp_path / "uses.py").write_text("found = given + 1\n")
