@@ -5,7 +5,8 @@ restored for grading, the release's support files) into WORKDIR, its own,
 loads the judge package, whole, from the folder JUDGE (a copy of the trusted
 autograder/judge/ the parent made), loads its lock (seccomp.py, beside this
 file: no new program, process or namespace; required unless CONFINEMENT is
-"unconfined"), and says so in one message, ``{"ready": true}``: the mark from
+"unconfined"), imports the installed libraries the notebooks' cells import
+(`_import_libraries`: their code is no answer's memory), and says so in one message, ``{"ready": true}``: the mark from
 which the grader counts its memory (MEASURED names the one notebook this child
 serves; "-": it serves them all, and measures a notebook's cases while it has
 run no other notebook's code: autograder/submission.py); the NumPy code a first
@@ -33,8 +34,12 @@ code prints goes to /dev/null, and it reads its standard input from there: the
 requests come on a copy of the pipe, so a stray `input()` or `sys.stdin.read()`
 meets the end of its input at once (input() says why) instead of waiting out
 its time on the grader's pipe.
+
+One job, kept whole past 250 lines: the process a student's code runs in is one file, run by path with
+nothing of the kit importable (it loads only the judge and its lock), so its set-up cannot live apart from it.
 """
 
+import ast
 import builtins
 import ctypes
 import difflib
@@ -43,12 +48,14 @@ import importlib.util
 import os
 import shutil
 import sys
+import time
 
 # What the notebooks' set-up cells import, loaded before the memory mark: the standard library's, before the
 # work folder (which holds the student's own modules, student_modules.py) is on the import path, then the
 # release's own (support files restored from source/, never the student's copies).
 STANDARD_MODULES = ("math", "time", "tracemalloc")
 RELEASE_MODULES = ("judge", "workbook")
+LIBRARY_SECONDS = 10  # the most the child spends importing the libraries the notebooks import (CPU seconds)
 
 
 def _warm_up(np) -> None:
@@ -60,6 +67,59 @@ def _warm_up(np) -> None:
         np.linalg.matrix_rank(x), np.linalg.norm(x), np.sqrt(np.abs(x)), np.log(np.abs(x) + 1)
         np.where(x > 0, x, -np.inf), np.tril(x), np.triu(x), np.argsort(x), np.isclose(x, x)
         np.broadcast_to(x, (2, 64, 64)).copy(), np.swapaxes(x[None], -1, -2)
+
+
+def _imported(notebooks) -> list[str]:
+    """The modules the notebooks' cells that run (notebooks: answer_cells' lists) import, anywhere in them, by
+    absolute name, in order: what a notebook's load (or `my`, loading another's) or its answer's call imports."""
+    names = []
+    for cells in notebooks:
+        for _, source in cells:
+            try:
+                nodes = list(ast.walk(ast.parse(source)))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            for node in nodes:
+                if isinstance(node, ast.Import):
+                    names += [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names.append(node.module)
+    return list(dict.fromkeys(names))
+
+
+def _import_libraries(names, workdir: str, time_limit) -> None:
+    """Import, before the memory mark, the installed libraries among `names` (matplotlib, scipy, ...): what their
+    code and data take is no answer's memory, as in JupyterLab, where the visible checks count what a call
+    allocates (tracemalloc). Never one the work folder holds a file or folder for (the student's own modules,
+    the release's, or one that would shadow an installed library, as it does in JupyterLab); a failed import
+    fails again, and is reported, where the student's cell makes it, as does one past LIBRARY_SECONDS in all
+    (`time_limit`: the judge's). Whatever an import reads or prints meets /dev/null, not the grader's pipes."""
+    saved = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    end = time.process_time() + LIBRARY_SECONDS  # also where an import caught the time limit's error itself
+    try:
+        with time_limit(LIBRARY_SECONDS):
+            for name in names:
+                top = name.partition(".")[0]
+                if time.process_time() > end:
+                    break
+                if not any(os.path.lexists(os.path.join(workdir, found)) for found in (top, top + ".py")):
+                    try:
+                        importlib.import_module(name)
+                    except TimeoutError:
+                        break
+                    except BaseException:  # noqa: BLE001 (any library's failure: the student's cell meets it later)
+                        pass
+    except TimeoutError:  # past the limit between two imports
+        pass
+    finally:
+        sys.stdout.flush()
+        for fd, copy in zip((0, 1), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(devnull)
 
 
 def _memory_trimmer():
@@ -142,6 +202,9 @@ def main():
     for module in STANDARD_MODULES:
         importlib.import_module(module)
     os.chdir(workdir)
+    # Each notebook's cells read now, before the memory mark, as data; they run only when asked for.
+    cells = {name: judge.answer_cells(name) for name in os.listdir(workdir) if name.endswith(".ipynb")}
+    _import_libraries(_imported(cells.values()), workdir, judge.time_limit)
     sys.path.insert(0, workdir)  # imports may now find the student's modules: by now everything the child runs
     # is imported, and it imports only the release's own before its memory mark
     for module in RELEASE_MODULES:
@@ -149,9 +212,8 @@ def main():
             importlib.import_module(module)
         except ImportError:
             pass
-    # Each notebook's cells read now, before the memory mark, as data; they run only when asked for.
-    served = [measured] if measured != "-" else [name for name in os.listdir(workdir) if name.endswith(".ipynb")]
-    loaded = {name: [judge.fresh_namespace(), judge.answer_cells(name), 0] for name in served}
+    served = [measured] if measured != "-" else list(cells)
+    loaded = {name: [judge.fresh_namespace(), cells.get(name, []), 0] for name in served}
     _warm_up(sys.modules["numpy"])  # any child may measure a case (a measured notebook's first)
     trim = _memory_trimmer()
     requests, replies = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")

@@ -12,7 +12,10 @@ its own.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+from pathlib import Path
 
 import numpy as np
 
@@ -182,3 +185,33 @@ def test_an_answer_that_reads_its_input_meets_its_end_at_once_and_input_says_why
         read = submission.outcome("scaled_scores", hidden_cases("scaled_scores")[0])
     assert asked.error == "EOFError" and asked.message.startswith("input() waits for someone to type"), asked
     assert read.value == 0.0, read
+
+
+def _with_cell(notebook: Path, grade_id: str | None, code: str) -> None:
+    """Put `code` at the head of the answer cell `grade_id`, or in a cell of the student's own first (None)."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    if grade_id is None:
+        nb["cells"].insert(1, {"cell_type": "code", "execution_count": None, "id": "own", "metadata": {},
+                               "outputs": [], "source": code})
+    else:
+        cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+        cell["source"] = code + "".join(cell["source"])
+    notebook.write_text(json.dumps(nb), encoding="utf-8")
+
+
+def test_a_library_the_notebooks_import_is_no_answers_memory_and_the_students_own_module_still_is(tmp_path):
+    """Notebook 06 loads the student's attention from notebook 03 (`my`), so a matplotlib imported there, or in
+    a cell of 06's own, ran in the child that measures blockwise_attention: its 20 to 30 MiB of library failed an
+    honest answer that JupyterLab's visible check passes. Installed libraries are imported before the memory
+    mark; a module of the student's own is not, and what it holds still counts."""
+    folder = tmp_path / "attention"
+    shutil.copytree(EXAMPLE / "ada" / "attention", folder)
+    _with_cell(folder / "03_softmax_and_mix.ipynb", "attention", "import matplotlib.pyplot as plt\n")
+    _with_cell(folder / "06_blockwise.ipynb", None, "import matplotlib\nfrom matplotlib import colors\n")
+    report = grade_submission(folder)
+    for grade_id in ("check_blockwise_attention", "hidden_blockwise_attention"):
+        assert report.cells[grade_id].earned == report.cells[grade_id].possible, report.cells[grade_id].message
+    (folder / "holds_a_buffer.py").write_text("import numpy as np\nBUFFER = np.ones(6 << 20)\n")  # 48 MiB
+    _with_cell(folder / "06_blockwise.ipynb", None, "import holds_a_buffer\n")
+    report = grade_submission(folder)
+    assert report.cells["hidden_blockwise_attention"].kind == "too much memory", report.cells["hidden_blockwise_attention"]
