@@ -199,7 +199,7 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
     Everything read-only comes from the source, whatever the student did to it
     (edited, deleted, retyped, duplicated, metadata changed). An answer cell
     the student deleted, or made markdown or raw (it no longer runs in their
-    notebook), becomes the stub, never the source's solution; of one they
+    notebook), becomes the stub, never the source's solution (a retyped one's stub says so: `_stub`); of one they
     duplicated, the copy its check runs on (`answer_sources`). Code
     cells of the student's own (no nbgrader metadata: helpers, the free
     prompt cell) are kept, each before the nbgrader cell it came before.
@@ -207,6 +207,8 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
     answers_only: keep only set-up, answer and the student's own code cells (what grading runs).
     """
     answers = answer_sources(student, source)
+    retyped = {gid: cell.get("cell_type") for cell in student["cells"] if _is_cell(cell) and (gid := grade_id(cell))
+               and gid not in answers and cell.get("cell_type") in ("markdown", "raw")}
     written = written_answers(student, source)
     own = _own_cells(student)
     cells = []
@@ -219,11 +221,21 @@ def restore_locked_cells(student: dict, source: dict, answers_only: bool = False
         if cell.get("id") in written:
             cell = {**cell, "source": written[cell["id"]]}
         elif meta.get("solution"):
-            cell = {**cell, "source": answers.get(gid, STUB)}
+            cell = {**cell, "source": answers[gid] if gid in answers else _stub(gid, retyped.get(gid))}
         elif answers_only and not gid.startswith("setup_"):
             continue
         cells.append(cell)
     return {**source, "cells": cells + [c for rest in own.values() for c in rest]}
+
+
+def _stub(gid: str, retyped: str | None) -> str:
+    """The stub graded for an answer not given; where the student's answer cell is markdown or raw, one whose
+    NotStarted says so (their code is there, but never runs in their notebook)."""
+    if retyped is None:
+        return STUB
+    why = (f"your answer cell for {gid} is a {retyped} cell in your notebook, so its code never runs: make it a "
+           f"code cell again (in JupyterLab: Esc, then Y), run it, and hand in again")
+    return f"raise NotStarted({why!r})"
 
 
 def answer_sources(student: dict, source: dict) -> dict:

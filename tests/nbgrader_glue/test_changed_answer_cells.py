@@ -69,10 +69,23 @@ def test_an_answer_tried_again_in_a_copy_below_earns_its_points(tmp_path):
 def test_an_answer_cell_made_markdown_or_raw_is_not_answered_but_a_code_copy_of_it_is(cell_type):
     student = json.loads((SOURCE / NOTEBOOK).read_text())
     retyped = _retyped(student, "softmax", cell_type)
-    assert _restored_softmax(student) == STUB
+    assert _restored_softmax(student) != STUB and _restored_softmax(student).startswith("raise NotStarted(")
     student["cells"].append({**retyped, "id": "at-the-end", "cell_type": "code", "source": ANOTHER_TRY,
                              "outputs": [], "execution_count": None})
     assert _restored_softmax(student) == ANOTHER_TRY  # the only code copy, though below the checks
+
+
+def test_an_answer_cell_made_markdown_is_named_as_such_not_as_an_answer_never_started(tmp_path):
+    # Esc, then M, pressed by mistake: the code is still in the cell, so "replace raise NotStarted() with your
+    # answer" would send the student looking for a stub that is not there.
+    shutil.copytree(SOURCE, tmp_path / "attention")
+    nb = json.loads((tmp_path / "attention" / NOTEBOOK).read_text())
+    _retyped(nb, "softmax", "markdown")
+    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
+    cells = grade_submission(tmp_path / "attention").cells
+    assert cells["hidden_softmax"].kind == "not started" and cells["hidden_softmax"].earned == 0
+    assert "your answer cell for softmax is a markdown cell in your notebook, so its code never runs: make it a " \
+           "code cell again" in cells["hidden_softmax"].message, cells["hidden_softmax"].message
 
 
 def test_an_answer_given_another_name_is_named_for_the_name_its_cell_binds(tmp_path):
