@@ -32,8 +32,8 @@ same message, before the grader counts what it holds for a measured case.
 Nothing here decides a grade. Whatever the student's
 code prints goes to /dev/null, and it reads its standard input from there: the
 requests come on a copy of the pipe, so a stray `input()` or `sys.stdin.read()`
-meets the end of its input at once (input() says why) instead of waiting out
-its time on the grader's pipe.
+meets the end of its input at once (input() says why, as do breakpoint() and
+pdb.set_trace()) instead of waiting out its time on the grader's pipe.
 
 One job, kept whole past 250 lines: the process a student's code runs in is one file, run by path with
 nothing of the kit importable (it loads only the judge and its lock), so its set-up cannot live apart from it.
@@ -171,6 +171,15 @@ def _no_input(prompt=""):
                    "take the call out of your answer")
 
 
+DEBUGGER = ("the debugger waits for someone to type, and no one types while the grader runs your code: take "
+            "breakpoint() or pdb.set_trace() out of your answer")
+
+
+def _no_debugger(*args, **kwargs):
+    """breakpoint() while grading (sys.breakpointhook), which would open a debugger no one answers."""
+    raise RuntimeError(f"breakpoint(): {DEBUGGER}")
+
+
 def _send(replies, frame: bytes) -> None:
     """Write one frame to the parent and flush it."""
     replies.write(frame)
@@ -222,7 +231,7 @@ def main():
         devnull = os.open(os.devnull, mode)
         os.dup2(devnull, fd)
         os.close(devnull)
-    builtins.input = _no_input
+    builtins.input, sys.breakpointhook = _no_input, _no_debugger
     while (request := judge.read_message(requests)) is not None:
         if "tidy" in request:
             gc.collect()
@@ -260,6 +269,8 @@ def _serve(judge, request, cases, loaded, seconds, pipes) -> None:
             with judge.time_limit(case.get("seconds", seconds)), \
                     judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
                 outcome = judge.outcome_of(answer, {"args": case["args"], "kwargs": case["kwargs"]})
+            if outcome.error == "BdbQuit":  # pdb.set_trace(): its debugger read the end of its input at once
+                outcome = judge.Outcome.raising("BdbQuit", f"pdb.set_trace(): {DEBUGGER}{outcome.message}")
         del case
         _send(pipes[1], judge.frame_of({"outcome": judge.outcome_to_wire(outcome), "nonce": nonce, "case": index}))
         if outcome.timed_out:  # an answer that ran past its time once is not called again (the grader's rule)

@@ -187,6 +187,25 @@ def test_an_answer_that_reads_its_input_meets_its_end_at_once_and_input_says_why
     assert read.value == 0.0, read
 
 
+def test_a_debugger_left_in_an_answer_is_named_not_left_as_a_bare_bdbquit(tmp_path):
+    """breakpoint() or pdb.set_trace() left in an answer after debugging: the debugger meets the end of its input at
+    once, which pdb reports as a BdbQuit with no words; the message says what happened and what to do."""
+    code = tmp_path / "debugs.py"
+    code.write_text(
+        "import numpy as np\n\n\n"
+        "def raw_scores(Q, K):\n"
+        "    breakpoint()\n"
+        "    return np.asarray(Q) @ np.asarray(K).T\n\n\n"
+        "def scaled_scores(Q, K):\n"
+        "    import pdb; pdb.set_trace()\n"
+        "    return np.asarray(Q) @ np.asarray(K).T\n")
+    make_submission(code, tmp_path / "attention")
+    with Submission(tmp_path / "attention", seconds_per_call=30) as submission:
+        outcomes = [submission.outcome(name, hidden_cases(name)[0]) for name in ("raw_scores", "scaled_scores")]
+    for outcome, call in zip(outcomes, ("breakpoint()", "pdb.set_trace()")):
+        assert outcome.message.startswith(f"{call}: the debugger waits for someone to type"), outcome
+
+
 def _with_cell(notebook: Path, grade_id: str | None, code: str) -> None:
     """Put `code` at the head of the answer cell `grade_id`, or in a cell of the student's own first (None)."""
     nb = json.loads(notebook.read_text(encoding="utf-8"))
