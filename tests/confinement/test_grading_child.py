@@ -167,22 +167,25 @@ def test_an_answer_that_runs_past_its_time_is_run_on_no_later_case_of_its_reques
     assert count.value == 2.0  # raw_scores ran twice: its later cases never reached the student's code
 
 
+def _first_cases_of_two_answers(tmp_path: Path, code: str) -> list:
+    """The outcomes of raw_scores' and scaled_scores' first hidden cases, answered by the module `code`."""
+    (tmp_path / "answers.py").write_text(code)
+    make_submission(tmp_path / "answers.py", tmp_path / "attention")
+    with Submission(tmp_path / "attention", seconds_per_call=30) as submission:
+        return [submission.outcome(name, hidden_cases(name)[0]) for name in ("raw_scores", "scaled_scores")]
+
+
 def test_an_answer_that_reads_its_input_meets_its_end_at_once_and_input_says_why(tmp_path):
     """The child's standard input is /dev/null, its requests coming on a copy of the pipe: a stray input()
     fails at once, saying why, and a read of sys.stdin or of descriptor 0 gets nothing, where each waited out
     its time on the grader's pipe; the answers after them are graded."""
-    code = tmp_path / "reads_its_input.py"
-    code.write_text(
+    asked, read = _first_cases_of_two_answers(tmp_path, (
         "import os\nimport sys\n\nimport numpy as np\n\n\n"
         "def raw_scores(Q, K):\n"
         "    input('go on? ')\n"
         "    return np.asarray(Q) @ np.asarray(K).T\n\n\n"
         "def scaled_scores(Q, K):\n"
-        "    return float(len(sys.stdin.read()) + len(sys.stdin.buffer.read(10)) + len(os.read(0, 10)))\n")
-    make_submission(code, tmp_path / "attention")
-    with Submission(tmp_path / "attention", seconds_per_call=30) as submission:
-        asked = submission.outcome("raw_scores", hidden_cases("raw_scores")[0])
-        read = submission.outcome("scaled_scores", hidden_cases("scaled_scores")[0])
+        "    return float(len(sys.stdin.read()) + len(sys.stdin.buffer.read(10)) + len(os.read(0, 10)))\n"))
     assert asked.error == "EOFError" and asked.message.startswith("input() waits for someone to type"), asked
     assert read.value == 0.0, read
 
@@ -190,18 +193,14 @@ def test_an_answer_that_reads_its_input_meets_its_end_at_once_and_input_says_why
 def test_a_debugger_left_in_an_answer_is_named_not_left_as_a_bare_bdbquit(tmp_path):
     """breakpoint() or pdb.set_trace() left in an answer after debugging: the debugger meets the end of its input at
     once, which pdb reports as a BdbQuit with no words; the message says what happened and what to do."""
-    code = tmp_path / "debugs.py"
-    code.write_text(
+    outcomes = _first_cases_of_two_answers(tmp_path, (
         "import numpy as np\n\n\n"
         "def raw_scores(Q, K):\n"
         "    breakpoint()\n"
         "    return np.asarray(Q) @ np.asarray(K).T\n\n\n"
         "def scaled_scores(Q, K):\n"
         "    import pdb; pdb.set_trace()\n"
-        "    return np.asarray(Q) @ np.asarray(K).T\n")
-    make_submission(code, tmp_path / "attention")
-    with Submission(tmp_path / "attention", seconds_per_call=30) as submission:
-        outcomes = [submission.outcome(name, hidden_cases(name)[0]) for name in ("raw_scores", "scaled_scores")]
+        "    return np.asarray(Q) @ np.asarray(K).T\n"))
     for outcome, call in zip(outcomes, ("breakpoint()", "pdb.set_trace()")):
         assert outcome.message.startswith(f"{call}: the debugger waits for someone to type"), outcome
 
