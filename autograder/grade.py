@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
@@ -156,8 +157,18 @@ VISIBLE_NEEDS_HIDDEN = ("passed on the worked example, but a visible check's poi
 
 
 def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """`text` cut to `limit` characters, saying how much was cut."""
+    """`text` cut to `limit` characters, saying how much was cut; `writable`."""
+    text = writable(text)
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters cut)"
+
+
+def writable(text: str) -> str:
+    """`text` with each surrogate in it written as U+FFFD: what no UTF-8 notebook or page can hold, from a
+    student's `raise ValueError('\\ud800')` or a file name in bytes that are not UTF-8 (b'notes\\xff.py')."""
+    return SURROGATES.sub("\ufffd", text)
+
+
+SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def save_report(report: Report, folder: Path) -> Path:

@@ -54,7 +54,8 @@ def read_notebook(path: Path) -> dict:
         raise ValueError(f"notebook unreadable: it begins with a {BYTE_ORDER_MARKS[mark]} byte-order mark, which "
                          "Jupyter cannot open: save it again from JupyterLab, or as UTF-8 without a byte-order mark")
     try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        nb = json.loads(text)
     except UnicodeDecodeError as e:
         raise ValueError(f"notebook unreadable: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:
@@ -65,7 +66,36 @@ def read_notebook(path: Path) -> dict:
         raise ValueError("notebook unreadable: its JSON is nested too deeply to read") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise ValueError("notebook unreadable: no list of cells")
+    if SURROGATE_ESCAPE.search(text) and (where := _lone_surrogate(nb)):
+        raise ValueError(f"notebook unreadable: {where} holds a broken character (half of a UTF-16 surrogate pair, "
+                         "an escape from \\uD800 to \\uDFFF in the file's JSON) that UTF-8 text cannot hold, so "
+                         "Jupyter cannot save this notebook either: delete that character (Jupyter shows it as "
+                         "\ufffd), save, and hand in again")
     return nb
+
+
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # JSON's escape of a surrogate, lone or in a pair
+
+
+def _lone_surrogate(nb: dict) -> str | None:
+    """Where `nb` holds a lone surrogate, which JSON's escapes allow and UTF-8 cannot encode ("cell 3", "its
+    metadata"), or None."""
+    def holds(part) -> bool:
+        try:
+            json.dumps(part, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+
+    found = next((k for k, cell in enumerate(nb["cells"], start=1) if holds(cell)), None)
+    if found is not None:
+        try:
+            line = next(iter(cell_text(nb["cells"][found - 1]).strip().splitlines()), "")
+        except (AttributeError, TypeError):  # not a cell as nbformat writes one
+            line = ""
+        line = line.encode("utf-8", "replace").decode("utf-8")[:60]
+        return f"cell {found}" + (f" (the one that begins {line!r})" if line else "")
+    return "its metadata" if holds({key: value for key, value in nb.items() if key != "cells"}) else None
 
 
 UNREADABLE = ".unreadable"  # a notebook set aside: <name>.ipynb.unreadable, beside where it was

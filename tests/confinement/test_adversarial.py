@@ -717,6 +717,8 @@ def test_a_flood_of_error_text_is_cut_in_the_report(name, graded, tmp_path):
     assert misgraded(name, report) == {}
     for message in messages_of(report, "softmax") + messages_of(report, "attention"):
         assert len(message) < MAX_MESSAGE_CHARS + 100 and "more characters cut" in message
+        message.encode("utf-8")  # as nbgrader writes it into the autograded notebook
+    assert "half a pair \ufffd" in messages_of(report, "attention")[0]
     assert save_report(report, tmp_path).stat().st_size < 100_000
 
 

@@ -93,9 +93,33 @@ def test_a_hostile_file_is_refused_in_plain_words_never_with_a_crash(tmp_path, k
         read_notebook(path)
 
 
+def test_a_lone_surrogate_is_refused_with_its_cell_named_and_a_pair_is_read(tmp_path):
+    # JSON's escapes can write half of a UTF-16 pair, which no UTF-8 file holds: nbgrader could not write the
+    # notebook again (the student's autograde stopped part-way), nor the class report a page quoting its answer.
+    notebook = json.loads((ROOT / "source" / "attention" / "03_softmax_and_mix.ipynb").read_text(encoding="utf-8"))
+    notebook["cells"][3]["source"] = "# a smile \U0001F600 and half of one \ud83d\n" + "".join(notebook["cells"][3]["source"])
+    path = tmp_path / "03_softmax_and_mix.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")  # ensure_ascii: both written as \\u escapes
+    with pytest.raises(ValueError, match=r"^notebook unreadable: cell 4 \(the one that begins '# a smile .*broken "
+                                         r"character .*delete that character"):
+        read_notebook(path)
+    notebook["cells"][3]["source"] = "# a smile \U0001F600\n"
+    notebook["metadata"]["\udc00"] = 1
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    with pytest.raises(ValueError, match="^notebook unreadable: its metadata holds a broken character"):
+        read_notebook(path)
+    del notebook["metadata"]["\udc00"]
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert read_notebook(path)["cells"][3]["source"] == "# a smile \U0001F600\n"
+
+
+ANY_CHARACTER = st.characters() | st.integers(0xD800, 0xDFFF).map(chr)  # st.characters() leaves surrogates out
+JSON = st.recursive(st.none() | st.integers() | st.text(ANY_CHARACTER, max_size=5),
+                    lambda inner: st.lists(inner) | st.dictionaries(st.text(ANY_CHARACTER, max_size=3), inner))
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.binary(max_size=200) | st.recursive(st.none() | st.integers() | st.text(max_size=5),
-                                              lambda inner: st.lists(inner) | st.dictionaries(st.text(max_size=3), inner))
+@given(st.binary(max_size=200) | st.one_of(JSON, st.fixed_dictionaries({"cells": st.lists(JSON), "metadata": JSON}))
        .map(lambda value: json.dumps(value).encode()))
 def test_any_file_is_read_as_a_notebook_or_refused_in_plain_words(content):
     with tempfile.TemporaryDirectory() as folder:  # 300 examples a run: none left behind
@@ -107,6 +131,7 @@ def test_any_file_is_read_as_a_notebook_or_refused_in_plain_words(content):
             assert str(e).startswith("notebook unreadable: ")
         else:
             assert isinstance(notebook, dict) and isinstance(notebook["cells"], list)
+            json.dumps(notebook, ensure_ascii=False).encode("utf-8")  # what nbgrader writes again, and the report
 
 
 def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_through_a_link(tmp_path):
