@@ -24,7 +24,7 @@ from pathlib import Path
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.grade import REPORT_FILE
+from autograder.grade import REPORT_FILE, writable
 from autograder.handed_in import MISSING, set_aside, under_their_names
 from autograder.source_assignment import SourceAssignment
 from autograder.student_modules import module_notes
@@ -59,7 +59,7 @@ def hand_in_notes(submitted: Path, source: SourceAssignment, problems: dict[str,
                         f"so changes to them do not count")
         if said:
             notes[notebook] = "; ".join(said)
-    return notes | module_notes(submitted, source.folder)
+    return {writable(name): writable(note) for name, note in (notes | module_notes(submitted, source.folder)).items()}
 
 
 class HandInNotes(NbGraderPreprocessor):

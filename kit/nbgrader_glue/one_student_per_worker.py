@@ -29,6 +29,21 @@ from kit.nbgrader_glue.worker_pool import WorkerPool
 Folders = Callable[[list[str]], Iterable[tuple[str, object]]]  # failed list → (folder, payload) as each is ready
 
 
+def _utf8(path: str) -> bool:
+    """Whether `path` is UTF-8 on disk. A file named in other bytes (Python's name for it holds surrogates) is no
+    notebook of an assignment, and nbgrader, looking it up in the gradebook, would fail the student's whole
+    hand-in on it; a student's folder so named, whose id the gradebook cannot hold, is left out (NOT_UTF8)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+NOT_UTF8 = ("the name of its student's folder is not UTF-8 text (an archive unpacked under another encoding?), which "
+            "the gradebook cannot hold as a student id: rename that folder to the student's id")
+
+
 class OneStudentPerWorker:
     left_out: dict[str, str] = {}  # folder → why no work on it could begin (`cannot_convert`), set by init_notebooks
 
@@ -44,14 +59,15 @@ class OneStudentPerWorker:
         for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
             if self.student_of(folder)[0] in excluded:
                 continue
-            why = self.cannot_convert(folder)
+            why = None if _utf8(folder) else NOT_UTF8
+            why = why or self.cannot_convert(folder)
             if why:
                 cannot[folder] = why
             else:
                 self.ready_folder(folder)
         super().init_notebooks()
-        self.assignments = {folder: notebooks for folder, notebooks in self.assignments.items()
-                            if self.student_of(folder)[0] not in excluded}
+        self.assignments = {folder: [notebook for notebook in notebooks if _utf8(notebook)]
+                            for folder, notebooks in self.assignments.items() if self.student_of(folder)[0] not in excluded}
         self.left_out = {folder: cannot[folder] for folder in sorted(self.assignments) if folder in cannot}
         for folder, why in self.left_out.items():
             self.log.error("There was an error processing assignment: %s\n%s's %s is left out: %s", folder,

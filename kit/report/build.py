@@ -7,6 +7,7 @@ from pathlib import Path
 from nbgrader.apps.baseapp import NbGrader
 from nbgrader.coursedir import CourseDirectory
 
+from autograder.grade import writable
 from autograder.whole_file import write_bytes_whole
 from kit.report.answers import exercises, handed_in
 from kit.report.charts import all_charts
@@ -47,5 +48,6 @@ def write_report(coursedir: CourseDirectory, assignment: str, anonymous: bool = 
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / ("anonymous.html" if anonymous else "index.html")
     charts = all_charts(results) if results.students else []  # nothing graded: no chart of nothing
-    write_bytes_whole(page, render(results, charts, anonymous, similarity).encode("utf-8"))  # never half a page
-    return page, summary(results, anonymous, similarity=similarity)
+    # A student's folder in bytes that are not UTF-8 is named with U+FFFD where they are (`writable`).
+    write_bytes_whole(page, writable(render(results, charts, anonymous, similarity)).encode("utf-8"))  # never half
+    return page, writable(summary(results, anonymous, similarity=similarity))

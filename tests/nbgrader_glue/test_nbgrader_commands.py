@@ -23,7 +23,7 @@ from autograder.source_assignment import SourceAssignment
 from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID, course, db_url
 from kit.release import register_in_gradebook
-from kit.report.build import course_directory
+from kit.report.build import course_directory, write_report
 from kit.report.collect import collect
 from kit.report.page import render
 from kit.report.summary import summary
@@ -52,6 +52,9 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     shutil.copy(wen / "02_scores_and_scaling.ipynb", wen / "01_worked_example.ipynb")  # saved over the wrong file
     (wen / "my_notes.py").write_text("SEEN = True\n")  # a module of her own, and the release's workbook.py changed
     (wen / "workbook.py").write_text((course / "source" / ASSIGNMENT / "workbook.py").read_text() + "# mine\n")
+    latin = os.fsencode(wen)  # names in Latin-1 (an archive unpacked under another encoding): nbgrader failed wen
+    shutil.copy(wen / "02_scores_and_scaling.ipynb", latin + b"/02 \xe9t\xe9.ipynb")  # on the gradebook's UTF-8,
+    (Path(os.fsdecode(latin + b"/r\xe9sum\xe9.py"))).write_text("X = 1\n")  # her pages on the page's
     exc = shutil.copytree(ren, course / "submitted" / "exc" / ASSIGNMENT)  # renamed notebooks ...
     (exc / "02_scores_and_scaling.ipynb").write_text("{")  # ... and an unreadable one
     handed_in = sorted(p.name for p in exc.iterdir())
@@ -79,13 +82,15 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
                           "so none is graded for it: hand in one as 04_heads.ipynb"}
     assert under_their_names(ren, SourceAssignment.of(course / "source" / ASSIGNMENT)) == notes
     results = collect(course_directory(course), ASSIGNMENT)  # the class report names both, for the instructor
-    assert {s.id: s.renamed for s in results.students if s.renamed} == {"ren": notes}
-    assert "Handed in under another name: 1 (ren)" in summary(results)
+    wens = {"02_scores_and_scaling.ipynb": "handed in as '02 \\udce9t\\udce9.ipynb': graded under its own name"}
+    assert {s.id: s.renamed for s in results.students if s.renamed} == {"ren": notes, "wen": wens}
+    assert "Handed in under another name: 2 (ren, wen)" in summary(results)
     assert all(what in html.unescape(render(results, charts=[])) for what in notes.values())
     run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")  # ... and so does each of their pages
     wrong = {"01_worked_example.ipynb": "wrong notebook: it has none of this notebook's exercises (it has",
              "my_notes.py": "copied beside your notebooks for grading, which may import it",
-             "workbook.py": "the release's own copy is graded with, not yours: changes to it do not count"}
+             "workbook.py": "the release's own copy is graded with, not yours: changes to it do not count",
+             "r\ufffdsum\ufffd.py": "not copied for grading", "02_scores_and_scaling.ipynb": "handed in as '02 "}
     for student, told in (("ren", notes), ("gus", {"03_softmax_and_mix.ipynb": "notebook unreadable: not valid JSON"}),
                           ("wen", wrong)):
         pages = sorted((course / "feedback" / student / ASSIGNMENT).glob("0*.html"))  # each notebook's page
@@ -103,7 +108,9 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     names the file, the class report listed them among those who did not hand in, and the export gave them 0 without
     a word. Links (a zip unpacked with unzip keeps them): nbgrader copied a file of the instructor's that notes.txt
     linked to into the autograded and feedback folders, and graded a notebook linked to the course's solved source
-    notebook as the student's own, full marks; a named pipe (a tar makes them) failed the student with a traceback."""
+    notebook as the student's own, full marks; a named pipe (a tar makes them) failed the student with a traceback.
+    A folder named in Latin-1 (an archive unpacked under another encoding): nbgrader failed on the gradebook's
+    UTF-8, and the class report on the page's."""
     course = copy_released(tmp_path / "course")
     secret = tmp_path / "instructors_own.txt"
     secret.write_text("the instructor's own words\n")
@@ -118,6 +125,8 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     shutil.copy(EXAMPLE / "ada" / ASSIGNMENT / "timestamp.txt", nil)
     solved = course / "submitted" / "sol" / ASSIGNMENT / "03_softmax_and_mix.ipynb"
     solved.unlink()
+    latin = Path(os.fsdecode(os.fsencode(course / "submitted") + b"/j\xf6rg"))  # 'j\udcf6rg' to Python
+    shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, latin / ASSIGNMENT)
     solved.symlink_to(course / "source" / ASSIGNMENT / "03_softmax_and_mix.ipynb")
     graded = nbgrader_cli.run("autograde", ASSIGNMENT, cwd=course, capture_output=True, text=True)
     assert graded.returncode != 0
@@ -126,18 +135,21 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     assert (f"lin's attention is left out: it holds what is neither a file nor a folder, which is never graded or "
             f"copied (notes.txt: a link to {secret})") in graded.stderr
     assert "sol's attention is left out: it holds what is neither" in graded.stderr
+    assert "rg's attention is left out: the name of its student's folder is not UTF-8 text" in graded.stderr
     assert "03_softmax_and_mix.ipynb: a link to " in graded.stderr and "answers: a named pipe" in graded.stderr
     assert "Traceback" not in graded.stderr and "AttributeError" not in graded.stderr
     assert sorted(p.name for p in (course / "autograded").iterdir()) == ["ada"]
     assert not any(secret.read_bytes() in p.read_bytes() for p in course.rglob("*") if p.is_file() and not p.is_symlink())
     results = collect(course_directory(course), ASSIGNMENT)
-    awaiting = ["lin", "pip", "sol", "tim", "una"]
+    awaiting = ["j\udcf6rg", "lin", "pip", "sol", "tim", "una"]
     assert [s.id for s in results.students] == ["ada"] and results.awaiting == awaiting
     assert results.not_submitted == []  # they handed in: not among those who did not
-    assert "1 students submitted, 5 handed in and not graded yet" in summary(results)
-    assert "5 handed in and not graded yet (lin, pip, sol, tim, una)" in html.unescape(render(results, charts=[]))
+    page, said = write_report(course_directory(course), ASSIGNMENT)
+    assert "1 students submitted, 6 handed in and not graded yet" in said
+    assert "6 handed in and not graded yet (j\ufffdrg, lin, pip, sol, tim, una)" in html.unescape(page.read_text())
     exported = run_nbgrader(course, "export", "--to", "grades.csv", text=True)
-    assert f"Handed in and never graded: {', '.join(f'{s} (attention)' for s in awaiting)}: this file gives them 0" \
+    named = ["j\\udcf6rg", *awaiting[1:]]  # as Python writes an undecodable name to its error stream
+    assert f"Handed in and never graded: {', '.join(f'{s} (attention)' for s in named)}: this file gives" \
         in exported.stderr
     # As each message says: the timestamp deleted (graded as on time), the file itself in place of each link.
     for student in ("tim", "una"):
@@ -146,10 +158,12 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     (course / "submitted" / "pip" / ASSIGNMENT / "answers").unlink()
     solved.unlink()
     shutil.copy(EXAMPLE / "bo" / ASSIGNMENT / solved.name, solved)  # bo's, softmax over the wrong axis
+    latin.rename(latin.with_name("jörg"))
     run_nbgrader(course, "autograde", ASSIGNMENT)
     with Gradebook(db_url(course), COURSE_ID) as gb:
-        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in ["ada", *awaiting]}
-    assert scores["tim"] == scores["una"] == scores["lin"] == scores["pip"] == scores["ada"] > scores["sol"] > 0
+        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in ["ada", "jörg", *awaiting[1:]]}
+    assert scores["tim"] == scores["una"] == scores["lin"] == scores["pip"] == scores["jörg"] == scores["ada"] > \
+        scores["sol"] > 0
     assert "never graded" not in run_nbgrader(course, "export", "--to", "grades.csv", text=True).stderr
 
 
