@@ -64,6 +64,10 @@ def read_notebook(path: Path) -> dict:
         raise ValueError(f"notebook unreadable: {e}") from None
     except RecursionError:
         raise ValueError("notebook unreadable: its JSON is nested too deeply to read") from None
+    if isinstance(nb, dict) and isinstance(nb.get("nbformat"), int) and nb["nbformat"] < 4:
+        raise ValueError(f"notebook unreadable: it is in version {nb['nbformat']} of the notebook format, which "
+                         "Jupyter wrote before 2015 and the grader does not read: open it in JupyterLab, save it "
+                         "(JupyterLab saves version 4), and hand in again")
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise ValueError("notebook unreadable: no list of cells")
     if SURROGATE_ESCAPE.search(text) and (where := _lone_surrogate(nb)):
