@@ -129,7 +129,10 @@ def _out_of_process(c, course: Course) -> None:
     from kit.nbgrader_glue.save_scores import SaveScoresFromReport
     from kit.nbgrader_glue.written_as_text import WrittenAnswersAsText
 
-    c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreFromSource, OverwriteKernelspec,
+    # The notebook rebuilt from the source first: nbgrader's steps after it read only the source's metadata and
+    # clean cells of the student's own (a cell's "nbgrader" the student made a string or a list stopped their
+    # autograde in DeduplicateIds), and of an answer cell duplicated, the feedback shows the copy graded.
+    c.Autograde.sanitize_preprocessors = [ClearOutput, RestoreFromSource, DeduplicateIds, OverwriteKernelspec,
                                           OverwriteCellsAtOnce, CheckCellMetadataOnce, WrittenAnswersAsText]
     c.Autograde.autograde_preprocessors = [GradeOutOfProcess, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveScoresFromReport, AssignLatePenaltiesAtOnce, CheckCellMetadataOnce]

@@ -8,6 +8,7 @@ environment activated (nbgrader starts `alembic`).
 from __future__ import annotations
 
 import html
+import json
 import os
 import shutil
 import subprocess
@@ -55,6 +56,10 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
     latin = os.fsencode(wen)  # names in Latin-1 (an archive unpacked under another encoding): nbgrader failed wen
     shutil.copy(wen / "02_scores_and_scaling.ipynb", latin + b"/02 \xe9t\xe9.ipynb")  # on the gradebook's UTF-8,
     (Path(os.fsdecode(latin + b"/r\xe9sum\xe9.py"))).write_text("X = 1\n")  # her pages on the page's
+    mix = json.loads((wen / "03_softmax_and_mix.ipynb").read_text())  # nbgrader metadata broken by hand: nbgrader's
+    at = next(i for i, c in enumerate(mix["cells"]) if c["metadata"].get("nbgrader", {}).get("grade_id") == "softmax")
+    mix["cells"][at]["metadata"]["nbgrader"], mix["cells"][at + 1]["metadata"]["nbgrader"] = "softmax", None
+    (wen / "03_softmax_and_mix.ipynb").write_text(json.dumps(mix))  # DeduplicateIds stopped her autograde
     exc = shutil.copytree(ren, course / "submitted" / "exc" / ASSIGNMENT)  # renamed notebooks ...
     (exc / "02_scores_and_scaling.ipynb").write_text("{")  # ... and an unreadable one
     handed_in = sorted(p.name for p in exc.iterdir())
@@ -75,6 +80,9 @@ def test_nbgrader_autograde_sets_an_unreadable_notebook_aside_grades_a_renamed_o
         ren_scores = {nb.name: (nb.score, nb.max_score) for nb in gb.find_submission(ASSIGNMENT, "ren").notebooks}
     assert ren_scores["03_softmax_and_mix"][0] == ren_scores["03_softmax_and_mix"][1] > 0
     assert ren_scores["04_heads"][0] == 0  # two copies under other names: which one is the student's to say
+    with Gradebook(db_url(course), COURSE_ID) as gb:
+        mixed = next(nb for nb in gb.find_submission(ASSIGNMENT, "wen").notebooks if nb.name == "03_softmax_and_mix")
+        assert mixed.score == mixed.max_score > 0  # her answer's code graded as a cell of her own
     assert (ren / "03_softmax_and_mix (1).ipynb").exists() and not (ren / "04_heads.ipynb").exists()
     notes = {
         "03_softmax_and_mix.ipynb": "handed in as '03_softmax_and_mix (1).ipynb': graded under its own name",
