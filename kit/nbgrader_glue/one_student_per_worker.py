@@ -40,8 +40,17 @@ def _utf8(path: str) -> bool:
     return True
 
 
-NOT_UTF8 = ("the name of its student's folder is not UTF-8 text (an archive unpacked under another encoding?), which "
-            "the gradebook cannot hold as a student id: rename that folder to the student's id")
+def _id_problem(student: str) -> str | None:
+    """Why the folder of `student` cannot be graded under that id, with what to do; None when it can. An id in
+    bytes that are not UTF-8 the gradebook cannot hold; one with a character of glob's patterns (`[ab]o`, `a*`)
+    nbgrader finds its folders by, so it would read and write other students' folders as this one's."""
+    if not _utf8(student):
+        return ("the name of its student's folder is not UTF-8 text (an archive unpacked under another encoding?), "
+                "which the gradebook cannot hold as a student id: rename that folder to the student's id")
+    if glob.has_magic(student):
+        return (f"its student id {student!r} holds *, ? or [, which nbgrader reads as a pattern of file names, so it "
+                "would grade other students' folders under it: rename that folder (and the student in the gradebook)")
+    return None
 
 
 class OneStudentPerWorker:
@@ -59,8 +68,7 @@ class OneStudentPerWorker:
         for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
             if self.student_of(folder)[0] in excluded:
                 continue
-            why = None if _utf8(folder) else NOT_UTF8
-            why = why or self.cannot_convert(folder)
+            why = _id_problem(self.student_of(folder)[0]) or self.cannot_convert(folder)
             if why:
                 cannot[folder] = why
             else:
