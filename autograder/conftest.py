@@ -51,8 +51,24 @@ def _table_only(config) -> bool:
     return config.get_verbosity() <= 0 and not config.option.markexpr
 
 
+def _submission_problem(folder: Path) -> str | None:
+    """Why `folder` cannot be graded, with what to do, or None: said before any case runs (each case would
+    otherwise fail at its set-up, and with the table only, say nothing)."""
+    if folder.is_file():
+        return (f"--submission {folder}: give the folder that holds your notebooks, not a file: "
+                f"--submission {folder.parent}")
+    if not folder.is_dir():
+        return f"--submission {folder}: no such folder (the folder that holds your notebooks, e.g. assignments/attention)"
+    if not any(folder.glob("*.ipynb")) and not any(folder.glob("*/*.ipynb")):  # or one level down (a zip unpacked)
+        return f"--submission {folder}: this folder holds no notebook (.ipynb): give the one that holds your notebooks"
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)  # before the terminal reporter reads the options below
 def pytest_configure(config):
+    if config.getoption("--submission", None) is not None and \
+            (problem := _submission_problem(Path(config.getoption("--submission")))):
+        raise pytest.UsageError(problem)
     for name in EXERCISES:
         config.addinivalue_line("markers", f"{name}: the hidden checks of {name}")
     config.stash[RESULTS] = {}

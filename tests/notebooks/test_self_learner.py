@@ -74,3 +74,15 @@ def test_every_failed_case_is_detailed_on_request(options):
     assert details.count("not started") >= len(failed), details[:3000]
     assert list(summary(result.stdout)) == ["causal_mask"]
     assert result.returncode == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize("given", ["missing", "a notebook", "no notebook"])
+def test_a_submission_that_is_no_folder_of_notebooks_is_named_before_any_case_runs(tmp_path, given):
+    # A mistyped path failed each of 724 cases at its set-up, and with the table only the run said nothing else.
+    folder = {"missing": tmp_path / "atention", "a notebook": SOURCE / "03_softmax_and_mix.ipynb",
+              "no notebook": tmp_path}[given]
+    result = run_graders(folder)
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR
+    said = {"missing": "no such folder", "a notebook": f"not a file: --submission {SOURCE}",
+            "no notebook": "holds no notebook"}[given]
+    assert f"ERROR: --submission {folder}: " in result.stderr and said in result.stderr
