@@ -69,6 +69,11 @@ def pytest_configure(config):
     if config.getoption("--submission", None) is not None and \
             (problem := _submission_problem(Path(config.getoption("--submission")))):
         raise pytest.UsageError(problem)
+    if getattr(config.option, "dist", "no") != "no":  # pytest-xdist's -n: each worker would grade the submission
+        config.option.dist, config.option.numprocesses = "no", None  # again and the table of results would be lost
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            "-n is ignored: the graders run every case in this one process (one grading of --submission, one table)"),
+            stacklevel=2)
     for name in EXERCISES:
         config.addinivalue_line("markers", f"{name}: the hidden checks of {name}")
     config.stash[RESULTS] = {}

@@ -86,3 +86,9 @@ def test_a_submission_that_is_no_folder_of_notebooks_is_named_before_any_case_ru
     said = {"missing": "no such folder", "a notebook": f"not a file: --submission {SOURCE}",
             "no notebook": "holds no notebook"}[given]
     assert f"ERROR: --submission {folder}: " in result.stderr and said in result.stderr
+
+
+def test_the_graders_under_xdist_run_in_one_process_and_still_print_the_table():
+    # With -n the table was lost (each worker kept its own results) and nothing said which exercise failed.
+    result = run_graders(ROOT / "examples" / "class" / "submitted" / "bo" / "attention", "-n", "2")
+    assert summary(result.stdout)["softmax"].startswith("failed") and "-n is ignored" in result.stdout
