@@ -260,8 +260,11 @@ def _serve(judge, request, cases, loaded, seconds, pipes) -> None:
     if answer is None:  # every case's outcome alike
         errors = [e for e in namespace["__cell_errors__"] if e.startswith(f"{name}: ")]
         stub = not errors or errors[0].split(": ", 2)[1] in ("NotStarted", "NotImplementedError")  # a stub's cell
+        failed = errors[0].split(": ", 1)[1] if errors else ""
+        if failed.startswith("BdbQuit:"):  # pdb.set_trace() in the cell itself: as in an answer, below
+            failed = f"BdbQuit: pdb.set_trace(): {DEBUGGER}"
         no_answer = judge.Outcome.unstarted(errors[0] if errors else _undefined(judge, cells, name)) if stub else \
-            judge.Outcome.cell_failed(name, errors[0].split(": ", 1)[1])
+            judge.Outcome.cell_failed(name, failed)
     stand_ins = {dep: _stand_in(judge, pipes, dep, name, nonce) for dep in request.get("stand_ins", ())}
     for index in range(len(cases)):
         case, cases[index] = cases[index], None

@@ -205,6 +205,17 @@ def test_a_debugger_left_in_an_answer_is_named_not_left_as_a_bare_bdbquit(tmp_pa
         assert outcome.message.startswith(f"{call}: the debugger waits for someone to type"), outcome
 
 
+def test_a_debugger_left_in_an_answer_cell_itself_is_named_too(tmp_path):
+    """pdb.set_trace() on the cell's own lines (not in the function): the cell stops at once, and its message
+    says why, where it said 'its cell failed before softmax was defined: BdbQuit: ' and nothing more."""
+    folder = tmp_path / "attention"
+    shutil.copytree(EXAMPLE / "ada" / "attention", folder)
+    _with_cell(folder / "03_softmax_and_mix.ipynb", "softmax", "import pdb; pdb.set_trace()\n")
+    with Submission(folder) as submission:
+        outcome = submission.outcome("softmax", hidden_cases("softmax")[0])
+    assert "BdbQuit: pdb.set_trace(): the debugger waits for someone to type" in outcome.message, outcome
+
+
 def _with_cell(notebook: Path, grade_id: str | None, code: str) -> None:
     """Put `code` at the head of the answer cell `grade_id`, or in a cell of the student's own first (None)."""
     nb = json.loads(notebook.read_text(encoding="utf-8"))
