@@ -1,8 +1,9 @@
 """A notebook's answers, without its demonstrations: extracting and running its answer cells.
 
 Set-up and answer cells run in order, with the definitions (imports,
-functions, classes, assignments, scripts run with `%run`) of the student's
-own cells; checks and demonstrations are skipped. A cell that fails is
+functions, classes, assignments, scripts run with `%run`, and the try and if
+blocks that hold nothing else) of the student's own cells; checks and
+demonstrations are skipped. A cell that fails is
 recorded, and the next runs.
 """
 
@@ -37,7 +38,9 @@ _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDe
 
 def _definitions(source: str) -> str:
     """The imports, functions, classes and assignments of a cell, and the scripts it runs (`%run`), at its top
-    level or under ``if __name__ == "__main__":`` (true in Jupyter's kernel); '' if it does not parse."""
+    level or under ``if __name__ == "__main__":`` (true in Jupyter's kernel), with its blocks that hold nothing
+    else (`try: import torch` / `except ImportError: torch = None`, an `if` choosing between two definitions);
+    '' if it does not parse."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -49,11 +52,22 @@ def _definitions(source: str) -> str:
 def _kept_definitions(body: list[ast.stmt]) -> list[ast.stmt]:
     kept = []
     for node in body:
-        if isinstance(node, _DEFINITIONS) or _runs_a_script(node):
+        if isinstance(node, _DEFINITIONS) or _runs_a_script(node) or _block_of_definitions(node):
             kept.append(node)
         elif _is_main_guard(node) and (inside := _kept_definitions(node.body)):
             kept.append(ast.If(test=node.test, body=inside, orelse=[]))
     return kept
+
+
+def _block_of_definitions(node: ast.stmt) -> bool:
+    """A try or an if (not the main guard) whose every branch holds definitions alone (or `pass`)."""
+    def only_definitions(body: list[ast.stmt]) -> bool:
+        return all(isinstance(n, (*_DEFINITIONS, ast.Pass)) or _block_of_definitions(n) for n in body)
+
+    if isinstance(node, ast.Try):
+        return all(map(only_definitions, (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers))))
+    return isinstance(node, ast.If) and not _is_main_guard(node) and only_definitions(node.body) and \
+        only_definitions(node.orelse)
 
 
 def _is_main_guard(node: ast.stmt) -> bool:
