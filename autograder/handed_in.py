@@ -206,7 +206,7 @@ def _handed_in_notebooks(folder: Path) -> list[Path]:
 
     def small_notebook(entry: os.DirEntry) -> bool:
         try:
-            return entry.name.endswith(".ipynb") and entry.is_file(follow_symlinks=False) and \
+            return entry.name.lower().endswith(".ipynb") and entry.is_file(follow_symlinks=False) and \
                 entry.stat(follow_symlinks=False).st_size <= MISNAMED_BYTES
         except OSError:
             return False

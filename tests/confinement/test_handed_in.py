@@ -155,6 +155,7 @@ def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_thro
     shutil.copy(released / "07_cost.ipynb", handed / ".ipynb_checkpoints" / "07_cost-checkpoint.ipynb")
     (handed / "linked folder").symlink_to(released, target_is_directory=True)
     (handed / "locked").mkdir(mode=0)  # a folder its owner made unreadable (root reads it: then it is empty)
+    shutil.copy(released / "09_model_explorer.ipynb", handed / "09_MODEL_EXPLORER.IPYNB")  # a name in capitals
     shutil.copy(released / "08_check_yourself.ipynb", handed)  # handed in under its name, and a copy that differs
     copy1 = json.loads((released / "08_check_yourself.ipynb").read_text())
     (handed / "08_check_yourself-Copy1.ipynb").write_text(json.dumps({**copy1, "cells": copy1["cells"][::-1]}))
@@ -165,7 +166,8 @@ def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_thro
     assert notes == {"03_softmax_and_mix.ipynb": "handed in as 'softmax (2).ipynb': graded under its own name",
                      "06_blockwise.ipynb": "handed in as 'unzipped/06_blockwise.ipynb': graded under its own name",
                      "08_check_yourself.ipynb": "graded as handed in under its own name; '08_check_yourself-Copy1.ipynb' "
-                                                "holds its cells too, and is not graded"}
+                                                "holds its cells too, and is not graded",
+                     "09_model_explorer.ipynb": "handed in as '09_MODEL_EXPLORER.IPYNB': graded under its own name"}
     assert (handed / "03_softmax_and_mix.ipynb").read_bytes() == (handed / "softmax (2).ipynb").read_bytes()
     assert not outside.exists() and not (handed / "05_masks_and_cross_attention.ipynb").exists()
     assert not (handed / "07_cost.ipynb").exists() and not (handed / "01_worked_example.ipynb").exists()
