@@ -83,17 +83,23 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
             self._class_run.check_confinement()
         super().start()
 
-    def ready_folder(self, folder: str) -> None:
+    def ready_folder(self, folder: str) -> str | None:
         """Each handed-in notebook nbgrader could not read set aside beside itself: such a notebook scores as
         missing, and the student's other notebooks are graded (nbgrader's own loop would fail the student and
         delete their autograded folder, grading report included); and a notebook handed in under another name
-        copied to its own (`under_their_names`: nbgrader would score it as missing and never say why)."""
-        for notebook, why in set_aside_unreadable(Path(folder)).items():
+        copied to its own (`under_their_names`: nbgrader would score it as missing and never say why). Where every
+        notebook was set aside, why nothing is graded (nbgrader would say only that it matched no notebook)."""
+        unreadable = set_aside_unreadable(Path(folder))
+        for notebook, why in unreadable.items():
             self.log.warning("%s/%s set aside (%s.unreadable, kept) and scored as missing: %s",
                              folder, notebook, notebook, why)
         source = SourceAssignment.of(self._class_run.source(Path(folder).name))
         for notebook, what in under_their_names(Path(folder), source).items():
             self.log.warning("%s/%s %s", folder, notebook, what)
+        if unreadable and not any(Path(folder).glob("*.ipynb")):
+            return ("none of its notebooks can be read, so none is graded (each is kept as <name>.ipynb.unreadable): "
+                    + "; ".join(f"{notebook}: {why}" for notebook, why in unreadable.items()))
+        return None
 
     def cannot_convert(self, folder: str) -> str | None:
         """A hand-in that holds links, pipes or devices (plain_files.py: nbgrader would copy and grade what a link

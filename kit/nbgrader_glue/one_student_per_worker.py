@@ -64,30 +64,37 @@ class OneStudentPerWorker:
         (`ready_folder`), unless no work on it can begin (`cannot_convert`: logged now, named among the failed at
         the end, its folder untouched). An excluded student's folder is not read at all."""
         excluded = excluded_students(self.coursedir)
-        cannot = {}
+        cannot, nothing_left = {}, {}
         for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
             if self.student_of(folder)[0] in excluded:
                 continue
             why = _id_problem(self.student_of(folder)[0]) or self.cannot_convert(folder)
             if why:
                 cannot[folder] = why
-            else:
-                self.ready_folder(folder)
+            elif why := self.ready_folder(folder):  # said now: nbgrader finds no notebook there and says only that
+                nothing_left[folder] = why
+                self._log_left_out(folder, why)
         super().init_notebooks()
         self.assignments = {folder: [notebook for notebook in notebooks if _utf8(notebook)]
                             for folder, notebooks in self.assignments.items() if self.student_of(folder)[0] not in excluded}
         self.left_out = {folder: cannot[folder] for folder in sorted(self.assignments) if folder in cannot}
         for folder, why in self.left_out.items():
-            self.log.error("There was an error processing assignment: %s\n%s's %s is left out: %s", folder,
-                           *self.student_of(folder), why)
+            self._log_left_out(folder, why)
             self.assignments.pop(folder)
+        self.left_out |= nothing_left
+
+    def _log_left_out(self, folder: str, why: str) -> None:
+        self.log.error("There was an error processing assignment: %s\n%s's %s is left out: %s", folder,
+                       *self.student_of(folder), why)
 
     def cannot_convert(self, folder: str) -> str | None:
         """Why no work on `folder` can begin, with what to do; None when it can."""
         return None
 
-    def ready_folder(self, folder: str) -> None:
-        """Before nbgrader looks for a student's notebooks in `folder` (one that can be converted)."""
+    def ready_folder(self, folder: str) -> str | None:
+        """Before nbgrader looks for a student's notebooks in `folder` (one that can be converted); why nothing
+        of it can be converted after all, or None."""
+        return None
 
     def prepare_one(self, folder: str, payload: object) -> None:
         """In a worker process, before nbgrader's loop converts `folder` (with its payload)."""

@@ -137,6 +137,9 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     latin = Path(os.fsdecode(os.fsencode(course / "submitted") + b"/j\xf6rg"))  # 'j\udcf6rg' to Python
     shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, latin / ASSIGNMENT)
     pattern = shutil.copytree(EXAMPLE / "gus" / ASSIGNMENT, course / "submitted" / "[ab]da" / ASSIGNMENT)  # ada's too
+    broken = shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / "bea" / ASSIGNMENT)
+    for notebook in broken.glob("*.ipynb"):  # every notebook unreadable: nbgrader said only "No notebooks were matched"
+        notebook.write_text("{")
     solved.symlink_to(course / "source" / ASSIGNMENT / "03_softmax_and_mix.ipynb")
     graded = nbgrader_cli.run("autograde", ASSIGNMENT, cwd=course, capture_output=True, text=True)
     assert graded.returncode != 0
@@ -147,19 +150,21 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     assert "sol's attention is left out: it holds what is neither" in graded.stderr
     assert "rg's attention is left out: the name of its student's folder is not UTF-8 text" in graded.stderr
     assert "[ab]da's attention is left out: its student id '[ab]da' holds *, ? or [" in graded.stderr
+    assert ("bea's attention is left out: none of its notebooks can be read, so none is graded (each is kept as "
+            "<name>.ipynb.unreadable): 01_worked_example.ipynb: notebook unreadable: not valid JSON") in graded.stderr
     assert "03_softmax_and_mix.ipynb: a link to " in graded.stderr and "answers: a named pipe" in graded.stderr
     assert "Traceback" not in graded.stderr and "AttributeError" not in graded.stderr
     assert sorted(p.name for p in (course / "autograded").iterdir()) == ["ada"]
     assert not any(secret.read_bytes() in p.read_bytes() for p in course.rglob("*") if p.is_file() and not p.is_symlink())
     results = collect(course_directory(course), ASSIGNMENT)
-    awaiting = ["[ab]da", "j\udcf6rg", "lin", "pip", "sol", "tim", "una"]
+    awaiting = ["[ab]da", "bea", "j\udcf6rg", "lin", "pip", "sol", "tim", "una"]
     assert [s.id for s in results.students] == ["ada"] and results.awaiting == awaiting
     assert results.not_submitted == []  # they handed in: not among those who did not
     page, said = write_report(course_directory(course), ASSIGNMENT)
-    assert "1 students submitted, 7 handed in and not graded yet" in said
-    assert "7 handed in and not graded yet ([ab]da, j\ufffdrg, lin, pip, sol, tim, una)" in html.unescape(page.read_text())
+    assert "1 students submitted, 8 handed in and not graded yet" in said
+    assert "8 handed in and not graded yet ([ab]da, bea, j\ufffdrg, lin, pip, sol, tim, una)" in html.unescape(page.read_text())
     exported = run_nbgrader(course, "export", "--to", "grades.csv", text=True)
-    named = ["[ab]da", "j\\udcf6rg", *awaiting[2:]]  # as Python writes an undecodable name to its error stream
+    named = ["[ab]da", "bea", "j\\udcf6rg", *awaiting[3:]]  # as Python writes an undecodable name to its error stream
     assert f"Handed in and never graded: {', '.join(f'{s} (attention)' for s in named)}: this file gives" \
         in exported.stderr
     # As each message says: the timestamp deleted (graded as on time), the file itself in place of each link.
@@ -171,9 +176,10 @@ def test_a_hand_in_holding_links_pipes_or_a_timestamp_that_is_not_a_time_is_left
     shutil.copy(EXAMPLE / "bo" / ASSIGNMENT / solved.name, solved)  # bo's, softmax over the wrong axis
     latin.rename(latin.with_name("jörg"))
     shutil.rmtree(pattern.parent)
+    shutil.rmtree(broken.parent)
     run_nbgrader(course, "autograde", ASSIGNMENT)
     with Gradebook(db_url(course), COURSE_ID) as gb:
-        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in ["ada", "jörg", *awaiting[2:]]}
+        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in ["ada", "jörg", *awaiting[3:]]}
     assert scores["tim"] == scores["una"] == scores["lin"] == scores["pip"] == scores["jörg"] == scores["ada"] > \
         scores["sol"] > 0
     assert "never graded" not in run_nbgrader(course, "export", "--to", "grades.csv", text=True).stderr
