@@ -12,11 +12,24 @@ exports and the gradebook check) is put in place by `configure`, at the end
 
 from pathlib import Path
 
-from kit.course import course, db_url
-from kit.nbgrader_glue import configure
-
 ROOT = Path(__file__).resolve().parent
-COURSE = course(ROOT)
+
+
+def stop(error: BaseException) -> None:
+    """End the command here, saying why. nbgrader (traitlets) logs an error raised in this file and goes on
+    without it: with its own defaults, that is its stock grading path, students' code run unconfined."""
+    raise SystemExit(f"{ROOT / 'nbgrader_config.py'}: the kit could not be set up, so nbgrader stops here: "
+                     f"{type(error).__name__}: {error}")
+
+
+try:
+    from kit.course import course, db_url
+    from kit.nbgrader_glue import configure
+
+    COURSE = course(ROOT)
+    DB_URL = db_url(ROOT)
+except Exception as error:  # a course.toml that does not read, the kit not importable
+    stop(error)
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
 
@@ -24,7 +37,7 @@ c.CourseDirectory.root = str(ROOT)
 c.CourseDirectory.course_id = COURSE.course_id
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "assignments"
-c.CourseDirectory.db_url = db_url(ROOT)
+c.CourseDirectory.db_url = DB_URL
 # Never copy caches into the release or a student's feedback.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis"]
 
@@ -45,4 +58,7 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotStarted()"}
 c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True
 
-configure(c, COURSE)
+try:
+    configure(c, COURSE)
+except Exception as error:
+    stop(error)

@@ -34,10 +34,17 @@ DB_URL_VARIABLE = "KIT_DB_URL"
 MIB = 1 << 20
 
 
+class CourseFileError(ValueError):
+    """course.toml cannot be read, or holds a value of the wrong kind: said with the file, table and key."""
+
+
 @cache
 def _read(path: Path, mtime_ns: int, size: int) -> dict:
     with open(path, "rb") as f:
-        return tomllib.load(f)
+        try:
+            return tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:  # its message names the line and column
+            raise CourseFileError(f"{path} is not valid TOML: {e}") from None
 
 
 def policy(root: Path = ROOT) -> dict:
@@ -83,34 +90,61 @@ class Course:
 
 
 def course(root: Path = ROOT) -> Course:
-    """The facts of the course in folder `root`."""
+    """The facts of the course in folder `root`; CourseFileError naming the table and key of a value that is
+    missing or of the wrong kind (`unconfined = "no"` is not false: a string would have read as true)."""
     toml = policy(root)
-    grading = toml.get("grading", {})
-    exchange = toml.get("exchange", {})
-    return Course(assignment=toml["assignment"]["name"], course_id=toml["course"]["id"],
-                  duedate=toml["assignment"]["duedate"], late_per_hour=toml["late"]["per_hour"],
-                  late_max_fraction=toml["late"]["max_fraction"], unconfined=grading.get("unconfined", False),
-                  workers=int(os.environ.get("KIT_GRADING_WORKERS") or grading.get("workers", 0)),
-                  scheduler=os.environ.get("KIT_GRADING_SCHEDULER", grading.get("scheduler", "")),
-                  grader_budget=GraderBudget(
-                      float(grading.get("grader_cpu_seconds", GraderBudget.cpu_seconds)),
-                      float(grading.get("grader_wall_seconds", GraderBudget.wall_seconds)),
-                      int(grading.get("grader_memory_mib", GraderBudget.memory_bytes / MIB) * MIB),
-                      int(grading.get("student_disk_mib", GraderBudget.disk_bytes / MIB) * MIB)),
-                  canvas_assignment_id=str(toml.get("export", {}).get("canvas_assignment_id", "")),
-                  exchange_root=exchange.get("root", ""), accounts=exchange.get("accounts", ""),
-                  max_file_bytes=int(exchange.get("max_file_mib", 20) * MIB),
-                  max_submission_bytes=int(exchange.get("max_submission_mib", 100) * MIB),
-                  clock_slack_seconds=float(exchange.get("clock_slack_seconds", 60)),
-                  gradebook_wait_seconds=float(toml.get("gradebook", {}).get("wait_seconds", 120)),
-                  service=_service(toml.get("service", {})))
+    get = _Getter(toml)
+    budget = GraderBudget(get("grading", "grader_cpu_seconds", float, GraderBudget.cpu_seconds),
+                          get("grading", "grader_wall_seconds", float, GraderBudget.wall_seconds),
+                          int(get("grading", "grader_memory_mib", float, GraderBudget.memory_bytes / MIB) * MIB),
+                          int(get("grading", "student_disk_mib", float, GraderBudget.disk_bytes / MIB) * MIB))
+    return Course(assignment=get("assignment", "name", str), course_id=get("course", "id", str),
+                  duedate=get("assignment", "duedate", str), late_per_hour=get("late", "per_hour", float),
+                  late_max_fraction=get("late", "max_fraction", float),
+                  unconfined=get("grading", "unconfined", bool, False),
+                  workers=int(os.environ.get("KIT_GRADING_WORKERS") or get("grading", "workers", int, 0)),
+                  scheduler=os.environ.get("KIT_GRADING_SCHEDULER", get("grading", "scheduler", str, "")),
+                  grader_budget=budget,
+                  canvas_assignment_id=str(get("export", "canvas_assignment_id", (str, int), "")),
+                  exchange_root=get("exchange", "root", str, ""), accounts=get("exchange", "accounts", str, ""),
+                  max_file_bytes=int(get("exchange", "max_file_mib", float, 20) * MIB),
+                  max_submission_bytes=int(get("exchange", "max_submission_mib", float, 100) * MIB),
+                  clock_slack_seconds=get("exchange", "clock_slack_seconds", float, 60),
+                  gradebook_wait_seconds=get("gradebook", "wait_seconds", float, 120),
+                  service=ServicePolicy(on=get("service", "on", bool, ServicePolicy.on),
+                                        per_day=get("service", "per_day", int, ServicePolicy.per_day),
+                                        min_gap_minutes=get("service", "min_gap_minutes", float,
+                                                            ServicePolicy.min_gap_minutes),
+                                        stop_at_deadline=get("service", "stop_at_deadline", bool,
+                                                             ServicePolicy.stop_at_deadline)))
 
 
-def _service(table: dict) -> ServicePolicy:
-    return ServicePolicy(on=bool(table.get("on", ServicePolicy.on)),
-                         per_day=int(table.get("per_day", ServicePolicy.per_day)),
-                         min_gap_minutes=float(table.get("min_gap_minutes", ServicePolicy.min_gap_minutes)),
-                         stop_at_deadline=bool(table.get("stop_at_deadline", ServicePolicy.stop_at_deadline)))
+REQUIRED = object()
+
+
+class _Getter:
+    """course.toml's values by table and key, each of the kind asked for (float takes an integer too, never a
+    string or a boolean), or the default where the key is absent."""
+
+    def __init__(self, toml: dict):
+        self.toml = toml
+
+    def __call__(self, table: str, key: str, kind, default=REQUIRED):
+        section = self.toml.get(table, {})
+        if not isinstance(section, dict):
+            raise CourseFileError(f"course.toml: [{table}] is not a table")
+        if key not in section:
+            if default is REQUIRED:
+                raise CourseFileError(f"course.toml: [{table}] has no {key}")
+            return default
+        value = section[key]
+        kinds = (int, float) if kind is float else kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) != (bool in kinds) or not isinstance(value, kinds):
+            wanted = {bool: "true or false", int: "a whole number", float: "a number", str: "text in quotes"}
+            raise CourseFileError(f"course.toml: [{table}] {key} = {value!r}: "
+                                  f"{' or '.join(wanted[k] for k in (kind if isinstance(kind, tuple) else (kind,)))} "
+                                  "is expected")
+        return float(value) if kind is float else value
 
 
 def db_url(root: Path = ROOT) -> str:

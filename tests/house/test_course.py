@@ -3,12 +3,14 @@ KIT_DB_URL overrides it, SQLite in the course folder otherwise."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
 
 import pytest
 
+from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID, DB_URL_VARIABLE, db_url, policy
 from kit.course import course as kit_course
 from kit.notebooks import ROOT
@@ -63,3 +65,32 @@ def test_the_makefile_reads_the_names_from_the_course_module():
         printed = subprocess.run([sys.executable, "-m", "kit.course", fact], cwd=ROOT, capture_output=True, text=True)
         assert printed.stdout == f"{value}\n", printed.stderr
     assert (ASSIGNMENT, COURSE_ID) == ("attention", "attention-kit")
+
+
+@pytest.mark.parametrize("line, replacement, said", [
+    ("max_file_mib = 20", 'max_file_mib = "twenty"', "[exchange] max_file_mib = 'twenty': a number is expected"),
+    ("unconfined = false", 'unconfined = "no"', "[grading] unconfined = 'no': true or false is expected"),
+    ("per_hour = 0.01", "per_hour = true", "[late] per_hour = True: a number is expected"),
+    ("[late]", "[late", "is not valid TOML: Expected ']' at the end of a table declaration (at line")])
+def test_a_course_toml_value_of_the_wrong_kind_is_named_with_its_table_and_key(course, line, replacement, said):
+    # Before: "twenty" * 1 MiB became a 6 MB string, then int() failed on it; "no" read as true (unconfined).
+    text = (course / "course.toml").read_text()
+    assert f"\n{line}\n" in text
+    (course / "course.toml").write_text(text.replace(f"\n{line}\n", f"\n{replacement}\n"))
+    with pytest.raises(ValueError, match=re.escape(said)):
+        kit_course(course)
+
+
+def test_nbgrader_stops_on_a_course_toml_it_cannot_read_never_going_on_without_the_kit(tmp_path):
+    # traitlets logs an error raised in nbgrader_config.py and goes on with nbgrader's defaults: its stock path
+    # ran every student's code unconfined in a kernel, and the command ended with exit code 0.
+    for name in ("nbgrader_config.py", "course.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    text = (tmp_path / "course.toml").read_text()
+    (tmp_path / "course.toml").write_text(text.replace("\nunconfined = false\n", '\nunconfined = "no"\n'))
+    ran = nbgrader_cli.run("autograde", ASSIGNMENT, cwd=tmp_path, capture_output=True, text=True,
+                           env={"PYTHONPATH": str(ROOT)})
+    assert ran.returncode != 0
+    assert ran.stderr.strip().endswith("the kit could not be set up, so nbgrader stops here: CourseFileError: "
+                                       "course.toml: [grading] unconfined = 'no': true or false is expected")
+    assert "Exception while loading config file" not in ran.stderr and not (tmp_path / "autograded").exists()
