@@ -40,8 +40,13 @@ IN_KERNEL, OUT_OF_PROCESS = "in-kernel", "out-of-process"
 
 
 def grading_path() -> str:
-    """KIT_GRADING: the kit's grading path (OUT_OF_PROCESS, the default) or nbgrader's own (IN_KERNEL)."""
-    return os.environ.get("KIT_GRADING", OUT_OF_PROCESS)
+    """KIT_GRADING: the kit's grading path (OUT_OF_PROCESS, the default) or nbgrader's own (IN_KERNEL); ValueError
+    for any other value (a typo must not choose nbgrader's stock path, which runs students' code unconfined)."""
+    path = os.environ.get("KIT_GRADING") or OUT_OF_PROCESS
+    if path not in (OUT_OF_PROCESS, IN_KERNEL):
+        raise ValueError(f"KIT_GRADING={path!r} is neither {OUT_OF_PROCESS!r} (the kit's grading, the default) nor "
+                         f"{IN_KERNEL!r} (nbgrader's stock path, for comparison)")
+    return path
 
 
 def configure(c, course: Course) -> None:

@@ -81,6 +81,17 @@ def test_a_course_toml_value_of_the_wrong_kind_is_named_with_its_table_and_key(c
         kit_course(course)
 
 
+def test_nbgrader_stops_on_a_grading_path_it_does_not_know(tmp_path):
+    # Any KIT_GRADING but the kit's chose nbgrader's stock path: a typo ran students' code unconfined in a kernel.
+    for name in ("nbgrader_config.py", "course.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    ran = nbgrader_cli.run("autograde", ASSIGNMENT, cwd=tmp_path, capture_output=True, text=True,
+                           env={"PYTHONPATH": str(ROOT), "KIT_GRADING": "out_of_process"})
+    assert ran.returncode != 0 and ran.stderr.strip().endswith(
+        "ValueError: KIT_GRADING='out_of_process' is neither 'out-of-process' (the kit's grading, the default) nor "
+        "'in-kernel' (nbgrader's stock path, for comparison)")
+
+
 def test_nbgrader_stops_on_a_course_toml_it_cannot_read_never_going_on_without_the_kit(tmp_path):
     # traitlets logs an error raised in nbgrader_config.py and goes on with nbgrader's defaults: its stock path
     # ran every student's code unconfined in a kernel, and the command ended with exit code 0.
