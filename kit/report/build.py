@@ -22,6 +22,10 @@ def course_directory(root: Path | None = None) -> CourseDirectory:
     """nbgrader's CourseDirectory as nbgrader's own commands configure it, run in `root` (default:
     the current folder): Jupyter's config paths, then the course's nbgrader_config.py. The gradebook
     URL is whatever they say."""
+    folder = Path(root or ".").resolve()
+    if not (folder / "nbgrader_config.py").is_file():  # nbgrader's defaults would make a new gradebook there
+        raise SystemExit(f"{folder} is not a course folder (no nbgrader_config.py): run this in the course folder, "
+                         "or give it with --root")
     app = NbGrader()
     if root is not None:
         app.load_cwd_config = False  # the course's config, not the current folder's

@@ -195,3 +195,12 @@ def test_a_class_no_one_has_handed_in_for_yet_reads_as_such_with_no_figures_of_n
     assert "Passed the visible check: none graded yet. Passed the hidden graders: none graded yet." in text
     assert "out of 0" not in text and "0%" not in text
     assert summary(results) == "Class report for attention: 0 students submitted, 2 did not hand in"
+
+
+def test_the_command_outside_a_course_says_so_and_makes_no_gradebook_there(tmp_path):
+    # nbgrader's defaults took the folder for a course and made an empty gradebook.db in it.
+    ran = subprocess.run([sys.executable, "-m", "kit.report", "attention"], cwd=tmp_path, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert ran.returncode != 0 and ran.stderr.strip() == (
+        f"{tmp_path} is not a course folder (no nbgrader_config.py): run this in the course folder, or give it with --root")
+    assert list(tmp_path.iterdir()) == []
