@@ -344,15 +344,16 @@ def written_answers(student: dict, source: dict) -> dict[str, str]:
 
 def _own_cells(student: dict) -> dict[str | None, list[dict]]:
     """The student's code cells without nbgrader metadata, as clean cells, by the
-    grade_id of the nbgrader cell that follows each (None: none follows). A cell whose nbgrader metadata
-    names no grade_id (the student made it a string, a list, null) is one of their own: its code is
-    theirs to run, as in their notebook, where no source cell's place is taken by it."""
+    grade_id of the nbgrader cell that follows each (None: none follows). A cell whose "nbgrader" metadata
+    is no table at all (the student made it a string, a list, null) is one of their own: its code is theirs
+    to run, as in their notebook. One whose table names another grade id, or one that is not text, is an
+    nbgrader cell not under its own name (tests/shared/adversarial: renames_a_grade_id), never theirs."""
     own: dict[str | None, list[dict]] = {}
     pending: list[dict] = []
     for cell in student["cells"]:
         if not isinstance(cell, dict):
             continue
-        if grade_id(cell) is not None:
+        if isinstance(cell.get("metadata"), dict) and isinstance(cell["metadata"].get("nbgrader"), dict):
             if pending:
                 own.setdefault(grade_id(cell), []).extend(pending)
                 pending = []

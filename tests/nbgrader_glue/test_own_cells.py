@@ -61,14 +61,15 @@ def test_the_restored_notebook_keeps_the_students_cell_where_it_was(tmp_path):
 
 
 def test_a_cell_whose_nbgrader_metadata_the_student_broke_is_theirs_and_runs(tmp_path):
-    # Metadata edited by hand (a string, a list, null, an id that is not text): no source cell's place is taken by
-    # it, so its code counts as theirs, as it runs in their notebook; before, the answer's code was dropped and
-    # graded "not started".
+    # Metadata edited by hand into no table at all (a string, a list, null): its code counts as theirs, as it runs
+    # in their notebook; before, the answer's code was dropped and graded "not started". A table naming another
+    # id, or one that is not text, is still an nbgrader cell not under its own name: its code is not theirs.
     student = _with_helper(tmp_path / "attention")
     source = json.loads((SOURCE / NOTEBOOK).read_text())
     at = next(i for i, c in enumerate(student["cells"]) if c["metadata"].get("nbgrader", {}).get("grade_id") == "softmax")
-    for broken in ("softmax", ["softmax"], None, {"grade_id": None, "solution": True}, {"grade_id": ["softmax"]}):
+    for broken, theirs in (("softmax", True), (["softmax"], True), (None, True),
+                           ({"grade_id": None, "solution": True}, False), ({"grade_id": 12}, False)):
         student["cells"][at]["metadata"]["nbgrader"] = broken
         cells = restore_locked_cells(student, source, answers_only=True)["cells"]
         own = [c["source"] for c in cells if c["metadata"] == {}]
-        assert own == [HELPER, SOFTMAX], broken
+        assert own == ([HELPER, SOFTMAX] if theirs else [HELPER]), broken
