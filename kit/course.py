@@ -119,7 +119,7 @@ def course(root: Path = ROOT) -> Course:
                                                              ServicePolicy.stop_at_deadline)))
 
 
-REQUIRED = object()
+_REQUIRED = object()  # a key course.toml must hold
 
 
 class _Getter:
@@ -129,12 +129,12 @@ class _Getter:
     def __init__(self, toml: dict):
         self.toml = toml
 
-    def __call__(self, table: str, key: str, kind, default=REQUIRED):
+    def __call__(self, table: str, key: str, kind, default=_REQUIRED):
         section = self.toml.get(table, {})
         if not isinstance(section, dict):
             raise CourseFileError(f"course.toml: [{table}] is not a table")
         if key not in section:
-            if default is REQUIRED:
+            if default is _REQUIRED:
                 raise CourseFileError(f"course.toml: [{table}] has no {key}")
             return default
         value = section[key]

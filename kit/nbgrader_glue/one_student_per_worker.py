@@ -32,7 +32,7 @@ Folders = Callable[[list[str]], Iterable[tuple[str, object]]]  # failed list →
 def _utf8(path: str) -> bool:
     """Whether `path` is UTF-8 on disk. A file named in other bytes (Python's name for it holds surrogates) is no
     notebook of an assignment, and nbgrader, looking it up in the gradebook, would fail the student's whole
-    hand-in on it; a student's folder so named, whose id the gradebook cannot hold, is left out (NOT_UTF8)."""
+    hand-in on it; a student's folder so named, whose id the gradebook cannot hold, is left out (`_id_problem`)."""
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
