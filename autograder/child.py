@@ -259,8 +259,8 @@ def _serve(judge, request, cases, loaded, seconds, pipes) -> None:
     answer = _answer(namespace, name)
     if answer is None:  # every case's outcome alike
         errors = [e for e in namespace["__cell_errors__"] if e.startswith(f"{name}: ")]
-        stub = not errors or errors[0].split(": ", 2)[1] in ("NotStarted", "NotImplementedError")  # a stub's cell
-        failed = errors[0].split(": ", 1)[1] if errors else ""
+        failed = errors[0].split(": ", 1)[1] if errors else ""  # "<error type>: <message>" of its cell
+        stub = not errors or failed.split(": ", 1)[0] in ("NotStarted", "NotImplementedError")  # a stub's cell
         if failed.startswith("BdbQuit:"):  # pdb.set_trace() in the cell itself: as in an answer, below
             failed = f"BdbQuit: pdb.set_trace(): {DEBUGGER}"
         no_answer = judge.Outcome.unstarted(errors[0] if errors else _undefined(judge, cells, name)) if stub else \

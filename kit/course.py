@@ -24,7 +24,7 @@ import os
 import sys
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from autograder.budget import GraderBudget
@@ -93,7 +93,7 @@ def course(root: Path = ROOT) -> Course:
     """The facts of the course in folder `root`; CourseFileError naming the table and key of a value that is
     missing or of the wrong kind (`unconfined = "no"` is not false: a string would have read as true)."""
     toml = policy(root)
-    get = _Getter(toml)
+    get = partial(_value, toml)
     budget = GraderBudget(get("grading", "grader_cpu_seconds", float, GraderBudget.cpu_seconds),
                           get("grading", "grader_wall_seconds", float, GraderBudget.wall_seconds),
                           int(get("grading", "grader_memory_mib", float, GraderBudget.memory_bytes / MIB) * MIB),
@@ -120,31 +120,25 @@ def course(root: Path = ROOT) -> Course:
 
 
 _REQUIRED = object()  # a key course.toml must hold
+KIND_NAMES = {bool: "true or false", int: "a whole number", float: "a number", str: "text in quotes"}
 
 
-class _Getter:
-    """course.toml's values by table and key, each of the kind asked for (float takes an integer too, never a
-    string or a boolean), or the default where the key is absent."""
-
-    def __init__(self, toml: dict):
-        self.toml = toml
-
-    def __call__(self, table: str, key: str, kind, default=_REQUIRED):
-        section = self.toml.get(table, {})
-        if not isinstance(section, dict):
-            raise CourseFileError(f"course.toml: [{table}] is not a table")
-        if key not in section:
-            if default is _REQUIRED:
-                raise CourseFileError(f"course.toml: [{table}] has no {key}")
-            return default
-        value = section[key]
-        kinds = (int, float) if kind is float else kind if isinstance(kind, tuple) else (kind,)
-        if isinstance(value, bool) != (bool in kinds) or not isinstance(value, kinds):
-            wanted = {bool: "true or false", int: "a whole number", float: "a number", str: "text in quotes"}
-            raise CourseFileError(f"course.toml: [{table}] {key} = {value!r}: "
-                                  f"{' or '.join(wanted[k] for k in (kind if isinstance(kind, tuple) else (kind,)))} "
-                                  "is expected")
-        return float(value) if kind is float else value
+def _value(toml: dict, table: str, key: str, kind, default=_REQUIRED):
+    """course.toml's value of `key` in `table`, of `kind` (a type, or a tuple of them; float takes an integer too,
+    never a string or a boolean), or `default` where the key is absent."""
+    section = toml.get(table, {})
+    if not isinstance(section, dict):
+        raise CourseFileError(f"course.toml: [{table}] is not a table")
+    if key not in section:
+        if default is _REQUIRED:
+            raise CourseFileError(f"course.toml: [{table}] has no {key}")
+        return default
+    value, wanted = section[key], kind if isinstance(kind, tuple) else (kind,)
+    accepted = (int, float) if kind is float else wanted
+    if isinstance(value, bool) != (bool in accepted) or not isinstance(value, accepted):
+        raise CourseFileError(f"course.toml: [{table}] {key} = {value!r}: "
+                              f"{' or '.join(KIND_NAMES[k] for k in wanted)} is expected")
+    return float(value) if kind is float else value
 
 
 def db_url(root: Path = ROOT) -> str:
