@@ -15,34 +15,12 @@ from __future__ import annotations
 
 import html
 import math
-import shutil
 import time
 from pathlib import Path
 
-from kit.hand_in.secret import SECRET
+from kit.hand_in.page import handed_in_at, page_folder, plain_page, write_page_folder
 
 NOTICES = "service/notices"  # nbgrader's feedback_directory for the notices (CourseDirectory.format_path)
-
-PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Feedback on {notebook}: collected; next graded feedback at {next_at}</title>
-<style>body {{ font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem;
-color: #111; background: #fff; line-height: 1.5; overflow-wrap: anywhere; }}</style>
-</head>
-<body>
-<main>
-<h1>{notebook}: collected, graded later</h1>
-<p>Your hand-in of {assignment} at {handed_in} is collected, as every hand-in is, and counts as your work.</p>
-<p>{why}</p>
-<p><strong>Next graded feedback at {next_at}</strong>, on your newest hand-in at that time: you need not hand
-in again. Press Fetch Feedback after that time to see it here.</p>
-</main>
-</body>
-</html>
-"""
 
 
 def shown_time(at: float) -> str:
@@ -52,17 +30,15 @@ def shown_time(at: float) -> str:
 
 def write_notices(folder: Path, submitted: Path, assignment: str, next_at: float, why: str) -> list[Path]:
     """Notice pages for the notebooks of the collected hand-in `submitted`, written anew into `folder`."""
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    for name in (SECRET, "timestamp.txt"):
-        shutil.copyfile(submitted / name, folder / name)
-    handed_in = (submitted / "timestamp.txt").read_text().strip()
-    pages = []
+    at, next_at = handed_in_at(submitted), shown_time(next_at)
+    collected = f"Your hand-in of {html.escape(assignment)} at {at} is collected, as every hand-in is, and counts as " \
+                f"your work."
+    next_one = (f"<strong>Next graded feedback at {next_at}</strong>, on your newest hand-in at that time: you need "
+                f"not hand in again. Press Fetch Feedback after that time to see it here.")
+    pages = {}
     for notebook in sorted(submitted.glob("*.ipynb")):
-        page = folder / f"{notebook.stem}.html"
-        page.write_text(PAGE.format(assignment=html.escape(assignment), notebook=html.escape(notebook.stem),
-                                    handed_in=html.escape(handed_in), why=html.escape(why),
-                                    next_at=shown_time(next_at)), encoding="utf-8")
-        pages.append(page)
-    return pages
+        pages[notebook.stem] = plain_page(f"Feedback on {notebook.stem}: collected; next graded feedback at {next_at}",
+                                          f"{notebook.stem}: collected, graded later", collected, html.escape(why),
+                                          next_one)
+    write_page_folder(folder, page_folder(submitted, pages))
+    return [folder / f"{notebook}.html" for notebook in pages]

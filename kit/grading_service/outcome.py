@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 
 GRADED = "graded"        # collected, graded, its feedback released
 NOTICED = "noticed"      # over the limit: collected, a notice released saying when the next graded feedback comes
+UNREADABLE = "unreadable"  # collected, none of its notebooks could be read: a page for each saying why, released
 REFUSED = "refused"      # collect's checks refused it (or the service's, before collect: not the claimed account's)
 FAILED = "failed"        # something of this machine's failed (a full disk, a locked gradebook): tried again
 REPLACED = "replaced"    # a newer hand-in of the student took its place while it waited

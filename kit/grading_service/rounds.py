@@ -21,7 +21,9 @@ their logs: which hand-in submitted/ holds (its submission secret), whether its
 autograded and feedback folders are whole and of that hand-in, whether its
 pages are in the exchange under the names its student's Fetch Feedback looks
 for, its score in the gradebook and each exercise's verdict in its grading
-report. The commands' own logs go to the round's log file.
+report; for a hand-in none of whose notebooks can be read, its pages saying why
+(kit/nbgrader_glue/unreadable_hand_in.py: not graded, not charged against the
+student's limit). The commands' own logs go to the round's log file.
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ from autograder.source_assignment import GradeId
 from kit import nbgrader_cli
 from kit.course import Course, course, db_url
 from kit.grading_service.notice import NOTICES, shown_time, write_notices
-from kit.grading_service.outcome import FAILED, GRADED, NOTICED, REFUSED, Outcome
+from kit.grading_service.outcome import FAILED, GRADED, NOTICED, REFUSED, UNREADABLE, Outcome
 from kit.grading_service.turns import GRADE, NOTICE, Turn
 from kit.hand_in.collect import read_refused
 from kit.hand_in.secret import read_secret, secrets_in
 from kit.hand_in.tree import Refused, shown
+from kit.nbgrader_glue.unreadable_hand_in import unreadable_hand_in
 from kit.nbgrader_glue.whole_or_absent import is_unfinished
 
 STEPS = ("submitted", "autograded", "feedback", NOTICES)  # the folders nbgrader's commands read students from
@@ -140,12 +143,16 @@ def _whole_and_of(folder: Path, submitted: Path) -> bool:
 def _graded(folders: RoundFolders, turn: Turn, gradebook: Gradebook) -> Outcome:
     name, student = turn.hand_in.name, turn.hand_in.student
     submitted = folders.of("submitted", student)
-    for step, command in (("autograded", "autograde"), ("feedback", "generate_feedback")):
+    unreadable = unreadable_hand_in(submitted)  # nothing to grade: its pages say why (unreadable_hand_in.py)
+    for step, command in (("autograded", "autograde"), ("feedback", "generate_feedback"))[bool(unreadable):]:
         if not _whole_and_of(folders.of(step, student), submitted):
             return Outcome(name, FAILED, f"{command} did not finish it (see the round's log)")
     why = _released(folders, folders.of("feedback", student))
     if why:
         return Outcome(name, FAILED, why)
+    if unreadable:
+        return Outcome(name, UNREADABLE, f"none of its notebooks could be read ({', '.join(unreadable)}): a page for "
+                                         f"each saying why released")
     report = Report.from_plain(json.loads((folders.of("autograded", student) / REPORT_FILE).read_text()))
     passed: dict[str, bool] = {}
     for cell in report.cells.values():

@@ -36,7 +36,7 @@ from kit.course import Course, course
 from kit.grading_service import processes
 from kit.grading_service.arrivals import Arrivals
 from kit.grading_service.journal import MAX_TRIES, Journal, journal_path
-from kit.grading_service.outcome import FAILED, GRADED, NOTICED, REPLACED, Outcome
+from kit.grading_service.outcome import FAILED, GRADED, NOTICED, REPLACED, UNREADABLE, Outcome
 from kit.grading_service.rounds import RoundFolders, run_round
 from kit.grading_service.turns import NOTICE, Round, next_round
 from kit.hand_in.tree import shown
@@ -218,7 +218,8 @@ class GradingService:
         after = f" ({now - arrived:.0f} s after it arrived)" if arrived is not None else ""
         what = {GRADED: f"graded, {outcome.detail}; its feedback released{after}",
                 NOTICED: f"over the limit: collected, and its feedback says: {outcome.detail}{after}",
-                REPLACED: f"replaced by the newer {shown(outcome.detail)} before it was graded"}.get(outcome.kind)
+                REPLACED: f"replaced by the newer {shown(outcome.detail)} before it was graded",
+                UNREADABLE: f"not graded: {outcome.detail}{after}"}.get(outcome.kind)
         if outcome.kind == FAILED:
             tries = self.journal.tries(outcome.name)
             what = (f"failed: {outcome.detail}; " + ("it waits to be tried again" if tries < MAX_TRIES else

@@ -18,7 +18,8 @@
   grades for all their pages in three queries), feedback_page.py,
   feedback_exporter.py (the page's set-up once per process, no copies) with templates/ (the feedback page, and the
   formgrader's view of a submission), hand_in_notes.py (what became of a notebook not graded as handed in,
-  on each page), late.py, export.py;
+  on each page), unreadable_hand_in.py (a page per notebook of a hand-in none of
+  whose notebooks can be read, saying why), late.py, export.py;
 - the gradebook: reachable.py (it answers, or the command stops), engines.py
   (one engine per process), per_student.py (rows read once a student, or
   once a run), sqlite_wal.py (SQLite in WAL mode),

@@ -32,7 +32,7 @@ Folders = Callable[[list[str]], Iterable[tuple[str, object]]]  # failed list →
 def _utf8(path: str) -> bool:
     """Whether `path` is UTF-8 on disk. A file named in other bytes (Python's name for it holds surrogates) is no
     notebook of an assignment, and nbgrader, looking it up in the gradebook, would fail the student's whole
-    hand-in on it; a student's folder so named, whose id the gradebook cannot hold, is left out (`_id_problem`)."""
+    hand-in on it; a student's folder so named, whose id the gradebook cannot hold, is left out (`id_problem`)."""
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
@@ -40,7 +40,7 @@ def _utf8(path: str) -> bool:
     return True
 
 
-def _id_problem(student: str) -> str | None:
+def id_problem(student: str) -> str | None:
     """Why the folder of `student` cannot be graded under that id, with what to do; None when it can. An id in
     bytes that are not UTF-8 the gradebook cannot hold; one with a character of glob's patterns (`[ab]o`, `a*`)
     nbgrader finds its folders by, so it would read and write other students' folders as this one's."""
@@ -68,7 +68,7 @@ class OneStudentPerWorker:
         for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):
             if self.student_of(folder)[0] in excluded:
                 continue
-            why = _id_problem(self.student_of(folder)[0]) or self.cannot_convert(folder)
+            why = id_problem(self.student_of(folder)[0]) or self.cannot_convert(folder)
             if why:
                 cannot[folder] = why
             elif why := self.ready_folder(folder):  # said now: nbgrader finds no notebook there and says only that

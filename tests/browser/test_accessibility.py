@@ -13,8 +13,10 @@ at three sizes (SIZES): a 1280-px window, the same at 200% zoom (640 CSS px) and
   notebook that could not be read (gus: every page says so, under "Your hand-in"); graded
   unconfined (notebook 03 in a course that opts out); and a student whose messages are
   long, odd and hostile and whose written answers are markup (tests/shared/hostile_student.py);
-  and the page a hand-in over the grading service's limit gets (kit/grading_service/notice.py),
-  every notebook's, one of them named as markup;
+  the page a hand-in over the grading service's limit gets (kit/grading_service/notice.py), and
+  the page each notebook of a hand-in none of whose notebooks can be read gets
+  (kit/nbgrader_glue/unreadable_hand_in.py): one template (kit/hand_in/page.py), so two pages of
+  each, one of them named as markup;
 - the class report and its anonymous version, whole, whatever sections it holds, the
   report of a class with the hostile student, and the report with the grading service's
   attempts before passing;
@@ -52,7 +54,10 @@ import pytest
 from explorer.reference import reference_source
 from explorer.server import start
 from kit import nbgrader_cli
+from autograder.handed_in import set_aside_unreadable
 from kit.grading_service.notice import write_notices
+from kit.hand_in.page import page_folder, write_page_folder
+from kit.nbgrader_glue.unreadable_hand_in import pages_of
 from kit.notebooks import ROOT
 from tests.browser.jupyterlab import lab_page, open_notebook, run_all, running_lab, shown_cells
 from tests.shared.axe import AUDIT_RECORDS, TAGS, audit, require_axe
@@ -223,16 +228,36 @@ def feedback_pages(graded_class, hostile_class, unconfined_feedback, tmp_path_fa
     assert "softmax over the wrong axis" in pages["failed with a diagnosis"][2].read_text()
     assert all("Late submission penalty" in page.read_text() for page in pages["late"])
     over_the_limit = _over_the_limit(graded_class, tmp_path_factory.mktemp("over-the-limit"))
-    return {**pages, "graded unconfined": [unconfined_feedback], "over the limit": over_the_limit}
+    none_readable = _none_readable(graded_class, tmp_path_factory.mktemp("none-readable"))
+    return {**pages, "graded unconfined": [unconfined_feedback], "over the limit": over_the_limit,
+            "none of its notebooks could be read": none_readable}
+
+
+MARKUP_NAME = "<b>mine<b> & <i>co"  # a notebook's file name (which holds no slash)
+
+
+def _ada_with_a_markup_name(graded_class, folder: Path) -> Path:
+    submitted = shutil.copytree(graded_class.course / "submitted" / "ada" / "attention", folder / "submitted")
+    shutil.copy(submitted / f"{NOTEBOOK}.ipynb", submitted / f"{MARKUP_NAME}.ipynb")
+    return submitted
 
 
 def _over_the_limit(graded_class, folder: Path) -> list[Path]:
-    """The pages ada's hand-in gets over the grading service's limit, one notebook named as markup (a file name
-    holds no slash)."""
-    shutil.copytree(graded_class.course / "submitted" / "ada" / "attention", folder / "submitted")
-    shutil.copy(folder / "submitted" / f"{NOTEBOOK}.ipynb", folder / "submitted" / "<b>mine<b> & <i>co.ipynb")
-    return write_notices(folder / "notices", folder / "submitted", "attention", time.time() + 3600,
-                         "You have had 3 graded feedbacks in the last 24 hours; the course gives at most 3 a day.")
+    """Two of the pages ada's hand-in gets over the grading service's limit, one notebook named as markup."""
+    pages = write_notices(folder / "notices", _ada_with_a_markup_name(graded_class, folder), "attention",
+                          time.time() + 3600,
+                          "You have had 3 graded feedbacks in the last 24 hours; the course gives at most 3 a day.")
+    return [page for page in pages if page.stem in (NOTEBOOK, MARKUP_NAME)]
+
+
+def _none_readable(graded_class, folder: Path) -> list[Path]:
+    """Two of the pages ada's hand-in gets with every notebook cut short, one named as markup."""
+    submitted = _ada_with_a_markup_name(graded_class, folder)
+    for notebook in submitted.glob("*.ipynb"):
+        notebook.write_bytes(notebook.read_bytes()[:200])
+    pages = pages_of(submitted, "attention", set_aside_unreadable(submitted))
+    write_page_folder(folder / "feedback", page_folder(submitted, pages))
+    return [folder / "feedback" / f"{name}.html" for name in (NOTEBOOK, MARKUP_NAME)]
 
 
 @pytest.fixture(scope="module")
@@ -282,7 +307,7 @@ def _explore(page, url: str, weights: str) -> None:
 
 
 @pytest.mark.parametrize("kind", [*FEEDBACK, "long, odd and hostile", "a notebook that could not be read",
-                                  "graded unconfined", "over the limit"])
+                                  "graded unconfined", "over the limit", "none of its notebooks could be read"])
 def test_does_every_feedback_page_pass_the_audit_at_every_size(sized, feedback_pages, audited, kind):
     _audit_pages(sized, audited, f"feedback page, {kind}", {path.stem: path.as_uri() for path in feedback_pages[kind]})
 
@@ -548,7 +573,8 @@ def test_does_every_check_message_say_in_words_whether_it_passed(feedback_pages)
                        re.findall(r'class="[^"]*output_(?:stream|error)[^"]*">\s*<pre>(.*?)</pre>', path.read_text(), re.S))
         marks = re.findall(r"[✓✗]\s*\S+", text)
         assert all(mark.endswith("passed:") for mark in marks), (kind, sorted(set(marks)))
-        assert kind in ("not started", "long, odd and hostile", "over the limit") or marks, kind
+        assert kind in ("not started", "long, odd and hostile", "over the limit", "none of its notebooks could be read") \
+            or marks, kind
 
 
 def test_does_every_label_on_a_coloured_cell_of_the_reports_heat_map_meet_aa_contrast():

@@ -4,18 +4,20 @@ and give the grades the instructor's own loop gives? (issue 39)
 As root, on an exchange laid out by `kit.hub`'s set-up: an instructor who is not root, their course in
 their home (mode 700, course.toml `[service] on`, no limit), and students who are system accounts, each
 handing in with nbgrader's own `submit`: four honest ones (the example class's work), mal (whose code looks
-through the machine for another student's notebooks, tests/shared/adversarial/fixtures/reads_another_students_work.py)
-and flo, who hands in FLOOD times as fast as nbgrader lets him while the others hand in once each. The
+through the machine for another student's notebooks,
+tests/shared/adversarial/fixtures/reads_another_students_work.py), flo, who hands in FLOOD times as fast as
+nbgrader lets him while the others hand in once each, and una, none of whose notebooks can be read. The
 grading service runs as the instructor, as the hub starts it (`python -m kit.grading_service` in the
 course). While a round is grading a student (its unfinished mark written), the service is killed with
 SIGKILL, then started again, and runs until every hand-in has its outcome.
 
-Then: every hand-in is graded or replaced by its student's newer one, none graded twice; the honest
-students were graded in order of arrival, and no hand-in of flo's went ahead of one that arrived before it
-(while one waited, flo had at most the grading under way and his one waiting hand-in before it); mal lost
-only his own points; each student fetches their own feedback and reads their score, and no one
-else's; and a fresh copy of the course, collected and autograded by the instructor's own loop, gives
-every grade the service gave. Root only (it makes the accounts); about three minutes on two cores.
+Then: every hand-in is graded or replaced by its student's newer one, none graded twice, but una's, done,
+ungraded and not charged; the honest students were graded in order of arrival, and no hand-in of flo's went
+ahead of one that arrived before it (while one waited, flo had at most the grading under way and his one
+waiting hand-in before it); mal lost only his own points; each student fetches their own feedback and reads
+their score (una: why each notebook could not be read), and no one else's; and a fresh copy of the course,
+collected and autograded by the instructor's own loop, gives every grade the service gave. Root only (it makes
+the accounts); about three minutes on two cores.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import pytest
 
 from kit import nbgrader_cli
 from kit.course import ASSIGNMENT, COURSE_ID
-from kit.grading_service.outcome import GRADED, REPLACED
+from kit.grading_service.outcome import GRADED, REPLACED, UNREADABLE
 from kit.hand_in import acl
 from kit.hub.exchange import make_exchange
 from kit.notebooks import ROOT
@@ -45,7 +47,7 @@ pytestmark = pytest.mark.skipif(__import__("os").geteuid() != 0,
 
 INSTRUCTOR = "gs-teach"
 HONEST = {"gs-ann": "ada", "gs-bo": "bo", "gs-cy": "cy", "gs-dee": "dee"}  # account → the example class's work
-MAL, FLO = "gs-mal", "gs-flo"
+MAL, FLO, UNA = "gs-mal", "gs-flo", "gs-una"
 FLOOD = 8
 NBGRADER = ("python", *nbgrader_cli.command()[1:])
 WORK = ROOT / "examples" / "class" / "submitted"
@@ -81,7 +83,7 @@ def _hand_out(student: str, home: Path, exchange: Path, work: Path) -> None:
 def burst(released_course):
     shared = Path(tempfile.mkdtemp(prefix="attention-kit-service-", dir="/tmp"))
     shared.chmod(0o755)
-    students = [*HONEST, MAL, FLO]
+    students = [*HONEST, MAL, FLO, UNA]
     homes = {name: make_account(name) for name in (INSTRUCTOR, *students)}
     exchange = shared / "exchange"
     make_exchange(exchange, COURSE_ID, INSTRUCTOR)
@@ -89,15 +91,20 @@ def burst(released_course):
     run_as(INSTRUCTOR, *NBGRADER, "release_assignment", ASSIGNMENT, cwd=course)
     hostile = shared / "mal"
     make_submission(FIXTURES / "reads_another_students_work.py", hostile)
+    unreadable = shared / "una"
+    unreadable.mkdir()
+    for notebook in (WORK / "ada" / ASSIGNMENT).glob("*.ipynb"):  # each cut short, as by a full disk
+        (unreadable / notebook.name).write_bytes(notebook.read_bytes()[:200])
     for student in students:
-        _hand_out(student, homes[student], exchange, {MAL: hostile, FLO: WORK / "ada" / ASSIGNMENT}.get(
+        _hand_out(student, homes[student], exchange, {MAL: hostile, FLO: WORK / "ada" / ASSIGNMENT,
+                                                      UNA: unreadable}.get(
             student, WORK / HONEST.get(student, "ada") / ASSIGNMENT))
     service = RunningService(course, INSTRUCTOR)
     service.start()
     flooding = threading.Thread(target=lambda: [run_as(FLO, *NBGRADER, "submit", ASSIGNMENT, cwd=homes[FLO])
                                                 for _ in range(FLOOD)])
     flooding.start()
-    for student in (*HONEST, MAL):  # one after another while flo floods
+    for student in (*HONEST, MAL, UNA):  # one after another while flo floods
         run_as(student, *NBGRADER, "submit", ASSIGNMENT, cwd=homes[student])
     deadline = time.monotonic() + 600
     while not (marks := list((course / "autograded").glob(f"*/.{ASSIGNMENT}.unfinished"))):  # a student graded
@@ -124,10 +131,12 @@ def test_every_hand_in_is_graded_or_replaced_by_a_newer_one_of_its_student(burst
     inbound = burst["exchange"] / COURSE_ID / "inbound"
     rows = burst["hand_ins"]
     assert {row["name"] for row in rows} == {p.name for p in inbound.iterdir()}  # none lost
-    assert len(rows) == len(HONEST) + 1 + FLOOD
-    assert {row["outcome"] for row in rows} <= {GRADED, REPLACED}, rows
+    assert len(rows) == len(HONEST) + 2 + FLOOD
+    assert {row["outcome"] for row in rows} <= {GRADED, REPLACED, UNREADABLE}, rows
     for student in (*HONEST, MAL):
         assert [row["outcome"] for row in rows if row["student"] == student] == [GRADED]
+    [una] = [row for row in rows if row["student"] == UNA]
+    assert una["outcome"] == UNREADABLE and una["state"] == "done" and "none of its notebooks" in una["detail"]
     flo = [row for row in rows if row["student"] == FLO]
     assert flo[-1]["outcome"] == GRADED  # his newest
     for row in flo:
@@ -198,6 +207,12 @@ def test_each_student_fetches_their_own_feedback_with_their_score_and_no_one_els
         others = [p for p, who in readers.items() if who != {uid}]
         tried = run_as(student, "python", "-c", f"open({str(others[0])!r}).read()", cwd=homes[student], check=False)
         assert tried.returncode and "Permission denied" in tried.stderr
+    run_as(UNA, *NBGRADER, "fetch_feedback", ASSIGNMENT, cwd=homes[UNA])
+    [fetched] = (homes[UNA] / ASSIGNMENT / "feedback").iterdir()
+    handed_in = (WORK / "ada" / ASSIGNMENT).glob("*.ipynb")
+    assert sorted(p.name for p in fetched.iterdir()) == sorted(f"{p.stem}.html" for p in handed_in)
+    page = (fetched / "03_softmax_and_mix.html").read_text()
+    assert "03_softmax_and_mix: could not be read, not graded" in page and "not valid JSON" in page
 
 
 def test_the_status_command_says_what_became_of_the_last_hand_ins(burst):
@@ -214,7 +229,8 @@ def test_the_instructors_own_loop_after_the_deadline_gives_the_grades_the_servic
     shared, students = burst["shared"], [*HONEST, MAL, FLO]
     home = shared / "instructor-again"
     home.mkdir()
-    again = _course(home, released_course, burst["exchange"], students)
-    for command in ("collect", "autograde"):
-        run_as(INSTRUCTOR, *NBGRADER, command, ASSIGNMENT, cwd=again)
+    again = _course(home, released_course, burst["exchange"], [*students, UNA])
+    run_as(INSTRUCTOR, *NBGRADER, "collect", ASSIGNMENT, cwd=again)
+    graded = run_as(INSTRUCTOR, *NBGRADER, "autograde", ASSIGNMENT, cwd=again, check=False)
+    assert graded.returncode and f"{UNA}'s {ASSIGNMENT} is left out: none of its notebooks can be read" in graded.stderr
     assert gradebook_snapshot(again, students) == gradebook_snapshot(burst["course"], students)

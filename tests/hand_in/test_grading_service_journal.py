@@ -10,7 +10,7 @@ import signal
 
 from kit.course import ServicePolicy
 from kit.grading_service.journal import MAX_TRIES, Journal, attempts
-from kit.grading_service.outcome import FAILED, GRADED, NOTICED, REFUSED, Outcome
+from kit.grading_service.outcome import FAILED, GRADED, NOTICED, REFUSED, UNREADABLE, Outcome
 from kit.grading_service.turns import GRADE, Round, Turn, Waiting, next_round
 
 NOW = 1_000_000.0
@@ -39,6 +39,15 @@ def test_a_graded_hand_in_is_done_charged_and_its_attempt_recorded(tmp_path):
     assert {name: outcome for name, _, _, outcome, _ in journal.recent(10)} == {
         "ann+0": "replaced", "ann+2": GRADED, "bo+1": REFUSED}
     assert attempts(tmp_path / "service" / "attention.db") == {"softmax": {"ann": [True]}, "attention": {"ann": [False]}}
+
+
+def test_a_hand_in_none_of_whose_notebooks_can_be_read_is_done_and_not_charged_against_the_limit(tmp_path):
+    """Its pages say why and nothing of it was graded: the student's next graded feedback is not put off."""
+    journal = journal_with(tmp_path, "ann")
+    round_id, _ = take_all(journal)
+    journal.finish(round_id, [Outcome("ann+0", UNREADABLE, "none of its notebooks could be read")], NOW + 200)
+    assert journal.waiting() == [] and journal.charged(NOW + 300) == {}
+    assert attempts(tmp_path / "service" / "attention.db") == {}
 
 
 def test_a_noticed_hand_in_waits_for_its_graded_turn_and_a_failed_one_is_tried_again_a_few_times(tmp_path):
