@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from autograder.judge.cells import bound_names
+from autograder.malformed import AGAIN, cell_named, malformed, unshaped_cell
 from autograder.source_assignment import SourceAssignment
 from autograder.whole_file import write_bytes_whole
 
@@ -70,6 +71,8 @@ def read_notebook(path: Path) -> dict:
                          "(JupyterLab saves version 4), and hand in again")
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise ValueError("notebook unreadable: no list of cells")
+    if where := unshaped_cell(nb["cells"]):
+        raise ValueError(f"notebook unreadable: {where}, so it cannot be graded {AGAIN}")
     if SURROGATE_ESCAPE.search(text) and (where := _lone_surrogate(nb)):
         raise ValueError(f"notebook unreadable: {where} holds a broken character (half of a UTF-16 surrogate pair, "
                          "an escape from \\uD800 to \\uDFFF in the file's JSON) that UTF-8 text cannot hold, so "
@@ -93,12 +96,7 @@ def _lone_surrogate(nb: dict) -> str | None:
 
     found = next((k for k, cell in enumerate(nb["cells"], start=1) if holds(cell)), None)
     if found is not None:
-        try:
-            line = next(iter(cell_text(nb["cells"][found - 1]).strip().splitlines()), "")
-        except (AttributeError, TypeError):  # not a cell as nbformat writes one
-            line = ""
-        line = line.encode("utf-8", "replace").decode("utf-8")[:60]
-        return f"cell {found}" + (f" (the one that begins {line!r})" if line else "")
+        return cell_named(nb["cells"], found)
     return "its metadata" if holds({key: value for key, value in nb.items() if key != "cells"}) else None
 
 
@@ -117,7 +115,10 @@ def _read_as_nbgrader_would(path: Path) -> None:
     try:
         nbformat.convert(nbformat.reader.reads(path.read_text(encoding="utf8")), 4)
     except Exception as e:  # nbformat's own errors take many types
-        raise ValueError(f"notebook unreadable: {type(e).__name__}: {e}") from None
+        where = malformed(read_notebook(path))
+        if where is None:
+            raise ValueError(f"notebook unreadable: {type(e).__name__}: {e}") from None
+        raise ValueError(f"notebook unreadable: {where}, so nbgrader cannot read it {AGAIN}") from None
 
 
 def set_aside_unreadable(folder: Path) -> dict[str, str]:

@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbgrader.utils import compute_checksum
 
-from autograder.handed_in import nbgrader_checksum, read_notebook, under_their_names
+from autograder.handed_in import _read_as_nbgrader_would, nbgrader_checksum, read_notebook, under_their_names
 from autograder.source_assignment import SourceAssignment
 from kit.notebooks import ROOT
+from tests.shared.course_copy import EXAMPLE
 
 
 def released_cells() -> list[dict]:
@@ -116,6 +117,37 @@ def test_a_lone_surrogate_is_refused_with_its_cell_named_and_a_pair_is_read(tmp_
     assert read_notebook(path)["cells"][3]["source"] == "# a smile \U0001F600\n"
 
 
+MALFORMED = {  # a notebook edited as text or written by a program: (change, what the message must name)
+    "a cell's source holds numbers": (lambda nb: nb["cells"][3].update(source=[1, 2]), "cell 4: its source is not text"),
+    "a cell's source is null": (lambda nb: nb["cells"][3].update(source=None), "cell 4: its source is not text"),
+    "a cell has no kind": (lambda nb: nb["cells"][3].pop("cell_type"), "cell 4 (the one that begins 'def softmax(S, "
+                                                                       "axis=-1):') does not say what kind of cell"),
+    "an output's text holds a number": (lambda nb: nb["cells"][3].update(outputs=[{"output_type": "stream",
+                                                                                   "name": "stdout", "text": [7]}]),
+                                        "cell 4 (the one that begins 'def softmax(S, axis=-1):'), at its outputs → "
+                                        "item 1 → text: "),
+    "a cell's metadata is a list": (lambda nb: nb["cells"][3].update(metadata=[]), "cell 4 (the one that begins "),
+    "a cell is a string": (lambda nb: nb["cells"].__setitem__(1, "x"), "cell 2 is not a cell"),
+    "no format version": (lambda nb: nb.pop("nbformat"), "the notebook: 'nbformat' is a required property"),
+}
+
+
+@pytest.mark.parametrize("kind", MALFORMED)
+def test_a_notebook_nbgrader_or_the_grader_cannot_read_is_refused_naming_the_cell_and_key(tmp_path, kind):
+    """Not nbformat's own error ("TypeError: sequence item 0: ..."); and not a crash of nbgrader (a cell with no
+    cell_type) or of the grader (a source of null: the student's every notebook scored 0) later."""
+    change, named = MALFORMED[kind]
+    notebook = json.loads((EXAMPLE / "ada" / "attention" / "03_softmax_and_mix.ipynb").read_text(encoding="utf-8"))
+    change(notebook)
+    path = tmp_path / "03_softmax_and_mix.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    with pytest.raises(ValueError) as refused:
+        _read_as_nbgrader_would(path)
+    assert str(refused.value).startswith(f"notebook unreadable: {named}"), str(refused.value)
+    assert "open the copy you worked in with JupyterLab" in str(refused.value)
+    assert "Error" not in str(refused.value) and "sequence item" not in str(refused.value)
+
+
 ANY_CHARACTER = st.characters() | st.integers(0xD800, 0xDFFF).map(chr)  # st.characters() leaves surrogates out
 JSON = st.recursive(st.none() | st.integers() | st.text(ANY_CHARACTER, max_size=5),
                     lambda inner: st.lists(inner) | st.dictionaries(st.text(ANY_CHARACTER, max_size=3), inner),
@@ -136,6 +168,10 @@ def test_any_file_is_read_as_a_notebook_or_refused_in_plain_words(content):
         else:
             assert isinstance(notebook, dict) and isinstance(notebook["cells"], list)
             json.dumps(notebook, ensure_ascii=False).encode("utf-8")  # what nbgrader writes again, and the report
+        try:
+            _read_as_nbgrader_would(path)  # as autograde decides whether to set it aside
+        except ValueError as e:
+            assert str(e).startswith("notebook unreadable: ")
 
 
 def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_through_a_link(tmp_path):
