@@ -59,7 +59,11 @@ def write_csv(destination: str, rows: list[list[str]]) -> None:
     new one to upload), each cell `inert`."""
     text = io.StringIO()
     csv.writer(text, lineterminator="\n").writerows([[inert(cell) for cell in row] for row in rows])
-    write_bytes_whole(destination, text.getvalue().encode("utf-8"), mode=0o666)  # as open() makes it: the umask's
+    try:
+        write_bytes_whole(destination, text.getvalue().encode("utf-8"), mode=0o666)  # as open() makes it: the umask's
+    except OSError as e:  # a folder that does not exist, a full disk: one line, not a traceback
+        raise SystemExit(f"nbgrader export: the grades were not written: {destination}: {e.strerror}"
+                         + (" (its folder must exist)" if isinstance(e, FileNotFoundError) else "")) from None
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula

@@ -191,3 +191,12 @@ def test_a_roster_name_that_starts_a_formula_is_written_as_text_a_spreadsheet_ne
     cells = [cell for row in rows(course / file) for cell in row]
     assert not [cell for cell in cells if cell.startswith(("=", "+", "@")) or re.match(r"-[^\d]", cell)]
     assert any(cell.startswith("'=HYPERLINK(") or cell.startswith("'@SUM") for cell in cells)
+
+
+@pytest.mark.parametrize("exporter", [[], ["--exporter=kit.nbgrader_glue.export.MoodleExport"]], ids=["csv", "moodle"])
+def test_an_export_to_a_folder_that_does_not_exist_says_so_in_one_line(tmp_path, exporter):
+    new_course(tmp_path, {})
+    code, log = nbgrader(tmp_path, {}, "export", *exporter, f"--to={tmp_path}/no/such/folder/grades.csv")
+    assert code != 0 and "Traceback" not in log, log[-2000:]
+    assert (f"nbgrader export: the grades were not written: {tmp_path}/no/such/folder/grades.csv: No such file or "
+            "directory (its folder must exist)") in log
