@@ -1,8 +1,10 @@
 """The Python modules a student hands in beside their notebooks, importable while the notebooks are graded.
 
 In JupyterLab a notebook imports a module from its own folder (`from my_helpers
-import softmax`), and stock nbgrader grades it there. The grader copies each
-such module into the grading child's folder with the restored notebooks, but:
+import softmax`), or a package there (`from helpers.core import softmax`, a
+folder with an __init__.py), and stock nbgrader grades it there. The grader
+copies each such module, and each package's modules, into the grading child's
+folder with the restored notebooks, but:
 
 - a module the release has (workbook.py, explorer.py: every student's folder
   holds them), or named as a folder of it (judge): never the student's copy;
@@ -50,23 +52,55 @@ def _read(path: Path, room: int) -> bytes | str:
     return data if len(data) <= room else f"your modules past {MODULE_BYTES >> 20} MiB in all are not"
 
 
+PACKAGE_DEPTH = 4  # folders below a package's own looked into
+
+
+def _package_files(package: Path, depth: int = 0) -> list[Path]:
+    """The .py files of a package folder and of its subpackages (folders with an __init__.py, named as Python
+    names them), never through a link; [] for a folder that is not a package."""
+    init = package / "__init__.py"
+    if package.is_symlink() or not package.is_dir() or init.is_symlink() or not init.is_file() \
+            or not package.name.isidentifier() or depth > PACKAGE_DEPTH:
+        return []
+    found = list(package.glob("*.py"))  # a link among them is named as one, never read (`_read`)
+    for sub in sorted(package.iterdir()):
+        if sub.name != "__pycache__":
+            found += _package_files(sub, depth + 1)
+    return found
+
+
+def _released(name: str, release: Path) -> bool:
+    """Does the release have a file or folder by the name of the module or package `name` (its top part)?"""
+    top = Path(name).parts[0]
+    stem = top.removesuffix(".py")
+    return any((release / each).exists() for each in {top, stem, f"{stem}.py"})
+
+
 def considered(folder: Path, release: Path) -> dict[str, bytes | str]:
-    """File name → its bytes to grade with, or why it is not copied, for each module of `folder` (a hand-in)
-    that `release` (the assignment's source folder) has no file or folder of that name for; past MODULES
-    copied, the first left out says so and the rest are not looked at (see the module's docstring)."""
+    """Path (relative to `folder`, a hand-in: `my_attention.py`, `helpers/core.py`) → its bytes to grade with, or
+    why it is not copied, for each module at the top of `folder` and each file of a package there (a folder with
+    an __init__.py, as `import helpers.core` finds it in JupyterLab), in name order, but those the release (the
+    assignment's source folder) has a file or folder of that name for; past MODULES copied, the first left out
+    says so and the rest are not looked at (see the module's docstring)."""
     found: dict[str, bytes | str] = {}
     room, copied = MODULE_BYTES, 0
-    for path in sorted(folder.glob("*.py")):
-        if (release / path.name).exists() or (release / path.stem).exists():
+    modules = [*folder.glob("*.py"), *(path for sub in folder.iterdir() for path in _package_files(sub))]
+    for name, path in sorted((path.relative_to(folder).as_posix(), path) for path in modules):
+        if _released(name, release):
             continue
         if copied == MODULES:
-            found[path.name] = f"only the first {MODULES} of your modules are"
+            found[name] = f"only the first {MODULES} of your modules are"
             break
-        found[path.name] = _read(path, room) if path.stem.isidentifier() else \
+        found[name] = _read(path, room) if path.stem.isidentifier() else \
             f"{path.stem!r} is not a name Python can import"
-        if isinstance(found[path.name], bytes):
-            room, copied = room - len(found[path.name]), copied + 1
+        if isinstance(found[name], bytes):
+            room, copied = room - len(found[name]), copied + 1
     return found
+
+
+def module_name(name: str) -> str:
+    """The name an import gives the module at path `name`: "helpers/maths/__init__.py" → "helpers.maths"."""
+    return name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
 
 
 def student_modules(folder: Path, release: Path) -> dict[str, bytes]:
@@ -91,5 +125,6 @@ def copy_student_modules(folder: Path, release: Path, prepared: Path) -> list[st
     returns their names."""
     chosen = student_modules(folder, release)
     for name, data in chosen.items():
+        (prepared / name).parent.mkdir(parents=True, exist_ok=True)
         (prepared / name).write_bytes(data)
     return list(chosen)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from autograder.handed_in import answer_sources, read_notebook
 from autograder.source_assignment import SourceAssignment
-from autograder.student_modules import student_modules
+from autograder.student_modules import module_name, student_modules
 from kit.report.imported import used_definitions, with_imports_resolved
 
 _SOLUTION = re.compile(r"^[^\n]*### BEGIN SOLUTION.*?### END SOLUTION[^\n]*(?:\n|$)", re.DOTALL | re.M)
@@ -156,7 +156,7 @@ def handed_in(folder: Path, names: set[str], source: Path | None = None) -> dict
                 as_graded = _text({"source": graded.get(grade_id)})
                 found.setdefault(grade_id, text if as_graded is None else as_graded)
     if source is not None:  # what an answer imports from the student's own modules was graded with it
-        modules = {name.removesuffix(".py"): code.decode("utf-8", "replace")
+        modules = {module_name(name): code.decode("utf-8", "replace")
                    for name, code in student_modules(folder, source).items()}
         found = {name: with_imports_resolved(code, modules) for name, code in found.items()}
     return found

@@ -63,3 +63,28 @@ def test_the_student_is_told_what_became_of_each_module_and_of_a_release_file_th
         "mine.py": "copied beside your notebooks for grading, which may import it",
         "my-notes.py": "not copied for grading: 'my-notes' is not a name Python can import",
         "workbook.py": "the release's own copy is graded with, not yours: changes to it do not count"}
+
+
+def test_a_package_handed_in_is_taken_whole_as_jupyterlab_imports_it_and_a_folder_that_is_none_is_not(tmp_path):
+    handed_in, prepared, elsewhere = tmp_path / "hand_in", tmp_path / "prepared", tmp_path / "instructors_own"
+    (handed_in / "helpers" / "maths").mkdir(parents=True)
+    elsewhere.mkdir()
+    (elsewhere / "__init__.py").write_text("SECRET = 1\n")
+    prepared.mkdir()
+    (handed_in / "helpers" / "__init__.py").write_text("")
+    (handed_in / "helpers" / "core.py").write_text("def softmax(x):\n    return x\n")
+    (handed_in / "helpers" / "maths" / "__init__.py").write_text("from .deep import TWO\n")
+    (handed_in / "helpers" / "maths" / "deep.py").write_text("TWO = 2\n")
+    (handed_in / "helpers" / "notes.txt").write_text("not a module")
+    (handed_in / "helpers" / "linked.py").symlink_to(elsewhere / "__init__.py")
+    (handed_in / "helpers" / "elsewhere").symlink_to(elsewhere)  # a package by a link: not looked into
+    (handed_in / "scratch").mkdir()  # no __init__.py: a folder, not a package
+    (handed_in / "scratch" / "try.py").write_text("X = 1\n")
+    (handed_in / "judge").mkdir()  # the release's own package: never the student's copy
+    (handed_in / "judge" / "__init__.py").write_text("")
+    copied = copy_student_modules(handed_in, RELEASE, prepared)
+    assert copied == ["helpers/__init__.py", "helpers/core.py", "helpers/maths/__init__.py", "helpers/maths/deep.py"]
+    assert (prepared / "helpers" / "maths" / "deep.py").read_text() == "TWO = 2\n"
+    assert module_notes(handed_in, RELEASE)["helpers/linked.py"] == \
+        "not copied for grading: it is a link, not the file itself"
+    assert not any("SECRET" in path.read_text() for path in prepared.rglob("*.py"))

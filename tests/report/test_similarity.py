@@ -245,6 +245,16 @@ def test_a_copy_kept_in_the_students_own_module_is_compared_as_graded(synthetic,
     assert ("attention", (original, copier)) not in _flagged(similar_answers(given, copied))
 
 
+def test_a_copy_kept_in_a_package_of_the_students_own_is_read_as_graded(synthetic, tmp_path):
+    answers, _, _ = synthetic
+    copy = renamed(answers[sorted(answers)[0]]["attention"], random.Random(1))
+    _handed_in_03(tmp_path, "attention", "from helpers.core import attention\n")
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "__init__.py").write_text("")
+    (tmp_path / "helpers" / "core.py").write_text(f"import numpy as np\n\n\n{copy}")
+    assert handed_in(tmp_path, {"attention"}, SOURCE)["attention"] == copy.strip() + "\n"
+
+
 def _page(similarity, answers, anonymous: bool) -> str:
     results = ClassResults("attention", [], [Student(s, 1.0, 1.0, 0.0, 0.0) for s in sorted(answers)], [])
     return render(results, [], anonymous, similarity)

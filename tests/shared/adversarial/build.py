@@ -399,15 +399,23 @@ def _without_markers(source: str) -> str:
 
 def keeps_an_answer_in_a_module_of_its_own(folder: Path) -> None:
     """Hands in my_attention.py beside its notebooks, holding softmax, and answers softmax's cell with
-    `from my_attention import softmax`, as JupyterLab lets a notebook import a module from its folder.
+    `from my_attention import softmax`, as JupyterLab lets a notebook import a module from its folder; and a
+    package of its own, helpers/ (an __init__.py and a subpackage, maths/, holding reach), answering reach's
+    cell with `from helpers.maths.measures import reach`.
 
-    Outcome: the module is importable while the notebooks are graded, as in JupyterLab and stock nbgrader
-    (full marks).
+    Outcome: the module and the package are importable while the notebooks are graded, as in JupyterLab and
+    stock nbgrader (full marks).
     Loses: nothing.
     """
     (folder / "my_attention.py").write_text("import numpy as np\n\n\n" + _without_markers(
         _solved_sources(SOLVED)["softmax"]))
-    answer({"softmax": "from my_attention import softmax\n"}, folder)
+    (folder / "helpers" / "maths").mkdir(parents=True)
+    (folder / "helpers" / "__init__.py").write_text('"""My helpers."""\n')
+    (folder / "helpers" / "maths" / "__init__.py").write_text("")
+    (folder / "helpers" / "maths" / "measures.py").write_text("import numpy as np\n\n\n" + _without_markers(
+        _solved_sources(SOLVED)["reach"]))
+    answer({"softmax": "from my_attention import softmax\n", "reach": "from helpers.maths.measures import reach\n"},
+           folder)
 
 
 def hands_in_a_module_named_numpy(folder: Path) -> None:
