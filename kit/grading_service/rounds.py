@@ -151,8 +151,9 @@ def _graded(folders: RoundFolders, turn: Turn, gradebook: Gradebook) -> Outcome:
     if why:
         return Outcome(name, FAILED, why)
     if unreadable:
-        return Outcome(name, UNREADABLE, f"none of its notebooks could be read ({', '.join(unreadable)}): a page for "
-                                         f"each saying why released")
+        notebooks = ", ".join(map(shown, unreadable))
+        return Outcome(name, UNREADABLE, f"none of its notebooks could be read ({notebooks}): a page for each saying "
+                                         f"why released")
     report = Report.from_plain(json.loads((folders.of("autograded", student) / REPORT_FILE).read_text()))
     passed: dict[str, bool] = {}
     for cell in report.cells.values():

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from autograder.handed_in import set_aside
 from kit.hand_in.page import handed_in_at, holds, page_folder, plain_page, write_page_folder
+from kit.hand_in.tree import shown
 from kit.nbgrader_glue.excluded import excluded_students
 from kit.nbgrader_glue.one_student_per_worker import id_problem
 from kit.nbgrader_glue.plain_files import not_plain_problem
@@ -90,4 +91,4 @@ class UnreadableHandInPages:
             write_page_folder(output, made)
             unfinished_mark(output).unlink(missing_ok=True)
             self.log.warning("%s's %s: none of its notebooks could be read, so nothing was graded; %s says why, a "
-                             "page for each (%s)", student, assignment, output, ", ".join(unreadable))
+                             "page for each (%s)", student, assignment, output, ", ".join(map(shown, unreadable)))
