@@ -448,9 +448,14 @@ def tampering(student: dict, source: dict) -> list[str]:
 
 
 def _metadata_changed(theirs: dict, meta: dict) -> bool:
-    """Does the student's cell say otherwise than the source's nbgrader metadata `meta` on how it is graded?"""
+    """Does the student's cell say otherwise than the source's nbgrader metadata `meta` on how it is graded? Points
+    alone that differ are the instructor's change since the release (README: change the points, `make release`),
+    not the student's, where their read-only cell still carries the checksum its release gave it with its points;
+    an answer cell's points are never the student's to change (the source's are put back before grading)."""
     their_meta = theirs.get("metadata", {}).get("nbgrader", {})
-    return any(their_meta.get(k) != meta.get(k) for k in ("grade", "solution", "locked", "points"))
+    if any(their_meta.get(k) != meta.get(k) for k in ("grade", "solution", "locked")):
+        return True
+    return their_meta.get("points") != meta.get("points") and not meta.get("solution") and not _checksum_holds(theirs)
 
 
 def nbgrader_checksum(cell: dict) -> str:

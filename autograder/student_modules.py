@@ -84,7 +84,8 @@ def considered(folder: Path, release: Path) -> dict[str, bytes | str]:
     says so and the rest are not looked at (see the module's docstring)."""
     found: dict[str, bytes | str] = {}
     room, copied = MODULE_BYTES, 0
-    modules = [*folder.glob("*.py"), *(path for sub in folder.iterdir() for path in _package_files(sub))]
+    subfolders = folder.iterdir() if folder.is_dir() else ()  # a hand-in removed since: no modules
+    modules = [*folder.glob("*.py"), *(path for sub in subfolders for path in _package_files(sub))]
     for name, path in sorted((path.relative_to(folder).as_posix(), path) for path in modules):
         if _released(name, release):
             continue

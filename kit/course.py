@@ -20,6 +20,7 @@ Makefile.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import tomllib
@@ -94,27 +95,30 @@ def course(root: Path = ROOT) -> Course:
     missing or of the wrong kind (`unconfined = "no"` is not false: a string would have read as true)."""
     toml = policy(root)
     get = partial(_value, toml)
-    budget = GraderBudget(get("grading", "grader_cpu_seconds", float, GraderBudget.cpu_seconds),
-                          get("grading", "grader_wall_seconds", float, GraderBudget.wall_seconds),
-                          int(get("grading", "grader_memory_mib", float, GraderBudget.memory_bytes / MIB) * MIB),
-                          int(get("grading", "student_disk_mib", float, GraderBudget.disk_bytes / MIB) * MIB))
+    budget = GraderBudget(get("grading", "grader_cpu_seconds", float, GraderBudget.cpu_seconds, POSITIVE),
+                          get("grading", "grader_wall_seconds", float, GraderBudget.wall_seconds, POSITIVE),
+                          int(get("grading", "grader_memory_mib", float, GraderBudget.memory_bytes / MIB, POSITIVE)
+                              * MIB),
+                          int(get("grading", "student_disk_mib", float, GraderBudget.disk_bytes / MIB, POSITIVE)
+                              * MIB))
     return Course(assignment=get("assignment", "name", str), course_id=get("course", "id", str),
-                  duedate=get("assignment", "duedate", str), late_per_hour=get("late", "per_hour", float),
-                  late_max_fraction=get("late", "max_fraction", float),
+                  duedate=get("assignment", "duedate", str),
+                  late_per_hour=get("late", "per_hour", float, within=AT_LEAST_0),
+                  late_max_fraction=get("late", "max_fraction", float, within=FRACTION),
                   unconfined=get("grading", "unconfined", bool, False),
-                  workers=int(os.environ.get("KIT_GRADING_WORKERS") or get("grading", "workers", int, 0)),
+                  workers=_workers(get),
                   scheduler=os.environ.get("KIT_GRADING_SCHEDULER", get("grading", "scheduler", str, "")),
                   grader_budget=budget,
                   canvas_assignment_id=str(get("export", "canvas_assignment_id", (str, int), "")),
                   exchange_root=get("exchange", "root", str, ""), accounts=get("exchange", "accounts", str, ""),
-                  max_file_bytes=int(get("exchange", "max_file_mib", float, 20) * MIB),
-                  max_submission_bytes=int(get("exchange", "max_submission_mib", float, 100) * MIB),
-                  clock_slack_seconds=get("exchange", "clock_slack_seconds", float, 60),
-                  gradebook_wait_seconds=get("gradebook", "wait_seconds", float, 120),
+                  max_file_bytes=int(get("exchange", "max_file_mib", float, 20, POSITIVE) * MIB),
+                  max_submission_bytes=int(get("exchange", "max_submission_mib", float, 100, POSITIVE) * MIB),
+                  clock_slack_seconds=get("exchange", "clock_slack_seconds", float, 60, AT_LEAST_0),
+                  gradebook_wait_seconds=get("gradebook", "wait_seconds", float, 120, AT_LEAST_0),
                   service=ServicePolicy(on=get("service", "on", bool, ServicePolicy.on),
-                                        per_day=get("service", "per_day", int, ServicePolicy.per_day),
+                                        per_day=get("service", "per_day", int, ServicePolicy.per_day, AT_LEAST_0),
                                         min_gap_minutes=get("service", "min_gap_minutes", float,
-                                                            ServicePolicy.min_gap_minutes),
+                                                            ServicePolicy.min_gap_minutes, AT_LEAST_0),
                                         stop_at_deadline=get("service", "stop_at_deadline", bool,
                                                              ServicePolicy.stop_at_deadline)))
 
@@ -123,9 +127,15 @@ _REQUIRED = object()  # a key course.toml must hold
 KIND_NAMES = {bool: "true or false", int: "a whole number", float: "a number", str: "text in quotes"}
 
 
-def _value(toml: dict, table: str, key: str, kind, default=_REQUIRED):
+POSITIVE = (lambda v: math.isfinite(v) and v > 0, "a number above 0")
+AT_LEAST_0 = (lambda v: math.isfinite(v) and v >= 0, "a number of 0 or more")
+FRACTION = (lambda v: 0 <= v <= 1, "a fraction from 0 to 1")
+
+
+def _value(toml: dict, table: str, key: str, kind, default=_REQUIRED, within=None):
     """course.toml's value of `key` in `table`, of `kind` (a type, or a tuple of them; float takes an integer too,
-    never a string or a boolean), or `default` where the key is absent."""
+    never a string or a boolean), or `default` where the key is absent; `within`: (test, what it asks for) of a
+    number (a budget of 0 made every student's grading fail; a negative late penalty added points)."""
     section = toml.get(table, {})
     if not isinstance(section, dict):
         raise CourseFileError(f"course.toml: [{table}] is not a table")
@@ -138,7 +148,20 @@ def _value(toml: dict, table: str, key: str, kind, default=_REQUIRED):
     if isinstance(value, bool) != (bool in accepted) or not isinstance(value, accepted):
         raise CourseFileError(f"course.toml: [{table}] {key} = {value!r}: "
                               f"{' or '.join(KIND_NAMES[k] for k in wanted)} is expected")
+    if within is not None and not within[0](value):
+        raise CourseFileError(f"course.toml: [{table}] {key} = {value!r}: {within[1]} is expected")
     return float(value) if kind is float else value
+
+
+def _workers(get) -> int:
+    """KIT_GRADING_WORKERS, else [grading] workers: 0 (one per core) or more."""
+    given = os.environ.get("KIT_GRADING_WORKERS")
+    if not given:
+        return get("grading", "workers", int, 0, AT_LEAST_0)
+    if not given.strip().isdigit():
+        raise CourseFileError(f"KIT_GRADING_WORKERS={given!r}: a whole number of 0 or more is expected "
+                              "(0: one per core)")
+    return int(given)
 
 
 def db_url(root: Path = ROOT) -> str:

@@ -19,15 +19,27 @@ import numpy as np
 
 from .case import Case
 from .outcome import OUTCOME_KINDS, Outcome
-from .policy import Foreign, describe
+from .policy import TEXT, Foreign, describe
 
 
 class Seed(int):
     """Stands for ``np.random.default_rng(seed)``: every decode makes a fresh generator."""
 
 
+class Scalar:
+    """A NumPy number an answer returned (np.float32(0.68), np.uint64(3)), crossing as a 0-d array so that
+    its dtype crosses too: decoded, it is that NumPy number again (`plain`)."""
+
+    def __init__(self, number: np.generic):
+        self.array = np.asarray(number)
+
+
 def encode(obj, arrays: dict, prefix: str = "a"):
     """A JSON-able form of `obj`; its arrays go into `arrays` under fresh keys."""
+    if isinstance(obj, Scalar):
+        key = f"{prefix}{len(arrays)}"
+        arrays[key] = obj.array
+        return {"scalar": key}
     if isinstance(obj, np.ndarray):
         key = f"{prefix}{len(arrays)}"
         arrays[key] = obj
@@ -56,6 +68,10 @@ def decode(data, arrays, live: bool = False):
     if isinstance(data, dict):
         if "array" in data:
             return arrays[data["array"]]
+        if "scalar" in data:
+            if arrays[data["scalar"]].ndim:
+                raise TypeError("a NumPy number's array holds more than one")
+            return arrays[data["scalar"]][()]
         if "tuple" in data:
             return tuple(decode(x, arrays, live) for x in data["tuple"])
         if "foreign" in data:
@@ -86,14 +102,14 @@ def save_cases(path, cases: list[Case]) -> None:
 
 
 def plain(obj, depth: int = 0):
-    """`obj` as plain data (exact ndarrays, numbers, strings, tuples), or a
+    """`obj` as plain data (exact ndarrays, numbers, NumPy numbers with their dtype, strings, tuples), or a
     `Foreign` description of whatever else it is. Never keeps a student's object."""
     if type(obj) is np.ndarray and obj.dtype.kind in "biufc":
         return obj
     if type(obj) in (bool, int, float, str) or obj is None:
         return obj
-    if type(obj) in (np.float32, np.float64, np.int32, np.int64, np.bool_):
-        return obj.item()
+    if isinstance(obj, np.generic) and type(obj) is obj.dtype.type and obj.dtype.kind in "biufc":
+        return Scalar(obj)  # its dtype counts, as in the notebook's own check
     if type(obj) in (tuple, list) and depth < 2 and len(obj) <= 16:
         return type(obj)(plain(x, depth + 1) for x in obj)
     kind = type(obj)
@@ -103,6 +119,8 @@ def plain(obj, depth: int = 0):
                        "return an array of numbers (np.asarray(x, dtype=float), where x holds numbers)")
     if isinstance(obj, np.ndarray):
         return Foreign(f"an ndarray subclass ({name})")
+    if isinstance(obj, str):  # text of another type: numpy.str_, an item of an array of text
+        return Foreign(name, TEXT)
     if isinstance(obj, types.GeneratorType):  # np.asarray of one is no array of its values
         return Foreign("a generator", "a function with `yield` in it gives a generator when called: `return` the "
                                       "array instead")

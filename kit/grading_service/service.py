@@ -68,6 +68,9 @@ def logger(path: Path) -> logging.Logger:
 
 class GradingService:
     def __init__(self, root: Path):
+        if os.geteuid() == 0:  # before anything is made: a folder of root's would lock the instructor's service out
+            raise NotAsRoot("the grading service runs student code through the grader: run it as the instructor's "
+                            "account (README: Grading on hand-in), never as root")
         self.root = Path(root)
         settings = course(self.root)
         self.folder = service_folder(self.root)
@@ -81,9 +84,6 @@ class GradingService:
         self.was_on: bool | None = None
 
     def run(self) -> int:
-        if os.geteuid() == 0:
-            raise NotAsRoot("the grading service runs student code through the grader: run it as the instructor's "
-                            "account (README: Grading on hand-in), never as root")
         self.lock = self._only_one()
         for stop in (signal.SIGTERM, signal.SIGINT):
             signal.signal(stop, self._stop)

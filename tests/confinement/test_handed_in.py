@@ -213,3 +213,22 @@ def test_a_notebook_handed_in_under_another_name_is_copied_to_its_own_never_thro
     assert under_their_names(handed, source) == notes
     assert (handed / "03_softmax_and_mix.ipynb").read_bytes() == (handed / "softmax (2).ipynb").read_bytes()
     assert not (handed / ".03_softmax_and_mix.ipynb.partial").exists()
+
+
+def test_points_the_instructor_changed_since_the_release_are_no_students_tampering():
+    """README's recipe (points in course.toml, `make release`) changes the source's points: every hand-in of the
+    earlier release then carried other points, and every student was named as changing read-only cells, in the
+    log, the class report and their own feedback. Points a student changed still are named."""
+    from autograder.handed_in import tampering
+
+    released = json.loads((ROOT / "assignments" / "attention" / "03_softmax_and_mix.ipynb").read_text(encoding="utf-8"))
+    source = json.loads((ROOT / "source" / "attention" / "03_softmax_and_mix.ipynb").read_text(encoding="utf-8"))
+    for cell in source["cells"]:  # the instructor gives every graded cell one point more
+        meta = cell["metadata"].get("nbgrader", {})
+        if meta.get("points") is not None:
+            meta["points"] += 1
+    assert tampering(released, source) == []
+    edited = copy.deepcopy(released)
+    hidden = next(c for c in edited["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "hidden_softmax")
+    hidden["metadata"]["nbgrader"]["points"] = 300
+    assert tampering(edited, source) == ["hidden_softmax metadata changed"]

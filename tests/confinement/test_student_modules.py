@@ -88,3 +88,8 @@ def test_a_package_handed_in_is_taken_whole_as_jupyterlab_imports_it_and_a_folde
     assert module_notes(handed_in, RELEASE)["helpers/linked.py"] == \
         "not copied for grading: it is a link, not the file itself"
     assert not any("SECRET" in path.read_text() for path in prepared.rglob("*.py"))
+
+
+def test_a_hand_in_folder_that_is_gone_has_no_modules(tmp_path):
+    """The class report reads the modules of every graded student: one whose submitted folder was removed since."""
+    assert student_modules(tmp_path / "removed", RELEASE) == {} and module_notes(tmp_path / "removed", RELEASE) == {}

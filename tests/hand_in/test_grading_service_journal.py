@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
+import subprocess
+import sys
+
+import pytest
 
 from kit.course import ServicePolicy
 from kit.grading_service.journal import MAX_TRIES, Journal, attempts
 from kit.grading_service.outcome import FAILED, GRADED, NOTICED, REFUSED, UNREADABLE, Outcome
 from kit.grading_service.turns import GRADE, Round, Turn, Waiting, next_round
+from kit.notebooks import ROOT
 
 NOW = 1_000_000.0
 NO_LIMIT = ServicePolicy(on=True)
@@ -128,3 +134,13 @@ def test_the_class_report_shows_how_many_graded_attempts_each_exercise_took_befo
     anonymous = re.sub(r"<[^>]+>", " ", render(results, charts=[], anonymous=True))
     assert "cy" not in anonymous
     assert "Graded on hand-in, attempts before passing (median): softmax 2" in summary(results)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the refusal is root's: run as root (CI does)")
+def test_the_service_refused_as_root_leaves_nothing_that_would_lock_the_instructors_service_out(tmp_path):
+    """It made service/ (root's, mode 700) before refusing: the instructor's own service then failed on it."""
+    shutil.copy(ROOT / "course.toml", tmp_path / "course.toml")
+    refused = subprocess.run([sys.executable, "-m", "kit.grading_service", "--course", str(tmp_path)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "Refused: " in refused.stderr and "never as root" in refused.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["course.toml"]

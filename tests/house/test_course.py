@@ -71,13 +71,28 @@ def test_the_makefile_reads_the_names_from_the_course_module():
     ("max_file_mib = 20", 'max_file_mib = "twenty"', "[exchange] max_file_mib = 'twenty': a number is expected"),
     ("unconfined = false", 'unconfined = "no"', "[grading] unconfined = 'no': true or false is expected"),
     ("per_hour = 0.01", "per_hour = true", "[late] per_hour = True: a number is expected"),
-    ("[late]", "[late", "is not valid TOML: Expected ']' at the end of a table declaration (at line")])
+    ("[late]", "[late", "is not valid TOML: Expected ']' at the end of a table declaration (at line"),
+    ("student_disk_mib = 64", "student_disk_mib = 0", "[grading] student_disk_mib = 0: a number above 0 is expected"),
+    ("grader_cpu_seconds = 120", "grader_cpu_seconds = -1", "grader_cpu_seconds = -1: a number above 0 is expected"),
+    ("grader_memory_mib = 512", "grader_memory_mib = nan", "grader_memory_mib = nan: a number above 0 is expected"),
+    ("per_hour = 0.01", "per_hour = -0.01", "[late] per_hour = -0.01: a number of 0 or more is expected"),
+    ("max_fraction = 1.0", "max_fraction = nan", "[late] max_fraction = nan: a fraction from 0 to 1 is expected"),
+    ("workers = 0", "workers = -1", "[grading] workers = -1: a number of 0 or more is expected")])
 def test_a_course_toml_value_of_the_wrong_kind_is_named_with_its_table_and_key(course, line, replacement, said):
-    # Before: "twenty" * 1 MiB became a 6 MB string, then int() failed on it; "no" read as true (unconfined).
+    # Before: "twenty" * 1 MiB became a 6 MB string, then int() failed on it; "no" read as true (unconfined). A
+    # budget of 0 failed every student's grading with exit code 0 (bubblewrap refuses a disk of 0 bytes); a negative
+    # penalty added points (152.1 of 126), a fraction of nan took them all; -1 workers failed every student.
     text = (course / "course.toml").read_text()
     assert f"\n{line}\n" in text
     (course / "course.toml").write_text(text.replace(f"\n{line}\n", f"\n{replacement}\n"))
     with pytest.raises(ValueError, match=re.escape(said)):
+        kit_course(course)
+
+
+@pytest.mark.parametrize("workers", ["-1", "abc", "2.5"])
+def test_a_number_of_workers_in_the_environment_that_is_none_is_named(course, monkeypatch, workers):
+    monkeypatch.setenv("KIT_GRADING_WORKERS", workers)
+    with pytest.raises(ValueError, match=re.escape(f"KIT_GRADING_WORKERS={workers!r}: a whole number of 0 or more")):
         kit_course(course)
 
 

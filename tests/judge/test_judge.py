@@ -458,6 +458,25 @@ def test_does_an_outcome_cross_the_wire_as_plain_data_and_come_back_the_same():
     assert "ndarray subclass" in repr(foreign.value) and type(foreign.value) is not Sneaky
 
 
+@pytest.mark.parametrize("number", [np.float32(0.68), np.float64(0.5), np.float16(1.5), np.uint64(3), np.int16(-2),
+                                    np.uint8(255), np.bool_(True), np.longlong(7)], ids=repr)
+def test_does_a_numpy_number_an_answer_returns_cross_the_wire_with_its_dtype(number):
+    """The notebook's own check weighs a NumPy number's dtype (float32 for a float32 input) and takes any NumPy
+    integer for a count: graded, a float32 had become a Python float (expected dtype float32, got float64) and a
+    uint64 a foreign object (expected an integer, got numpy.uint64)."""
+    from autograder.judge import frame_of, from_frame, outcome_from_wire, outcome_to_wire
+    from autograder.judge.policy import mismatch
+
+    back = outcome_from_wire(from_frame(frame_of({"outcome": outcome_to_wire(Outcome.returned((number, 1)))}))["outcome"])
+    assert isinstance(back.value[0], np.generic) and back.value[0].dtype == number.dtype and back.value[0] == number
+    assert back.value[1] == 1
+    if number.dtype.kind == "f":
+        expected = np.asarray(number, dtype=number.dtype)
+        assert mismatch(back.value[0], expected, True) is None is mismatch(number, expected, True)
+    elif number.dtype.kind in "iu":
+        assert mismatch(back.value[0], int(number), True) is None is mismatch(number, int(number), True)
+
+
 @pytest.mark.parametrize("forged", [
     ("value", EXPECTED),
     {"kind": "passed", "value": None, "error": "", "message": "", "peak": None},
@@ -700,3 +719,34 @@ def test_no_value_an_answer_returns_crashes_its_judging(name):
             problem = verdict(name, Outcome.returned(value), case)
             assert problem is None or isinstance(problem, str)
     judged()
+
+
+def test_a_valueerror_of_the_students_own_class_is_a_valueerror_and_numpys_axiserror_is_not():
+    """`class HeadsError(ValueError)` raised with a message naming the shape meets "Raises ValueError" as
+    `except ValueError` would catch it (it was "expected a ValueError ..., but HeadsError"); NumPy's AxisError,
+    raised by a reshape with no check of the student's, stays a failure of that requirement
+    (heads.py's `_merge_unchecked`)."""
+    cells = {"__name__": "__main__"}  # as the student's cells run, in JupyterLab and while graded
+    exec("class HeadsError(ValueError):\n    pass\n\n\n"
+         "def split_heads(M, n_heads):\n    raise HeadsError(f'cannot cut M of shape {M.shape} into {n_heads} heads')\n",
+         cells)
+    bad = {"label": "width 10 in 4 heads", "args": (np.zeros((3, 10)), 4), "kwargs": {}, "raises": "ValueError"}
+    own = call(cells["split_heads"], bad["args"])
+    assert own.error == "ValueError" and own.message.startswith("HeadsError: cannot cut M of shape (3, 10)")
+    assert verdict(bad["label"], own, bad) is None
+    numpys = call(lambda H: np.moveaxis(H, -3, -2), (np.zeros((5, 4)),))
+    assert numpys.error == "AxisError" and diagnose(bad["label"], numpys, bad).kind == "bad input accepted"
+
+
+def test_text_of_numpys_type_is_named_with_what_to_return_in_the_notebook_and_while_graded():
+    """classify_head answered with np.array([...])[best], a numpy.str_ equal to 'self': "expected another answer"
+    read as a wrong value; the type is what is wrong, and str(x) mends it."""
+    from autograder.judge import frame_of, from_frame
+    from autograder.judge.policy import mismatch
+
+    numpys = np.array(["self", "previous"])[0]
+    crossed = from_frame(frame_of({"value": plain(numpys)}))["value"]
+    for got in (numpys, crossed):
+        assert mismatch(got, "self", reveal=False) == ("wrong type", f"expected a str, got {got!r}: return str(x), "
+                                                                     "a plain Python str")
+    assert mismatch("selfish", "self", reveal=False) == ("wrong values", "expected another answer, got 'selfish'")

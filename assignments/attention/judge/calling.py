@@ -11,6 +11,7 @@ import functools
 import inspect
 import itertools
 import signal
+import sys
 import sysconfig
 import traceback
 import tracemalloc
@@ -50,7 +51,20 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
     except NotImplementedError as e:
         return Outcome.unstarted(str(e) or f"{getattr(func, '__name__', 'this function')} is not implemented yet")
     except Exception as e:  # the student's bug, reported, never raised through
-        return Outcome.raising(type(e).__name__, f"{e}{_where(e.__traceback__)}")
+        error, own = _known_as(type(e))
+        return Outcome.raising(error, f"{own + ': ' if own else ''}{e}{_where(e.__traceback__)}")
+
+
+def _known_as(kind: type) -> tuple[str, str]:
+    """(the name the checks know an exception by, the student's own name for it or ""). A class the student's code
+    defines (class HeadsError(ValueError), in a cell or a module of theirs) is known by the built-in exception
+    it extends, as `except ValueError` would catch it; a library's own (NumPy's AxisError, which no check of
+    the student's raised) and a built-in one by their own names."""
+    file = getattr(sys.modules.get(kind.__module__), "__file__", None)
+    if kind.__module__ != "__main__" and not (file and _answers(file)):
+        return kind.__name__, ""
+    built_in = next(base for base in kind.__mro__ if base.__module__ == "builtins")
+    return built_in.__name__, kind.__name__
 
 
 def _where(tb) -> str:

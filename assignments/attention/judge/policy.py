@@ -58,6 +58,9 @@ class Foreign:
         return self.description
 
 
+TEXT = "return str(x), a plain Python str"  # for text of another type (NumPy's numpy.str_)
+
+
 def describe(x) -> str:
     """What `x` is, in a message: its shape and dtype, its length, or its type's name."""
     if isinstance(x, Foreign):
@@ -120,8 +123,12 @@ def mismatch(got, expected, reveal: bool, parts=(), computed_from=None) -> tuple
     if isinstance(expected, (bool, str)) or expected is None:
         if type(got) is type(expected) and got == expected:
             return None
-        due = shown(expected) if reveal else "another answer"
-        return ("wrong values" if type(got) is type(expected) else "wrong type", f"expected {due}, got {shown(got)}")
+        if type(got) is type(expected):
+            return "wrong values", f"expected {shown(expected) if reveal else 'another answer'}, got {shown(got)}"
+        kind = {bool: "True or False", str: "a str"}.get(type(expected), "None")
+        due = f"{shown(expected)} ({kind})" if reveal and kind != "None" else kind
+        text = isinstance(expected, str) and (isinstance(got, str) or isinstance(got, Foreign) and got.advice == TEXT)
+        return "wrong type", f"expected {due}, got {shown(got)}" + (f": {TEXT}" if text else "")
     if isinstance(expected, (int, np.integer)):  # a count: an exact integer, in any of its forms
         if not is_count(got):
             if is_number(got):
