@@ -455,7 +455,8 @@ def _metadata_changed(theirs: dict, meta: dict) -> bool:
     their_meta = theirs.get("metadata", {}).get("nbgrader", {})
     if any(their_meta.get(k) != meta.get(k) for k in ("grade", "solution", "locked")):
         return True
-    return their_meta.get("points") != meta.get("points") and not meta.get("solution") and not _checksum_holds(theirs)
+    released = "checksum" in their_meta and _checksum_holds(theirs)  # as a release gave it, with its points then
+    return their_meta.get("points") != meta.get("points") and not meta.get("solution") and not released
 
 
 def nbgrader_checksum(cell: dict) -> str:
