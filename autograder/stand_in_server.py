@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import inspect
 import json
 import resource
 import subprocess
@@ -67,7 +68,7 @@ def serve(memory_bytes: int) -> None:
     out.write(b"ready\n")
     out.flush()
     while (payload := read_payload(sys.stdin.buffer)) is not None:
-        start, name, keep = time.process_time(), "?", True
+        start, name, keep, message = time.process_time(), "?", True, {}
         try:
             message = from_payload(payload)
             name = message["call"]
@@ -79,11 +80,31 @@ def serve(memory_bytes: int) -> None:
                                                          f"than the grader's memory per student "
                                                          f"({memory_bytes >> 20} MiB); call it on smaller inputs")})
         except Exception as e:
-            reply = frame_of({"error": (type(e).__name__, str(e)[:500])})
+            reply = frame_of({"error": (type(e).__name__, (str(e)[:500] + _called_otherwise(name, message, e)))})
         header = {"cpu": time.process_time() - start, "keep": keep}
         out.write(json.dumps(header).encode() + b"\n")
         out.write(reply)
         out.flush()
+
+
+def _called_otherwise(name: str, message: dict, error: Exception) -> str:
+    """Where the student's code called a stand-in with arguments the reference does not take (their own softmax
+    took a `mask` too): that the reference answers the call, and how it is called; "" for any other error."""
+    from autograder.answer_key import reference_of
+
+    if type(error) is not TypeError:
+        return ""
+    try:
+        signature = inspect.signature(reference_of(name))
+        signature.bind(*message["args"], **message["kwargs"])
+    except TypeError:
+        signature = signature.replace(parameters=[p.replace(annotation=p.empty) for p in signature.parameters.values()],
+                                      return_annotation=signature.empty)
+        return (f" (while your answer is graded, {name} is the reference's {name}{signature}, standing in for yours "
+                f"so that a mistake in it costs its own points only: call {name} with the arguments its stub takes)")
+    except Exception:  # no such reference, no signature, a message without arguments: nothing to add
+        return ""
+    return ""
 
 
 class StandInServer:

@@ -124,6 +124,17 @@ def test_the_grader_passes_the_references_error_on_to_the_students_code():
     assert reply["error"][0] == "ValueError"
 
 
+def test_a_stand_in_called_with_arguments_only_the_students_own_takes_says_the_reference_answers_it():
+    """Their softmax took a `mask` and their attention passed one: "softmax() got an unexpected keyword argument
+    'mask'" sent them after an answer that is right in JupyterLab, where their own softmax answers."""
+    reply, _ = stand_in_reply("softmax", np.ones((2, 3)), axis=-1, mask=None)
+    kind, text = reply["error"]
+    assert kind == "TypeError" and text.startswith("softmax() got an unexpected keyword argument 'mask' (while your "
+                                                   "answer is graded, softmax is the reference's softmax(S, axis=-1)")
+    reply, _ = stand_in_reply("raw_scores", np.ones((2, 3)), np.ones((2, 4)))  # a right call: the reference's own
+    assert "standing in" not in reply["error"][1]
+
+
 @pytest.mark.parametrize("args", [
     (np.ones(1 << 14),),             # a 2 GiB answer from 128 kB: softmax's gradient grid is quadratic
     ([np.ones(1 << 12)] * 32,),      # the same hidden in a list
