@@ -25,7 +25,7 @@ import os
 import sys
 import tomllib
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache, partial, wraps
 from pathlib import Path
 
 from autograder.budget import GraderBudget
@@ -51,8 +51,24 @@ def _read(path: Path, mtime_ns: int, size: int) -> dict:
 def policy(root: Path = ROOT) -> dict:
     """course.toml as a dict (read once while the file is unchanged)."""
     path = Path(root) / "course.toml"
-    stat = path.stat()
+    try:
+        stat = path.stat()
+    except OSError as e:
+        raise CourseFileError(f"{path}: {e.strerror} (is {Path(root)} the course folder?)") from None
     return _read(path, stat.st_mtime_ns, stat.st_size)
+
+
+def said_in_one_line(command: str):
+    """For a command's `main`: a CourseFileError ends it with one line naming `command`, not a traceback."""
+    def wrap(main):
+        @wraps(main)
+        def checked(*args, **kwargs):
+            try:
+                return main(*args, **kwargs)
+            except CourseFileError as e:
+                raise SystemExit(f"{command}: {e}") from None
+        return checked
+    return wrap
 
 
 @dataclass(frozen=True)

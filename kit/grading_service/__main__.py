@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from kit.course import ROOT, course
+from kit.course import ROOT, course, said_in_one_line
 from kit.grading_service.journal import Journal, journal_path
 from kit.grading_service.service import GradingService, NotAsRoot, service_folder
 
@@ -63,6 +63,7 @@ def status(root: Path) -> str:
     return "\n".join(lines)
 
 
+@said_in_one_line("python -m kit.grading_service")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit.grading_service", description=__doc__)
     parser.add_argument("command", nargs="?", choices=["run", "status"], default="run")

@@ -13,14 +13,14 @@ teaching assistant), sets them again by the same rule on the scores as they are.
 
 from __future__ import annotations
 
+import argparse
 import math
-import sys
 
-from nbgrader.api import Gradebook
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Float
 
-from kit.course import ASSIGNMENT, COURSE_ID, course, db_url
+from kit.course import ASSIGNMENT, COURSE_ID, course, db_url, said_in_one_line
 
 
 def late_penalty(score: float, seconds_late: float, per_hour: float, max_fraction: float) -> float:
@@ -63,13 +63,18 @@ def reassign_late_penalties(url: str, course_id: str, assignment: str, per_hour:
         gb.db.commit()
 
 
+@said_in_one_line("python -m kit.nbgrader_glue.late")
 def main(argv: list[str] | None = None) -> int:
     """`python -m kit.nbgrader_glue.late [assignment]`: the late penalties set again after grading by hand, by course.toml's
     policy, in the gradebook nbgrader's configuration names."""
-    args = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m kit.nbgrader_glue.late", description=main.__doc__.split("\n")[0])
+    parser.add_argument("assignment", nargs="?", default=ASSIGNMENT, help=f"default: {ASSIGNMENT}")
+    assignment = parser.parse_args(argv).assignment
     policy = course()
-    reassign_late_penalties(db_url(), COURSE_ID, args[0] if args else ASSIGNMENT, policy.late_per_hour,
-                            policy.late_max_fraction)
+    try:
+        reassign_late_penalties(db_url(), COURSE_ID, assignment, policy.late_per_hour, policy.late_max_fraction)
+    except MissingEntry:
+        raise SystemExit(f"python -m kit.nbgrader_glue.late: the gradebook has no assignment {assignment!r}") from None
     print("late penalties set again on the scores in the gradebook, graded by hand included")
     return 0
 

@@ -11,10 +11,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from kit.course import ROOT, course
+from kit.course import ROOT, course, said_in_one_line
 from kit.report.build import course_directory, write_report
 
 
+@said_in_one_line("python -m kit.report")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit.report", description=__doc__.splitlines()[0])
     parser.add_argument("assignment", nargs="?", help="default: course.toml's assignment")

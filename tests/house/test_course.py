@@ -120,3 +120,26 @@ def test_nbgrader_stops_on_a_course_toml_it_cannot_read_never_going_on_without_t
     assert ran.stderr.strip().endswith("the kit could not be set up, so nbgrader stops here: CourseFileError: "
                                        "course.toml: [grading] unconfined = 'no': true or false is expected")
     assert "Exception while loading config file" not in ran.stderr and not (tmp_path / "autograded").exists()
+
+
+@pytest.mark.parametrize("command", [["kit.report", "--root", "{course}"],
+                                     ["kit.grading_service", "status", "--course", "{course}"]],
+                         ids=["report", "service status"])
+@pytest.mark.parametrize("fault", ["no course.toml", "a value of the wrong kind"])
+def test_the_kits_own_commands_end_on_a_course_toml_fault_with_one_line(tmp_path, command, fault):
+    if fault == "a value of the wrong kind":
+        text = (ROOT / "course.toml").read_text()
+        (tmp_path / "course.toml").write_text(text.replace("\non = false\n", '\non = "yes"\n'))
+    ran = subprocess.run([sys.executable, "-m", *(part.format(course=tmp_path) for part in command)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    said = {"no course.toml": f"{tmp_path}/course.toml: No such file or directory (is {tmp_path} the course folder?)",
+            "a value of the wrong kind": "course.toml: [service] on = 'yes': true or false is expected"}[fault]
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr[-2000:]
+    assert ran.stderr.strip().endswith(said) and ran.stderr.startswith(f"python -m {command[0]}: ")
+
+
+def test_the_late_penalty_command_takes_help_as_help_not_as_an_assignment():
+    """It read --help as an assignment's name: nbgrader's MissingEntry traceback."""
+    ran = subprocess.run([sys.executable, "-m", "kit.nbgrader_glue.late", "--help"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert ran.returncode == 0 and ran.stdout.startswith("usage: python -m kit.nbgrader_glue.late [-h] [assignment]")
