@@ -25,6 +25,7 @@ import os
 import sys
 import tomllib
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache, partial, wraps
 from pathlib import Path
 
@@ -117,8 +118,8 @@ def course(root: Path = ROOT) -> Course:
                               * MIB),
                           int(get("grading", "student_disk_mib", float, GraderBudget.disk_bytes / MIB, POSITIVE)
                               * MIB))
-    return Course(assignment=get("assignment", "name", str), course_id=get("course", "id", str),
-                  duedate=get("assignment", "duedate", str),
+    return Course(assignment=get("assignment", "name", str), course_id=get("course", "id", str, within=A_NAME),
+                  duedate=get("assignment", "duedate", str, within=A_TIME),
                   late_per_hour=get("late", "per_hour", float, within=AT_LEAST_0),
                   late_max_fraction=get("late", "max_fraction", float, within=FRACTION),
                   unconfined=get("grading", "unconfined", bool, False),
@@ -146,6 +147,18 @@ KIND_NAMES = {bool: "true or false", int: "a whole number", float: "a number", s
 POSITIVE = (lambda v: math.isfinite(v) and v > 0, "a number above 0")
 AT_LEAST_0 = (lambda v: math.isfinite(v) and v >= 0, "a number of 0 or more")
 FRACTION = (lambda v: 0 <= v <= 1, "a fraction from 0 to 1")
+A_NAME = (lambda v: v.strip() not in ("", ".", "..") and "/" not in v and v.isprintable(),
+          "a name, not empty and without / (nbgrader makes folders of it in the exchange)")
+
+
+def _zoned_time(text: str) -> bool:
+    try:
+        return datetime.fromisoformat(text).tzinfo is not None
+    except ValueError:
+        return False
+
+
+A_TIME = (_zoned_time, "a time in ISO 8601 with its time zone, such as \"2026-12-14T23:59:00+00:00\"")
 
 
 def _value(toml: dict, table: str, key: str, kind, default=_REQUIRED, within=None):

@@ -54,6 +54,7 @@ from kit.nbgrader_glue.autograde_exporter import AutogradeExporter
 from kit.nbgrader_glue.engines import shared_engines
 from kit.nbgrader_glue.gradebook_turns import gradebook_writes
 from kit.nbgrader_glue.grading_run import RUN, GradingRun
+from kit.nbgrader_glue.late import due_date_problem
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
 from kit.nbgrader_glue.per_student import one_read_per_run, one_read_per_student
@@ -78,6 +79,10 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
                                  "proper (autograder.cluster); empty: this machine grades.").tag(config=True)
 
     def start(self) -> None:
+        why = due_date_problem(Path(self.coursedir.root), self.coursedir.db_url, self.coursedir.course_id,
+                               self.coursedir.assignment_id)
+        if why:
+            self.log.warning("%s", why)
         self._class_run = GradingRun(self.coursedir, parent=self, config=self.config)
         if not self.scheduler:  # with a scheduler no student's code runs here: each worker checks its own machine
             self._class_run.check_confinement()

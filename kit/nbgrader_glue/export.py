@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import csv
 import io
+import shlex
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
@@ -100,7 +101,7 @@ class WarnsOfUnfinished(ExportPlugin):
         coursedir = getattr(self.parent, "coursedir", None)
         if coursedir is None:
             return
-        again = f"run `nbgrader autograde {' '.join(assignments)}`, then export again"
+        again = f"run {', '.join(f'`nbgrader autograde {shlex.quote(a)}`' for a in assignments)}, then export again"
         students = unfinished_students(coursedir, assignments)
         if students:
             self.log.warning("The autograde of %s stopped part-way: their rows hold only the grades recorded so "

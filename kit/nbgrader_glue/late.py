@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import LateSubmissionPlugin
+from nbgrader.utils import parse_utc
 from traitlets import Float
 
 from kit.course import ASSIGNMENT, COURSE_ID, course, db_url, said_in_one_line
@@ -61,6 +63,26 @@ def reassign_late_penalties(url: str, course_id: str, assignment: str, per_hour:
                 notebook.late_submission_penalty = penalty
                 gb.db.flush()
         gb.db.commit()
+
+
+def due_date_problem(root: Path, url: str, course_id: str, assignment: str) -> str | None:
+    """Why late penalties would not be counted from course.toml's due date of `assignment`: the gradebook, which
+    nbgrader counts them from, holds another (course.toml edited since `make release`) or none; None when they
+    agree, or for an assignment course.toml does not name."""
+    settings = course(root)
+    if assignment != settings.assignment:
+        return None
+    with Gradebook(url, course_id) as gradebook:
+        try:
+            recorded = gradebook.find_assignment(assignment).duedate
+        except MissingEntry:
+            return None  # nbgrader says so itself
+    if recorded == parse_utc(settings.duedate):
+        return None
+    held = f"holds {recorded:%Y-%m-%d %H:%M} UTC" if recorded else "holds none"
+    return (f"course.toml's due date of {assignment} is {settings.duedate}, but the gradebook, which late penalties "
+            f"are counted from, {held}: run `make release` (python -m kit.release) so that they agree, then "
+            f"autograde again")
 
 
 @said_in_one_line("python -m kit.nbgrader_glue.late")

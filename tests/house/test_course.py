@@ -77,11 +77,18 @@ def test_the_makefile_reads_the_names_from_the_course_module():
     ("grader_memory_mib = 512", "grader_memory_mib = nan", "grader_memory_mib = nan: a number above 0 is expected"),
     ("per_hour = 0.01", "per_hour = -0.01", "[late] per_hour = -0.01: a number of 0 or more is expected"),
     ("max_fraction = 1.0", "max_fraction = nan", "[late] max_fraction = nan: a fraction from 0 to 1 is expected"),
-    ("workers = 0", "workers = -1", "[grading] workers = -1: a number of 0 or more is expected")])
+    ("workers = 0", "workers = -1", "[grading] workers = -1: a number of 0 or more is expected"),
+    ('duedate = "2026-12-14T23:59:00+00:00"', 'duedate = "2026-12-14T23:59:00"',
+     "[assignment] duedate = '2026-12-14T23:59:00': a time in ISO 8601 with its time zone"),
+    ('duedate = "2026-12-14T23:59:00+00:00"', 'duedate = "tomorrow"', "a time in ISO 8601 with its time zone"),
+    ('id = "attention-kit"', 'id = ""', "[course] id = '': a name, not empty and without /"),
+    ('id = "attention-kit"', 'id = "../escape"', "[course] id = '../escape': a name, not empty and without /")])
 def test_a_course_toml_value_of_the_wrong_kind_is_named_with_its_table_and_key(course, line, replacement, said):
     # Before: "twenty" * 1 MiB became a 6 MB string, then int() failed on it; "no" read as true (unconfined). A
     # budget of 0 failed every student's grading with exit code 0 (bubblewrap refuses a disk of 0 bytes); a negative
-    # penalty added points (152.1 of 126), a fraction of nan took them all; -1 workers failed every student.
+    # penalty added points (152.1 of 126), a fraction of nan took them all; -1 workers failed every student. A due
+    # date without a zone was read in the service's local time, another form crashed it; an empty course id or one
+    # with a / made the exchange's folders elsewhere.
     text = (course / "course.toml").read_text()
     assert f"\n{line}\n" in text
     (course / "course.toml").write_text(text.replace(f"\n{line}\n", f"\n{replacement}\n"))

@@ -66,3 +66,26 @@ def test_does_a_students_next_notebook_on_time_read_nothing_of_their_submission(
     alone = _penalised(AssignLatePenaltiesAtOnce, url, caplog)
     assert first[0] is second[0] is alone[0] is None
     assert second[2] < min(first[2], alone[2])  # statements
+
+
+def test_autograde_warns_when_course_tomls_due_date_is_not_the_gradebooks(tmp_path, copy_released):
+    """A due date edited in course.toml without `make release` was silently not the one late penalties were
+    counted from (nbgrader counts from the gradebook's); a gradebook with none gave no penalty at all."""
+    from kit.course import db_url
+    from kit.nbgrader_glue.late import due_date_problem
+    from kit.release import register_in_gradebook
+
+    course = copy_released(tmp_path / "course")
+    assert "holds none" in due_date_problem(course, db_url(course), COURSE_ID, "attention")  # generate_assignment's
+    register_in_gradebook(course)  # as `make release` does
+    assert due_date_problem(course, db_url(course), COURSE_ID, "attention") is None
+    toml = course / "course.toml"
+    toml.write_text(toml.read_text().replace('duedate = "2026-12-14T23:59:00+00:00"',
+                                             'duedate = "2026-12-17T23:59:00+00:00"'))
+    said = due_date_problem(course, db_url(course), COURSE_ID, "attention")
+    assert said.startswith("course.toml's due date of attention is 2026-12-17T23:59:00+00:00, but the gradebook, "
+                           "which late penalties are counted from, holds 2026-12-14 23:59 UTC: run `make release`")
+    with Gradebook(db_url(course), COURSE_ID) as gradebook:
+        gradebook.update_or_create_assignment("attention", duedate=None)
+    assert "holds none" in due_date_problem(course, db_url(course), COURSE_ID, "attention")
+    assert due_date_problem(course, db_url(course), COURSE_ID, "another") is None
