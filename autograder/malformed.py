@@ -11,14 +11,17 @@ reader runs, a cell that nbgrader or the grader would fail the student's whole h
 from __future__ import annotations
 
 
+def _source_text(cell) -> str | None:
+    """A cell's source as text (a string, or a list of lines joined); None when it is neither."""
+    source = cell.get("source", "") if isinstance(cell, dict) else None
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    return source if isinstance(source, str) else None
+
+
 def cell_named(cells: list, number: int) -> str:
     """"cell 4 (the one that begins 'def softmax(x):')": cell `number` (from 1) of `cells`, by its first line."""
-    cell = cells[number - 1]
-    text = cell.get("source", "") if isinstance(cell, dict) else ""
-    if isinstance(text, list) and all(isinstance(line, str) for line in text):
-        text = "".join(text)
-    elif not isinstance(text, str):  # not text: no first line to show
-        text = ""
+    text = _source_text(cells[number - 1]) or ""  # not text: no first line to show
     line = next(iter(text.strip().splitlines()), "").encode("utf-8", "replace").decode("utf-8")[:60]
     return f"cell {number}" + (f" (the one that begins {line!r})" if line else "")
 
@@ -36,8 +39,7 @@ def unshaped_cell(cells: list) -> str | None:
             return f"cell {number} is not a cell"
         if not isinstance(cell.get("cell_type"), str):
             return f"{cell_named(cells, number)} does not say what kind of cell it is (its cell_type)"
-        source = cell.get("source", "")
-        if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
+        if _source_text(cell) is None:
             return f"{cell_named(cells, number)}: its source is not text"
     return None
 
