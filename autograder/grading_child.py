@@ -114,6 +114,14 @@ class GradingChild:
             return None
         return max(0, peak - self.resident_at_ready)
 
+    def held_since_ready(self) -> int | None:
+        """The resident memory the child holds now beyond its mark at ready (what its notebooks keep, once a
+        call is over); None when it cannot be read."""
+        now = status_bytes(self.pid, "VmRSS")
+        if now is None or self.resident_at_ready is None:
+            return None
+        return max(0, now - self.resident_at_ready)
+
     def forget_peak(self) -> None:
         """Set the kernel's highest mark of the child's resident memory back to what it holds now (/proc's
         clear_refs, Linux 4.0), so that what it held at an earlier case's peak is forgotten and what it still

@@ -229,6 +229,14 @@ class Submission:
         child.forget_peak()
         return (child.peak_since_ready() or 0) <= limit // 2
 
+    def _held_after(self, child: GradingChild) -> int | None:
+        """What a child whose measured case went past its cap still holds once the call is over and it has given
+        back what it no longer uses (`GradingChild.tidy`): what its notebook keeps, which the message names apart
+        from the call's own memory; None where it cannot say."""
+        if not child.tidy(self.spending.deadline(time.monotonic() + self.seconds_per_call)):
+            return None
+        return child.held_since_ready()
+
     def outcome(self, name: str, case: Case) -> Outcome:
         """What the student's answer `name` gives on `case` (see judge.call)."""
         return self.outcomes(name, [case])[0]
@@ -299,7 +307,8 @@ class Submission:
             found.append(end)
         if limit is not None and found[0].has_value:
             # Measured here, from outside: the child could lie about its own memory.
-            found[0] = Outcome.returned(found[0].value, child.peak_since_ready())
+            found[0] = Outcome.returned(found[0].value, peak := child.peak_since_ready(),
+                                        self._held_after(child) if peak is not None and peak > limit else None)
         if found[-1].timed_out:  # the child ran no later case of it (child.py)
             self._stopped[name] = ("TimeoutError", found[-1].message)
         return found

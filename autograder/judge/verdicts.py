@@ -171,19 +171,29 @@ def _case_problem(label: str, outcome: Outcome, case: Case, reveal: bool) -> Ver
                             case.get("parts", ()), case.get("computed_from"))
     if problem or "memory_limit_bytes" not in case:
         return problem
-    return _memory_problem(label, outcome.peak, case)
+    return _memory_problem(label, outcome, case)
 
 
-def _memory_problem(label: str, peak: int | None, case: Case) -> Verdict | None:
-    """Blockwise attention must never hold the n_q × n_k grid: its peak allocation is capped."""
-    limit, grid = case["memory_limit_bytes"], case["grid_bytes"]
+def _memory_problem(label: str, outcome: Outcome, case: Case) -> Verdict | None:
+    """Blockwise attention must never hold the n_q × n_k grid: its peak allocation is capped. What the
+    notebook's cells keep counts too (their arrays are held while the function runs); where what it still held
+    after the call explains the excess, the message says so and names no grid."""
+    limit, grid, peak, held = case["memory_limit_bytes"], case["grid_bytes"], outcome.peak, outcome.held
     if peak is None:
         return Verdict("too much memory", f"{label}: the memory your function used could not be measured.")
     if peak <= limit:
         return None
-    return Verdict("too much memory", (
-        f"{label}: the values are right, but {peak / 2**20:.1f} MiB were held at the peak (the call's memory and "
-        f"what your notebook's cells keep, counted together), more than the {limit / 2**20:.0f} MiB allowed; "
+    counted = (f"{label}: the values are right, but {peak / 2**20:.1f} MiB were held at the peak (the call's memory "
+               f"and what your notebook's cells keep, counted together), more than the {limit / 2**20:.0f} MiB "
+               "allowed; ")
+    if held is not None and peak - held <= limit:
+        return Verdict("too much memory", counted + (
+            f"your notebook still held {held / 2**20:.1f} MiB when the call was over, and the call itself took "
+            f"about {max(0, peak - held) / 2**20:.1f} MiB.\n"
+            "Likely mistake: arrays your notebook's cells keep (a demonstration's inputs in the answer's cell, a "
+            "module-level cache) count while your function runs: build them inside a function, or `del` them "
+            "when done"))
+    return Verdict("too much memory", counted + (
         f"the full n_q × n_k grid is {grid / 2**20:.0f} MiB.\n"
         f"Likely mistake: {FULL_GRID}. Work through the keys one block at a time and keep "
         "only a running maximum, sum and weighted sum per query (chapter section 7)"), FULL_GRID)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -203,6 +204,42 @@ def test_a_debugger_left_in_an_answer_is_named_not_left_as_a_bare_bdbquit(tmp_pa
         "    return np.asarray(Q) @ np.asarray(K).T\n"))
     for outcome, call in zip(outcomes, ("breakpoint()", "pdb.set_trace()")):
         assert outcome.message.startswith(f"{call}: the debugger waits for someone to type"), outcome
+
+
+def test_sys_exit_in_an_answer_keeps_its_words_and_the_child_goes_on(tmp_path):
+    """A student who ends their function with sys.exit("...") on a bad input read "ProcessEnded: your code ended
+    the grading process (exit code 1)": their own words lost, and a fresh child started for the next answer.
+    The exit is the answer's outcome, its words and line kept, and the same child goes on."""
+    (tmp_path / "answers.py").write_text(
+        "import sys\n\nimport numpy as np\n\n\n"
+        "def raw_scores(Q, K):\n"
+        "    sys.exit('the widths of Q and K differ')\n\n\n"
+        "def scaled_scores(Q, K):\n"
+        "    return np.asarray(Q) @ np.asarray(K).T / np.sqrt(np.shape(Q)[-1])\n")
+    make_submission(tmp_path / "answers.py", tmp_path / "attention")
+    with Submission(tmp_path / "attention", seconds_per_call=30) as submission:
+        exited, scaled = (submission.outcome(name, hidden_cases(name)[0]) for name in ("raw_scores", "scaled_scores"))
+        started = submission.started
+    assert exited.error == "SystemExit", exited
+    assert re.match(r"sys.exit\('the widths of Q and K differ'\) ends the whole program \(line \d+: sys.exit",
+                    exited.message), exited
+    assert scaled.has_value and started == [SHARED]
+
+
+def test_a_notebooks_own_arrays_that_take_a_measured_case_past_its_cap_are_named_not_the_grid(tmp_path):
+    """Inputs of a demonstration kept in blockwise_attention's answer cell (48 MiB) count while the function runs,
+    and take the case past its cap; the message said "Likely mistake: builds the full n × n grid", which the
+    function never did. It now says what the notebook still held after the call, and names no grid; an answer
+    that builds the grid is still named so (tests/shared/corpus/mistakes)."""
+    folder = tmp_path / "attention"
+    shutil.copytree(EXAMPLE / "ada" / "attention", folder)
+    _with_cell(folder / "06_blockwise.ipynb", "blockwise_attention", "_demo = np.ones(6 << 20)  # 48 MiB\n")
+    report = grade_submission(folder)
+    cell = report.cells["hidden_blockwise_attention"]
+    assert cell.kind == "too much memory", cell
+    held = re.search(r"your notebook still held ([\d.]+) MiB", cell.message)
+    assert held and float(held[1]) >= 48 and "arrays your notebook's cells keep" in cell.message, cell
+    assert "grid" not in cell.message, cell
 
 
 def test_a_debugger_left_in_an_answer_cell_itself_is_named_too(tmp_path):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
-from autograder.judge import answer_cells, bound_names, fresh_namespace, run_cells
+from autograder.judge import answer_cells, bound_names, fresh_namespace, left_out_note, run_cells
 from autograder.judge.kernel_syntax import as_python
 
 PYTHON = [
@@ -107,6 +110,26 @@ def test_a_cell_of_the_students_own_keeps_its_blocks_of_definitions_alone():
     run_cells([("cell", kept)], namespace)
     assert namespace["__cell_errors__"] == [] and namespace["backend"]() in ("numpy", "torch")
     assert "missing_module" not in kept and "print" not in kept and "for" not in kept
+
+
+def test_what_a_cell_of_the_students_own_left_out_is_named_only_where_the_answer_reads_what_it_changes(tmp_path):
+    """left_out_note: a loop filling a table a helper of the answer reads, and a method call under the main guard
+    on a list the answer reads, are named with their lines; a demonstration, a call on a module (np.seterr)
+    and a loop over names the answer never reads are not; an answer that reads none of them gets no note."""
+    own = ("TABLE = {}\nfor k in range(3):\n    TABLE[k] = 2 * k\nprint(TABLE)\nnp.seterr(all='ignore')\n"
+           "for unused in range(2):\n    pass\nif __name__ == '__main__':\n    CACHE = []\n    CACHE.append(1)\n")
+    answer = "def helper(k):\n    return TABLE[k] + len(CACHE)\n\ndef f(k):\n    return np.float64(helper(k))\n"
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text(json.dumps({"cells": [
+        {"cell_type": "code", "metadata": {}, "source": own},
+        {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "f", "solution": True}}, "source": answer}]}))
+    namespace = fresh_namespace()
+    run_cells(answer_cells(notebook), namespace)
+    note = left_out_note(notebook, namespace["f"], namespace)
+    assert note.startswith(" (while graded, a cell of your own runs only its definitions, so these did not run: "
+                           "the for loop at line 2 of your cell that begins `TABLE = {}`, which changes TABLE; the "
+                           "call at line 10 of your cell that begins `TABLE = {}`, which changes CACHE. "), note
+    assert left_out_note(notebook, lambda k: np.ones(k), namespace) == ""
 
 
 @pytest.mark.parametrize("source, names", [

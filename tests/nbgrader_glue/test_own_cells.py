@@ -73,3 +73,29 @@ def test_a_cell_whose_nbgrader_metadata_the_student_broke_is_theirs_and_runs(tmp
         cells = restore_locked_cells(student, source, answers_only=True)["cells"]
         own = [c["source"] for c in cells if c["metadata"] == {}]
         assert own == ([HELPER, SOFTMAX] if theirs else [HELPER]), broken
+
+
+TABLE_BY_LOOP = """SHIFTERS = {}
+for axis in (-1, 0, 1, 2):
+    SHIFTERS[axis] = lambda S, a=axis: S - S.max(axis=a, keepdims=True)
+print(np.round(np.exp(np.arange(3.0)), 2))  # a demonstration: no answer reads what it changes
+"""
+
+
+def test_a_table_a_loop_of_the_students_own_fills_is_named_when_the_answer_meets_it_empty(tmp_path):
+    """A cell of the student's own runs only its definitions while graded, so a loop there filling a table the
+    answer reads did not run: the answer met an empty table (a KeyError, 0 points) where in JupyterLab it
+    passed, and the message said nothing of why. It now names the loop, its line and cell, and the table; the
+    demonstration beside it, which changes nothing the answer reads, is not named. The cell is named by its first
+    line: the cells graded are not numbered as in the student's notebook."""
+    _with_helper(tmp_path / "attention")
+    nb = json.loads((tmp_path / "attention" / NOTEBOOK).read_text())
+    helper = next(i for i, c in enumerate(nb["cells"]) if c.get("id") == "helper")
+    nb["cells"][helper]["source"] = TABLE_BY_LOOP
+    nb["cells"][helper + 1]["source"] = SOFTMAX.replace("shifted(", "SHIFTERS[axis](").replace(", axis))", "))")
+    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
+    message = grade_submission(tmp_path / "attention").cells["hidden_softmax"].message
+    assert "KeyError" in message, message
+    assert "so these did not run: the for loop at line 2 of your cell that begins `SHIFTERS = {}`, which changes " \
+        "SHIFTERS." in message, message
+    assert "call at line 4" not in message, message

@@ -32,7 +32,8 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
     """Run a student function quietly and say what happened.
 
     Returns a value, "not started" for a `NotImplementedError`, or "raised"
-    with the exception's type name and message (the line it came from).
+    with the exception's type name and message (the line it came from);
+    sys.exit() too is "raised", never the end of the caller's process.
     Warnings are silenced: a warning on stderr must not zero a correct answer.
     With `measure_memory`, a value comes with the peak bytes allocated during
     the call (tracemalloc).
@@ -50,6 +51,9 @@ def call(func, args=(), kwargs=None, measure_memory: bool = False) -> Outcome:
                 tracemalloc.stop()
     except NotImplementedError as e:
         return Outcome.unstarted(str(e) or f"{getattr(func, '__name__', 'this function')} is not implemented yet")
+    except SystemExit as e:  # sys.exit() or exit() in the answer: its words kept, and the caller's process
+        return Outcome.raising("SystemExit", f"sys.exit({e.code!r}) ends the whole program{_where(e.__traceback__)}: "
+                                             "a function says an input is bad by raising an exception (ValueError)")
     except Exception as e:  # the student's bug, reported, never raised through
         error, own = _known_as(type(e))
         return Outcome.raising(error, f"{own + ': ' if own else ''}{e}{_where(e.__traceback__)}")

@@ -52,11 +52,15 @@ def _definitions(source: str) -> str:
 def _kept_definitions(body: list[ast.stmt]) -> list[ast.stmt]:
     kept = []
     for node in body:
-        if isinstance(node, _DEFINITIONS) or _runs_a_script(node) or _block_of_definitions(node):
+        if _is_definition(node):
             kept.append(node)
         elif _is_main_guard(node) and (inside := _kept_definitions(node.body)):
             kept.append(ast.If(test=node.test, body=inside, orelse=[]))
     return kept
+
+
+def _is_definition(node: ast.stmt) -> bool:
+    return isinstance(node, _DEFINITIONS) or _runs_a_script(node) or _block_of_definitions(node)
 
 
 def _block_of_definitions(node: ast.stmt) -> bool:
@@ -83,6 +87,40 @@ def _runs_a_script(node: ast.stmt) -> bool:
     return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
         call.func.attr == "run_line_magic" and bool(call.args) and isinstance(call.args[0], ast.Constant) and \
         call.args[0].value == "run"
+
+
+def left_out(source: str) -> list[ast.stmt]:
+    """The top-level statements of a cell of the student's own that `_definitions` leaves out (a main guard's
+    included), as parsed; [] if it does not parse (then nothing of it runs)."""
+    try:
+        body = ast.parse(source).body
+    except Exception:  # a syntax error, a source nested too deeply to read
+        return []
+
+    def dropped(body: list[ast.stmt]):
+        for node in body:
+            if _is_main_guard(node):
+                yield from dropped(node.body)
+            elif not _is_definition(node):
+                yield node
+    return list(dropped(body))
+
+
+def own_cells(cells) -> list[tuple[str, str]]:
+    """(how a message names it, source as Python) of each cell of the student's own among a notebook's cells,
+    named by its first line ("your cell that begins `TABLE = {}`"): the cells graded are not numbered as in the
+    student's notebook (handed_in.py keeps what grading runs)."""
+    return [(_named(_text(cell["source"])), as_python(_text(cell["source"]))) for cell in cells
+            if _runs_when_loaded(cell) and "nbgrader" not in cell.get("metadata", {})]
+
+
+def _named(source: str) -> str:
+    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    return f"your cell that begins `{first if len(first) <= 40 else first[:39] + '…'}`"
+
+
+def _text(source) -> str:
+    return "".join(source) if isinstance(source, list) else source
 
 
 def bound_names(source: str) -> list[str]:
@@ -113,7 +151,7 @@ def answer_cells(path, cells=None) -> list[tuple[str, str]]:
     for number, cell in enumerate(cells, 1):
         if not _runs_when_loaded(cell):
             continue
-        source = as_python("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
+        source = as_python(_text(cell["source"]))
         if "nbgrader" in cell.get("metadata", {}):
             found.append((cell["metadata"]["nbgrader"]["grade_id"], source))
         else:

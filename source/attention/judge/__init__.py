@@ -16,6 +16,7 @@ expected value that it is given. One job per file:
 - stand_ins.py   the reference standing in for what an answer is built on
                  (BUILT_ON, from the generated built_on.json);
 - cells.py       extracting and running a notebook's answer cells;
+- left_out.py    naming what of a student's own cells grading left out, where an answer needed it;
 - wire.py        the codec: cases and messages as JSON plus arrays' bytes, never pickles;
 - frames.py      one message between the grader and its grading child, as a frame;
 - checks.py      the visible checks run in the student's notebook;
@@ -27,6 +28,7 @@ from .case import Case
 from .cells import answer_cells, bound_names, fresh_namespace, run_cells, solution_namespace
 from .checks import VISIBLE_CASES, check, check_answer_form
 from .exceptions import CheckFailed, NotStarted
+from .left_out import left_out_note
 from .outcome import Outcome
 from .policy import KINDS, Verdict, differs, tolerance
 from .stand_ins import BUILT_ON, standing_in
@@ -46,7 +48,7 @@ __all__ = [
     # one exercise at a time
     "BUILT_ON", "standing_in",
     # a notebook's answers
-    "answer_cells", "bound_names", "fresh_namespace", "run_cells", "solution_namespace",
+    "answer_cells", "bound_names", "fresh_namespace", "run_cells", "solution_namespace", "left_out_note",
     # cases and the wire
     "Case", "Seed", "fresh_inputs", "save_cases", "load_cases", "frame_of", "from_frame", "read_message",
     "plain", "outcome_to_wire", "outcome_from_wire",

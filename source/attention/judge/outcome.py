@@ -18,7 +18,9 @@ OUTCOME_KINDS: tuple[Kind, ...] = ("value", "not started", "raised", "changed in
 @dataclass(frozen=True)
 class Outcome:
     """kind "value": the answer returned `value` (with `peak`, the bytes it
-    allocated at its peak, when its memory was measured); "not started": it
+    allocated at its peak, when its memory was measured, and `held`, what of
+    that its notebook still held when the call was over, where measured from
+    outside the grading child); "not started": it
     raised NotImplementedError, `message` says why; "raised": it raised the
     exception named `error` (TimeoutError when stopped, ProcessEnded when its
     code ended the grading process, CELL_FAILED when the cell that defines it
@@ -30,10 +32,11 @@ class Outcome:
     error: str = ""
     message: str = ""
     peak: int | None = None
+    held: int | None = None
 
     @classmethod
-    def returned(cls, value, peak: int | None = None) -> Outcome:
-        return cls("value", value, peak=peak)
+    def returned(cls, value, peak: int | None = None, held: int | None = None) -> Outcome:
+        return cls("value", value, peak=peak, held=held)
 
     @classmethod
     def raising(cls, error: str, message: str) -> Outcome:
