@@ -134,7 +134,7 @@ class NoConfinement(RuntimeError):
 @cache
 def probe() -> tuple[str | None, str]:
     """(BUBBLEWRAP, NAMESPACES or None, what was tried and why it failed), trying each with a trivial child."""
-    forced = os.environ.get("KIT_CONFINEMENT", "")
+    forced = forced_confinement()
     if forced in (BUBBLEWRAP, NAMESPACES):
         return forced, f"KIT_CONFINEMENT={forced}"
     if forced == "none":
@@ -149,6 +149,17 @@ def probe() -> tuple[str | None, str]:
             return kind, ""
         tried.append(f"{kind}: {error}")
     return None, "; ".join(tried + _blocking_settings())
+
+
+def forced_confinement() -> str:
+    """KIT_CONFINEMENT: BUBBLEWRAP, NAMESPACES, "none" or "" (unset: the probe tries each); NoConfinement for
+    anything else, whether or not the course grades unconfined where there is none: a misspelt setting must
+    not leave the machine's choice to a probe its writer meant to overrule."""
+    forced = os.environ.get("KIT_CONFINEMENT", "")
+    if forced not in ("", BUBBLEWRAP, NAMESPACES, "none"):
+        raise NoConfinement(f"KIT_CONFINEMENT={forced!r} names no confinement: {BUBBLEWRAP!r}, {NAMESPACES!r} or "
+                            "'none' (unset, the kit tries each); grading stopped before any student's code ran")
+    return forced
 
 
 def _trial(kind: str) -> str | None:
@@ -220,6 +231,7 @@ def confinement(accept: str = REQUIRED) -> str:
     """
     if accept == NEVER:
         return UNCONFINED
+    forced_confinement()  # a misspelt KIT_CONFINEMENT refuses whatever the course accepts
     kind, why = probe()
     if kind is not None:
         return kind

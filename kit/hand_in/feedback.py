@@ -57,7 +57,11 @@ class OwnerOnlyReleaseFeedback(ExchangeReleaseFeedback):
         accounts = account_map(settings, Path(self.coursedir.root))
         self.left_out: dict[str, str] = {}
         readers = {}  # student → the account that may read their pages (None: any, on a course's own exchange)
-        for student in (pages := self._pages()):
+        if not (pages := self._pages()):
+            self.log.warning("No feedback page of '%s' to release (none in %s): make them first with `nbgrader "
+                             "generate_feedback %s`", self.coursedir.assignment_id, self.src_path,
+                             self.coursedir.assignment_id)
+        for student in pages:
             try:
                 (readers[student],) = owners_of(student, settings, accounts) if settings.shared_exchange else [None]
             except Refused as why:

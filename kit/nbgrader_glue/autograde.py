@@ -39,10 +39,12 @@ machine alone writes the gradebook, and then runs no student's code.
 
 from __future__ import annotations
 
+import glob
 import os
 from pathlib import Path
 
 from nbgrader import utils
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.converters import Autograde, NbGraderException
 from traitlets import Integer, Unicode
 
@@ -57,6 +59,7 @@ from kit.nbgrader_glue.grading_run import RUN, GradingRun
 from kit.nbgrader_glue.late import due_date_problem
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
+from kit.nbgrader_glue.reachable import WHERE_SET, shown_url
 from kit.nbgrader_glue.per_student import one_read_per_run, one_read_per_student
 from kit.nbgrader_glue.plain_files import not_plain_problem
 from kit.nbgrader_glue.timestamp import timestamp_problem
@@ -79,6 +82,7 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
                                  "proper (autograder.cluster); empty: this machine grades.").tag(config=True)
 
     def start(self) -> None:
+        self._stop_unless_released()
         why = due_date_problem(Path(self.coursedir.root), self.coursedir.db_url, self.coursedir.course_id,
                                self.coursedir.assignment_id)
         if why:
@@ -87,6 +91,24 @@ class ParallelAutograde(OneStudentPerWorker, LockedAutograde):
         if not self.scheduler:  # with a scheduler no student's code runs here: each worker checks its own machine
             self._class_run.check_confinement()
         super().start()
+
+    def _stop_unless_released(self) -> None:
+        """Stop, touching no folder, where the gradebook holds no such assignment (KIT_DB_URL naming a new, empty
+        gradebook, say): nbgrader says so only for each student, once their autograded folder is removed."""
+        assignment = self.coursedir.assignment_id
+        if not assignment or glob.has_magic(assignment):
+            return
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:
+            try:
+                gradebook.find_assignment(assignment)
+                return
+            except MissingEntry:
+                pass
+        why = (f"No assignment {assignment!r} in the gradebook {shown_url(self.coursedir.db_url)}, so nothing was "
+               f"graded and no folder touched: release it into this gradebook first (`python -m kit.release`), or "
+               f"name the gradebook it was released into ({WHERE_SET})")
+        self.log.error("%s", why)
+        raise NbGraderException(why)
 
     def ready_folder(self, folder: str) -> str | None:
         """Each handed-in notebook nbgrader could not read set aside beside itself: such a notebook scores as

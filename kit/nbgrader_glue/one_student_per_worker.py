@@ -63,6 +63,9 @@ class OneStudentPerWorker:
         """nbgrader's, on the students not excluded on the command line: each folder readied first
         (`ready_folder`), unless no work on it can begin (`cannot_convert`: logged now, named among the failed at
         the end, its folder untouched). An excluded student's folder is not read at all."""
+        # nbgrader converts from the course root (it changes into it): a relative root given on the command line
+        # (`--CourseDirectory.root=..` from source/) would name another folder to whatever reads it again then
+        self.config.CourseDirectory.root = self.coursedir.root
         excluded = excluded_students(self.coursedir)
         cannot, nothing_left = {}, {}
         for folder in sorted(glob.glob(self._format_source(self.coursedir.assignment_id, self.coursedir.student_id))):

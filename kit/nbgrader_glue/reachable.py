@@ -28,7 +28,8 @@ def _one_line(error: BaseException) -> str:
     return re.sub(r"\s+", " ", str(cause)).strip() or type(cause).__name__
 
 
-def _shown(url: str) -> str:
+def shown_url(url: str) -> str:
+    """`url` as a message may show it: its password hidden."""
     try:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # an unparsable URL is shown as given: it holds no parsable password
@@ -59,7 +60,7 @@ def require_gradebook(url: str) -> None:
     """Exit with one line on stderr unless the gradebook at `url` answers (checked once per process)."""
     why = unreachable(url)
     if why:
-        sys.exit(f"gradebook unreachable: {_shown(url)}: {why} ({WHERE_SET})")
+        sys.exit(f"gradebook unreachable: {shown_url(url)}: {why} ({WHERE_SET})")
 
 
 def opens_gradebook(argv: list[str]) -> bool:

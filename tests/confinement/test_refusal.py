@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder import sandbox
 from autograder.grade import REPORT_FILE
 from autograder.sandbox import REFUSAL, UNCONFINED, refusal
 from kit import nbgrader_cli
@@ -53,6 +54,20 @@ def test_without_confinement_autograde_stops_before_any_students_code_and_says_w
     assert not (course / "autograded").exists()
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.assignment_submissions("attention") == []
+
+
+def test_a_misspelt_confinement_setting_stops_autograde_and_names_the_setting(course, monkeypatch):
+    """KIT_CONFINEMENT=bubblewarp was ignored (the probe chose as if it were unset), where a misspelt KIT_GRADING
+    stops; it now stops autograde before any student's code runs, naming the setting and its values, and a
+    course that grades unconfined where there is no confinement is refused all the same."""
+    finished = nbgrader(course, "autograde", "attention", KIT_CONFINEMENT="bubblewarp")
+    assert finished.returncode != 0
+    assert "KIT_CONFINEMENT='bubblewarp' names no confinement: 'bubblewrap', 'namespaces' or 'none'" in \
+        finished.stderr, finished.stderr[-3000:]
+    assert not (course / "autograded").exists()
+    monkeypatch.setenv("KIT_CONFINEMENT", "Bubblewrap")
+    with pytest.raises(sandbox.NoConfinement, match="KIT_CONFINEMENT='Bubblewrap'"):
+        sandbox.confinement(sandbox.IF_AVAILABLE)
 
 
 def test_a_course_that_opts_out_is_graded_unconfined_and_the_feedback_says_so(course):

@@ -81,3 +81,12 @@ def test_pages_the_exchange_has_no_room_for_are_named_and_a_rerun_releases_them(
     there = result.stdout.count(".html")  # the pages there was room for
     assert 0 < there < 6 and log.count("not released: No space left on device") == 6 - there
     assert release(course).returncode == 0 and len(released(course)) == 6  # room again: every page
+
+
+def test_releasing_before_any_page_was_made_says_so_and_what_to_run(course):
+    """release_feedback before generate_feedback released nothing and said only that it left out no student."""
+    result = release(course)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"No feedback page of '{ASSIGNMENT}' to release" in result.stderr, result.stderr[-3000:]
+    assert f"`nbgrader generate_feedback {ASSIGNMENT}`" in result.stderr
+    assert released(course) == {}

@@ -200,3 +200,43 @@ def test_a_student_is_added_from_dot_venv_without_an_activated_environment_on_a_
     assert added.returncode == 0, added.stderr[-2000:]
     with Gradebook(db_url(course), COURSE_ID) as gb:
         assert gb.find_student("zoe").first_name == "Zoe"
+
+
+def test_autograde_and_feedback_from_a_subfolder_with_a_relative_root_read_the_courses_own_source(tmp_path,
+                                                                                                 copy_released):
+    """An instructor in source/ who runs `nbgrader autograde attention --CourseDirectory.root=..`: nbgrader
+    standardises its own root, then converts from the course root, where the kit read the root from the
+    configuration again and took `..` from there: the source notebooks were looked for beside the course, and
+    every notebook failed. Both commands grade and write pages as from the course root."""
+    course = copy_released(tmp_path / "course")
+    shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / "ada" / ASSIGNMENT)
+    run_nbgrader(course, "db", "student", "add", "ada")
+    for step in ("autograde", "generate_feedback"):
+        ran = nbgrader_cli.run(step, ASSIGNMENT, "--CourseDirectory.root=..", cwd=course / "source",
+                               capture_output=True, text=True)
+        assert ran.returncode == 0, ran.stderr[-3000:]
+    report = json.loads((course / "autograded" / "ada" / ASSIGNMENT / REPORT_FILE).read_text())
+    assert report["cells"] and report["problems"] == {}, report["problems"]
+    assert sum(c["earned"] for c in report["cells"].values()) > 0
+    pages = {page.name for page in (course / "feedback" / "ada" / ASSIGNMENT).glob("*.html")}
+    assert {f"{notebook.stem}.html" for notebook in (course / "source" / ASSIGNMENT).glob("*.ipynb")} <= pages
+
+
+def test_autograde_against_a_gradebook_without_the_assignment_stops_before_touching_a_folder(tmp_path,
+                                                                                          copy_released):
+    """KIT_DB_URL naming a new, empty gradebook (a typo in its path): nbgrader said "No assignment" for each
+    student only after removing their autograded folder, grading report and all. autograde now stops first, names
+    the gradebook and what to do, and every folder is as it was."""
+    course = copy_released(tmp_path / "course")
+    shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / "ada" / ASSIGNMENT)
+    run_nbgrader(course, "db", "student", "add", "ada")
+    graded = course / "autograded" / "ada" / ASSIGNMENT
+    graded.mkdir(parents=True)
+    (graded / REPORT_FILE).write_text("{}")
+    empty = f"sqlite:///{tmp_path / 'gradebok.db'}"
+    ran = nbgrader_cli.run("autograde", ASSIGNMENT, "--force", cwd=course, env={"KIT_DB_URL": empty},
+                           capture_output=True, text=True)
+    assert ran.returncode != 0
+    assert f"No assignment '{ASSIGNMENT}' in the gradebook {empty}, so nothing was graded and no folder touched" \
+        in ran.stderr, ran.stderr[-3000:]
+    assert (graded / REPORT_FILE).read_text() == "{}"
