@@ -6,7 +6,9 @@ separated by commas (a shared helper's mutant, for one reason under each), or
 mutant as `Mutant.key` words it ("function: before → after"); and why no
 case should fail it: it computes the same answer (equivalent), or it changes
 only what the text leaves open. Blank lines and lines starting with # are
-comments.
+comments. A reason that ends with MAY_BE_KILLED is of a mutant equivalent in
+its values whose slowness the time limit may catch or not, as the machine's
+speed has it: its line may go unused.
 
 open.txt lists, as ``<exercise> | <mutant's key>``, the survivors no case kills
 yet: gaps of the graders known and not closed. It may only shrink: a new
@@ -22,6 +24,7 @@ from typing import NamedTuple
 EQUIVALENT = Path(__file__).with_name("equivalent.txt")
 OPEN = Path(__file__).with_name("open.txt")
 EVERY = "*"
+MAY_BE_KILLED = "may be killed"  # the end of a reason: the time limit catches this mutant on some machines
 
 
 class Reviewed(NamedTuple):

@@ -75,7 +75,8 @@ def test_every_survivor_listed_as_open_still_survives_and_every_reviewed_line_is
     survivors = {(name, key) for name, r in RESULTS["exercises"].items() for key in r["survivors"]}
     assert not reviewed.still_open() - survivors, "killed now: take them out of mutation/open.txt"
     used = {key for r in RESULTS["exercises"].values() for key in r["equivalent keys"]}
-    assert not [r.line for r in reviewed.reviewed() if r.key not in used], "lines of equivalent.txt no mutant needs"
+    unused = [r.line for r in reviewed.reviewed() if r.key not in used and not r.why.endswith(reviewed.MAY_BE_KILLED)]
+    assert not unused, "lines of equivalent.txt no mutant needs"
 
 
 @pytest.mark.parametrize("exercise", [name for name in record.touched(RESULTS) if name not in NOT_YET_GRADED])
