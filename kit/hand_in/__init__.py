@@ -15,6 +15,7 @@ Collect button both use them:
 - acl.py: POSIX access lists, so that a file can be read by one other account;
 - feedback.py: OwnerOnlyReleaseFeedback, each feedback page readable by its
   student's account alone, no student's pages stopping the rest;
+- exchange_root.py: an exchange not made yet, named with what makes it;
 - page.py: the pages the kit writes itself, not from a graded notebook (a
   notice over the limit, an unreadable hand-in's), and their folder, written whole.
 """

@@ -46,6 +46,7 @@ from traitlets import List, Unicode
 from autograder import scratch
 from kit.course import course
 from kit.hand_in.accounts import account_map, owners_of
+from kit.hand_in.exchange_root import ExchangeRootNamed
 from kit.hand_in.secret import read_secret, secrets_in
 from kit.hand_in.tree import Copied, Limits, Refused, copy_hand_in, shown
 from kit.nbgrader_glue.timestamp import UnreadableTimestamp, handed_in_at
@@ -80,7 +81,7 @@ def parse_name(name: str, assignment: str) -> tuple[str, datetime.datetime] | No
         return None
 
 
-class TrustedCollect(ExchangeCollect):
+class TrustedCollect(ExchangeRootNamed, ExchangeCollect):
     hand_ins = List(Unicode(), help="Only these hand-ins (their folders' names in inbound/), each for the student "
                                     "its name claims: the grading service's (kit/grading_service/). Empty: every "
                                     "student's newest, as nbgrader's collect takes them.").tag(config=True)

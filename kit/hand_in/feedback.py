@@ -40,13 +40,14 @@ from autograder.whole_file import write_whole
 from kit.course import course
 from kit.hand_in import acl
 from kit.hand_in.accounts import account_map, owners_of
+from kit.hand_in.exchange_root import ExchangeRootNamed
 from kit.hand_in.secret import read_secret
 from kit.hand_in.tree import Refused
 from kit.nbgrader_glue.excluded import excluded_students
 from kit.nbgrader_glue.whole_or_absent import is_unfinished
 
 
-class OwnerOnlyReleaseFeedback(ExchangeReleaseFeedback):
+class OwnerOnlyReleaseFeedback(ExchangeRootNamed, ExchangeReleaseFeedback):
 
     def copy_files(self):
         settings = course(Path(self.coursedir.root))

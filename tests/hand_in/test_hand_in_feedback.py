@@ -90,3 +90,16 @@ def test_releasing_before_any_page_was_made_says_so_and_what_to_run(course):
     assert f"No feedback page of '{ASSIGNMENT}' to release" in result.stderr, result.stderr[-3000:]
     assert f"`nbgrader generate_feedback {ASSIGNMENT}`" in result.stderr
     assert released(course) == {}
+
+
+def test_collect_or_release_before_the_course_has_an_exchange_says_what_makes_it(copy_released, tmp_path):
+    """After `make demo` (whose exchange is its own) a course has no exchange/: collect and release_feedback said
+    "Unwritable directory, please contact your instructor" to the instructor. Each now says there is no exchange
+    yet and what makes one."""
+    course = copy_released(tmp_path / "course")
+    for step in ("collect", "release_feedback"):
+        result = subprocess.run(command(step, ASSIGNMENT), cwd=course, env=environment(), capture_output=True,
+                                text=True)
+        assert result.returncode != 0
+        assert f"No exchange at {course / 'exchange'} yet" in result.stderr, result.stderr[-3000:]
+        assert f"`nbgrader release_assignment {ASSIGNMENT}`" in result.stderr
