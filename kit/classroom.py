@@ -25,6 +25,7 @@ from kit.teaching_assistant import grade_written
 
 RUN = ROOT / ".run"              # owned by the main command: the exchange and students' working copies
 EXCHANGE = RUN / "exchange"
+CACHE = RUN / "nbgrader_cache"   # the students' submit records (nbgrader's default: the account's ~/.local)
 
 
 def roster(path: Path) -> list[dict]:
@@ -52,7 +53,7 @@ def submit(student: str, work: Path) -> None:
     if home.exists():
         shutil.rmtree(home)
     shutil.copytree(work, home / ASSIGNMENT, ignore=shutil.ignore_patterns("timestamp.txt"))
-    run_here("submit", ASSIGNMENT, f"--student={student}", f"--Exchange.root={EXCHANGE}",
+    run_here("submit", ASSIGNMENT, f"--student={student}", f"--Exchange.root={EXCHANGE}", f"--Exchange.cache={CACHE}",
              f"--CourseDirectory.course_id={COURSE_ID}", f"--CourseDirectory.root={home}", cwd=home)
 
 

@@ -286,6 +286,15 @@ def test_the_class_report_gives_every_example_student_what_they_are_known_to_hav
         assert question.graded == {s: predicted_written(course[0], s)[question.name] for s, *_ in STUDENTS}
 
 
+@pytest.mark.parametrize("course", ["sqlite"], indirect=True)
+def test_the_demos_students_keep_their_submit_records_in_the_demos_own_folder(course):
+    """The demo's students submit through nbgrader, whose record of each hand-in went to the instructor's own
+    ~/.local/share/jupyter/nbgrader_cache, there for good; it is kept in .run/ with the demo's exchange."""
+    records = course.folder / ".run" / "nbgrader_cache"
+    submitted = {record.name.split("+")[0] for record in records.glob("*/*")}
+    assert submitted == {student[0] for student in STUDENTS}, sorted(records.glob("*/*"))
+
+
 def test_the_demo_ends_with_the_class_report_and_its_summary(course):
     stdout = course[1]
     assert "Class report for attention: 8 students submitted" in stdout
