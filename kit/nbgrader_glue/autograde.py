@@ -59,9 +59,9 @@ from kit.nbgrader_glue.grading_run import RUN, GradingRun
 from kit.nbgrader_glue.late import due_date_problem
 from kit.nbgrader_glue.lock import grading_lock
 from kit.nbgrader_glue.one_student_per_worker import OneStudentPerWorker
-from kit.nbgrader_glue.reachable import WHERE_SET, shown_url
 from kit.nbgrader_glue.per_student import one_read_per_run, one_read_per_student
 from kit.nbgrader_glue.plain_files import not_plain_problem
+from kit.nbgrader_glue.reachable import WHERE_SET, shown_url
 from kit.nbgrader_glue.timestamp import timestamp_problem
 from kit.nbgrader_glue.whole_or_absent import WholeOrAbsent
 
