@@ -109,15 +109,16 @@ class GradingChild:
     def peak_since_ready(self) -> int | None:
         """The most resident memory the child has held beyond its mark at ready; None when it cannot be
         read (the child ended)."""
-        peak = status_bytes(self.pid, "VmHWM")
-        if peak is None or self.resident_at_ready is None:
-            return None
-        return max(0, peak - self.resident_at_ready)
+        return self._beyond_ready("VmHWM")
 
     def held_since_ready(self) -> int | None:
         """The resident memory the child holds now beyond its mark at ready (what its notebooks keep, once a
         call is over); None when it cannot be read."""
-        now = status_bytes(self.pid, "VmRSS")
+        return self._beyond_ready("VmRSS")
+
+    def _beyond_ready(self, field: str) -> int | None:
+        """A /proc status field of the child, in bytes, less what it held when it said it was ready."""
+        now = status_bytes(self.pid, field)
         if now is None or self.resident_at_ready is None:
             return None
         return max(0, now - self.resident_at_ready)
