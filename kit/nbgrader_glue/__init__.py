@@ -26,6 +26,8 @@
   locked_gradebook.py (how long a locked gradebook is waited for),
   gradebook_turns.py (SQLite writers take turns), lock.py (one grading run at
   a time);
+- validate_guard.py: `nbgrader validate` refuses a student's hand-in (it runs
+  code unconfined);
 - whole_or_absent.py: a student's autograded folder and feedback pages whole,
   or finished by the next plain run.
 """

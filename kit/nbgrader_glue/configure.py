@@ -24,7 +24,9 @@ It puts in place:
   templates/kit_feedback/), and the
   formgrader's view of a submission in the kit's template over nbgrader's
   (templates/kit_formgrade/); the late policy (late.py) and the exports
-  (export.py).
+  (export.py);
+- `nbgrader validate` refusing a student's hand-in, whose code it would run
+  unconfined (validate_guard.py).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def configure(c, course: Course) -> None:
     from kit.nbgrader_glue.locked_gradebook import wait_for_locked_gradebook
     from kit.nbgrader_glue.reachable import opens_gradebook, require_gradebook, url_on_command_line
     from kit.nbgrader_glue.sqlite_wal import use_write_ahead_log
+    from kit.nbgrader_glue.validate_guard import install_validate_guard
 
     if opens_gradebook(sys.argv):
         require_gradebook(url_on_command_line(sys.argv) or c.CourseDirectory.db_url)
@@ -67,6 +70,7 @@ def configure(c, course: Course) -> None:
     else:
         _in_kernel(c)
     install_converters(autograde_in_workers=grading_path() == OUT_OF_PROCESS)
+    install_validate_guard()
     _late_policy_and_exports(c, course)
 
 

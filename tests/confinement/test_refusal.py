@@ -5,16 +5,21 @@ machine with user namespaces switched off and no root: a real `nbgrader
 autograde` must stop before any student's code runs, with the message that
 names the cause and the fixes; with `[grading] unconfined = true` in
 course.toml it grades, and the report and the student's feedback say the
-grading was unconfined.
+grading was unconfined. `nbgrader validate`, which runs a notebook
+unconfined in a kernel, refuses a student's hand-in, from the command line
+and in the Jupyter server alike.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -85,3 +90,74 @@ def test_a_course_that_opts_out_is_graded_unconfined_and_the_feedback_says_so(co
         feedback[:feedback.index("Graded unconfined.")]  # ... never shown as text the student wrote
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.find_submission("attention", "ada").score > 0
+
+
+# ---------------------------------------------------------------- nbgrader validate, which runs a notebook unconfined
+
+# What the Jupyter server's Validate handler does (nbgrader/server_extensions/validate_assignment): the
+# configuration of the folder it runs in, then a Validator of its own.
+VALIDATE_AS_THE_SERVER = """
+import sys
+from nbgrader.apps import NbGrader
+from nbgrader.validator import Validator
+app = NbGrader()
+app.config_file_paths.append(['.'])
+app.load_config_file()
+try:
+    Validator(config=app.config).validate(sys.argv[1])
+except PermissionError as refused:
+    print(refused)
+"""
+
+
+def validate(course: Path, notebook: Path) -> subprocess.CompletedProcess:
+    """`nbgrader validate notebook` in the course (validate takes no --log-level)."""
+    return nbgrader_cli.run("validate", str(notebook), cwd=course, env={"HOME": str(course)}, capture_output=True,
+                            text=True)
+
+
+@pytest.fixture
+def hand_in_that_writes(tmp_path, copy_released) -> tuple[Path, Path, Path]:
+    """(course, a student's hand-in whose first cell writes a file, the file it writes)."""
+    folder = copy_released(tmp_path / "course")
+    written = tmp_path / "written by the student's code"
+    notebook = nbformat.read(ROOT / "source" / "attention" / ONE_NOTEBOOK, as_version=4)
+    notebook.cells.insert(0, nbformat.v4.new_code_cell(f"open({str(written)!r}, 'w').write('ran')"))
+    hand_in = folder / "submitted" / "bo" / "attention" / ONE_NOTEBOOK
+    hand_in.parent.mkdir(parents=True)
+    nbformat.write(notebook, hand_in)
+    return folder, hand_in, written
+
+
+def test_nbgrader_validate_refuses_a_hand_in_and_runs_none_of_its_code(hand_in_that_writes, tmp_path):
+    """`nbgrader validate` executes a notebook in a kernel with the instructor's rights: a student's hand-in, in
+    the course's folders or reached through a link, is refused with the command that grades it confined."""
+    course, hand_in, written = hand_in_that_writes
+    link = tmp_path / "looks like mine.ipynb"
+    link.symlink_to(hand_in)
+    for notebook in (hand_in.relative_to(course), link):
+        finished = validate(course, notebook)
+        assert finished.returncode == 1, finished.stderr
+        assert f"nbgrader validate refuses {notebook}: it is in {course / 'submitted'}, a student's hand-in" \
+            in finished.stderr
+        assert "nbgrader autograde <assignment> --student <id>" in finished.stderr
+        assert "Traceback" not in finished.stderr
+    assert not written.exists()
+
+
+def test_the_jupyter_servers_validate_refuses_a_hand_in_too(hand_in_that_writes):
+    course, hand_in, written = hand_in_that_writes
+    served = subprocess.run([sys.executable, "-c", VALIDATE_AS_THE_SERVER, str(hand_in)], cwd=course,
+                            capture_output=True, text=True, env={**os.environ, "HOME": str(course)})
+    assert served.returncode == 0, served.stderr
+    assert served.stdout.startswith(f"nbgrader validate refuses {hand_in}: it is in {course / 'submitted'}")
+    assert not written.exists()
+
+
+def test_nbgrader_validate_still_runs_a_notebook_outside_the_hand_ins(hand_in_that_writes, tmp_path):
+    """The guard stops only hand-ins: the same notebook copied out of them is validated, its code run."""
+    course, hand_in, written = hand_in_that_writes
+    mine = shutil.copy(hand_in, tmp_path / ONE_NOTEBOOK)
+    finished = validate(course, mine)
+    assert "refuses" not in finished.stderr
+    assert written.read_text() == "ran"
