@@ -124,8 +124,11 @@ class OneStudentPerWorker:
         self._fail_for(failed)
 
     def convert_in_workers(self, workers: int, folders: Folders) -> None:
-        """Convert every folder `folders` yields, each in one of `workers` processes forked now."""
+        """Convert every folder `folders` yields, each in one of `workers` processes forked now (no more processes
+        than folders)."""
         self._class_folders = dict(self.assignments)  # folder → notebooks, for the worker processes
+        workers = max(1, min(workers, len(self._class_folders)))
+        self.log.info("Converting %d students' folders in %d worker processes", len(self._class_folders), workers)
         with WorkerPool(workers, self._convert_one, self.log) as pool:
             pool.convert_all(folders(pool.failed))
         self._fail_for(pool.failed)

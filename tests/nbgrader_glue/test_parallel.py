@@ -68,19 +68,32 @@ def test_two_workers_write_the_feedback_one_worker_writes(graded_one_at_a_time, 
     assert pages["2"] == pages["1"]
 
 
-def test_run_in_this_process_a_workers_error_reaches_the_log_and_names_its_student(released_course, tmp_path,
-                                                                                    monkeypatch):
-    # kit/demo.py runs nbgrader in its own process (run_here), its log an in-memory stream: a worker process
-    # forked from it wrote to its own copy of that stream, and its student's error never came back.
-    course = shutil.copytree(released_course, tmp_path / "course", symlinks=True)
+def _two_blocked_students_autograded_here(released_course, course, workers: str) -> tuple[list[str], Exception]:
+    """autograde run in this process (as kit/demo.py runs it) with `workers`, on two students nbgrader fails in
+    its loop (as above: a file where their autograded folder must go): (its log lines, its failure)."""
+    shutil.copytree(released_course, course, symlinks=True)
     (course / "autograded").mkdir()
-    for student in ("blocked", "also_blocked"):  # as above: a file where their autograded folder must go
+    for student in ("blocked", "also_blocked"):
         shutil.copytree(EXAMPLE / "ada" / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
         (course / "autograded" / student).write_text("not a folder")
-    monkeypatch.setenv("KIT_GRADING_WORKERS", "2")
     lines = []
-    with pytest.raises(nbgrader_cli.NbgraderFailed) as failed:
-        nbgrader_cli.run_here("autograde", ASSIGNMENT, "--force", cwd=course, on_line=lines.append)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("KIT_GRADING_WORKERS", workers)
+        with pytest.raises(nbgrader_cli.NbgraderFailed) as failed:
+            nbgrader_cli.run_here("autograde", ASSIGNMENT, "--force", cwd=course, on_line=lines.append)
+    return lines, failed.value
+
+
+def test_run_in_this_process_a_workers_error_reaches_the_log_and_names_its_student(released_course, tmp_path):
+    # kit/demo.py runs nbgrader in its own process (run_here), its log an in-memory stream: a worker process
+    # forked from it wrote to its own copy of that stream, and its student's error never came back.
+    lines, failed = _two_blocked_students_autograded_here(released_course, tmp_path / "course", workers="2")
     for student in ("blocked", "also_blocked"):
         assert any("error processing assignment:" in line and f"/submitted/{student}/" in line for line in lines)
-    assert "Traceback" in str(failed.value)  # the message leads with the first error's traceback
+    assert "Traceback" in str(failed)  # the message leads with the first error's traceback
+
+
+def test_no_more_worker_processes_are_forked_than_there_are_students(released_course, tmp_path):
+    """Eight workers asked for, two students: two processes, said in the log (six idle forks held memory)."""
+    lines, _ = _two_blocked_students_autograded_here(released_course, tmp_path / "course", workers="8")
+    assert any("Converting 2 students' folders in 2 worker processes" in line for line in lines), lines
