@@ -147,14 +147,23 @@ def _undefined(judge, cells, name: str) -> str:
     return f"{name} is not defined: {instead}; the grader calls it by the name the stub gave it, {name}"
 
 
-def _left_out_note(judge, notebook: str, answer, namespace: dict) -> str:
-    """judge.left_out_note, or '' where the notebook or the answer's code cannot be read (the student's code may
-    have changed either); under the time limit, as the answer's own code ran (a notebook of millions of cells)."""
+def _left_out_note(judge, notebook: str, cells, answer, namespace: dict) -> str:
+    """judge.left_out_note, or '' where the notebook has no cell of the student's own (as most have not) or it or
+    the answer's code cannot be read (the student's code may have changed either); under the time limit, as the
+    answer's own code ran (a notebook of millions of cells). The notebook's left-out statements read once."""
+    if not any(grade_id.startswith("your cell") for grade_id, _ in cells):
+        return ""
     try:
         with judge.time_limit(LIBRARY_SECONDS):
-            return judge.left_out_note(notebook, answer, namespace)
+            if notebook not in _LEFT_OUT:
+                _LEFT_OUT[notebook] = []  # unreadable: no note, and not read again
+                _LEFT_OUT[notebook] = judge.left_out_statements(notebook)
+            return judge.left_out_note(_LEFT_OUT[notebook], answer, namespace)
     except Exception:  # a note is advice: never a reason to lose the outcome
         return ""
+
+
+_LEFT_OUT: dict[str, list] = {}  # notebook → its left-out statements (left_out_statements)
 
 
 def _stand_in(judge, pipes, name: str, under: str, nonce):
@@ -276,7 +285,7 @@ def _serve(judge, request, cases, loaded, seconds, pipes) -> None:
         no_answer = judge.Outcome.unstarted(errors[0] if errors else _undefined(judge, cells, name)) if stub else \
             judge.Outcome.cell_failed(name, failed)
     stand_ins = {dep: _stand_in(judge, pipes, dep, name, nonce) for dep in request.get("stand_ins", ())}
-    note = None  # what of the student's own cells grading left out that the answer needed, once it raises
+    note = None  # what of the student's own cells grading left out that the answer needed, once it ran
     for index in range(len(cases)):
         case, cases[index] = cases[index], None
         if answer is None:
@@ -287,9 +296,9 @@ def _serve(judge, request, cases, loaded, seconds, pipes) -> None:
                 outcome = judge.outcome_of(answer, {"args": case["args"], "kwargs": case["kwargs"]})
             if outcome.error == "BdbQuit":  # pdb.set_trace(): its debugger read the end of its input at once
                 outcome = judge.Outcome.raising("BdbQuit", f"pdb.set_trace(): {DEBUGGER}{outcome.message}")
-            if outcome.raised and not outcome.timed_out:
-                note = _left_out_note(judge, notebook, answer, namespace) if note is None else note
-                outcome = judge.Outcome.raising(outcome.error, outcome.message + note)
+            if not outcome.timed_out:  # a raised outcome or a value that may fail its case
+                note = _left_out_note(judge, notebook, cells, answer, namespace) if note is None else note
+                outcome = outcome.noted(note)
         del case
         _send(pipes[1], judge.frame_of({"outcome": judge.outcome_to_wire(outcome), "nonce": nonce, "case": index}))
         if outcome.timed_out:  # an answer that ran past its time once is not called again (the grader's rule)

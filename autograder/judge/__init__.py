@@ -28,7 +28,7 @@ from .case import Case
 from .cells import answer_cells, bound_names, fresh_namespace, run_cells, solution_namespace
 from .checks import VISIBLE_CASES, check, check_answer_form
 from .exceptions import CheckFailed, NotStarted
-from .left_out import left_out_note
+from .left_out import left_out_note, left_out_statements
 from .outcome import Outcome
 from .policy import KINDS, Verdict, differs, tolerance
 from .stand_ins import BUILT_ON, standing_in
@@ -49,6 +49,7 @@ __all__ = [
     "BUILT_ON", "standing_in",
     # a notebook's answers
     "answer_cells", "bound_names", "fresh_namespace", "run_cells", "solution_namespace", "left_out_note",
+    "left_out_statements",
     # cases and the wire
     "Case", "Seed", "fresh_inputs", "save_cases", "load_cases", "frame_of", "from_frame", "read_message",
     "plain", "outcome_to_wire", "outcome_from_wire",

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from autograder.judge import answer_cells, bound_names, fresh_namespace, left_out_note, run_cells
+from autograder.judge import answer_cells, bound_names, fresh_namespace, left_out_note, left_out_statements, run_cells
 from autograder.judge.kernel_syntax import as_python
 
 PYTHON = [
@@ -125,11 +125,11 @@ def test_what_a_cell_of_the_students_own_left_out_is_named_only_where_the_answer
         {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "f", "solution": True}}, "source": answer}]}))
     namespace = fresh_namespace()
     run_cells(answer_cells(notebook), namespace)
-    note = left_out_note(notebook, namespace["f"], namespace)
+    note = left_out_note(left_out_statements(notebook), namespace["f"], namespace)
     assert note.startswith(" (while graded, a cell of your own runs only its definitions, so these did not run: "
                            "the for loop at line 2 of your cell that begins `TABLE = {}`, which changes TABLE; the "
                            "call at line 10 of your cell that begins `TABLE = {}`, which changes CACHE. "), note
-    assert left_out_note(notebook, lambda k: np.ones(k), namespace) == ""
+    assert left_out_note(left_out_statements(notebook), lambda k: np.ones(k), namespace) == ""
 
 
 @pytest.mark.parametrize("source, names", [

@@ -99,3 +99,28 @@ def test_a_table_a_loop_of_the_students_own_fills_is_named_when_the_answer_meets
     assert "so these did not run: the for loop at line 2 of your cell that begins `SHIFTERS = {}`, which changes " \
         "SHIFTERS." in message, message
     assert "call at line 4" not in message, message
+
+
+TABLE_FILLED_IN_PART = """SHIFTERS = {axis: (lambda S: S) for axis in (-1, 0, 1, 2)}  # a start the loop below corrects
+for axis in (-1, 0, 1, 2):
+    SHIFTERS[axis] = lambda S, a=axis: S - S.max(axis=a, keepdims=True)
+"""
+
+
+def test_a_loop_that_would_have_corrected_a_table_is_named_when_the_answer_gives_a_wrong_value(tmp_path):
+    """The same loop correcting a table an assignment (which runs while graded) filled first: the answer meets
+    the uncorrected table and returns a wrong value, not an error, and the child cannot tell a wrong value from
+    a right one. The note comes with every value of the answer; the grader adds it where a value fails its
+    case (softmax unshifted: overflow on large scores), and a case the value passes says nothing of it."""
+    _with_helper(tmp_path / "attention")
+    nb = json.loads((tmp_path / "attention" / NOTEBOOK).read_text())
+    helper = next(i for i, c in enumerate(nb["cells"]) if c.get("id") == "helper")
+    nb["cells"][helper]["source"] = TABLE_FILLED_IN_PART
+    nb["cells"][helper + 1]["source"] = SOFTMAX.replace("shifted(", "SHIFTERS[axis](").replace(", axis))", "))")
+    (tmp_path / "attention" / NOTEBOOK).write_text(json.dumps(nb))
+    report = grade_submission(tmp_path / "attention")
+    message = report.cells["hidden_softmax"].message
+    assert "raised" not in message, message
+    assert "so these did not run: the for loop at line 2 of your cell that begins `SHIFTERS = {axis: (lambda S: S) " \
+        "for axi…`, which changes SHIFTERS." in message, message
+    assert report.cells["check_attention"].message == "passed"  # attention's stand-in softmax is the reference's

@@ -7,7 +7,7 @@ else it is this dataclass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 Kind = Literal["value", "not started", "raised", "changed input"]
@@ -26,7 +26,9 @@ class Outcome:
     code ended the grading process, CELL_FAILED when the cell that defines it
     failed first), with `message`; "changed input": it
     returned `value` but wrote into an array it was given, `message` says
-    which (`calling.outcome_of` compares every input with a pristine copy)."""
+    which (`calling.outcome_of` compares every input with a pristine copy).
+    A "value" outcome's `message` is a note for its case's message should the
+    value fail it (`noted`)."""
     kind: Kind
     value: Any = None
     error: str = ""
@@ -74,3 +76,8 @@ class Outcome:
     @property
     def timed_out(self) -> bool:
         return self.raised and self.error == "TimeoutError"
+
+    def noted(self, note: str) -> Outcome:
+        """The same outcome with `note` at the end of its message (the grading child's word on what the
+        answer may have missed; a value's message is read only when the value fails its case)."""
+        return replace(self, message=self.message + note) if note else self

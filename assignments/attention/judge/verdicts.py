@@ -169,6 +169,8 @@ def _case_problem(label: str, outcome: Outcome, case: Case, reveal: bool) -> Ver
                        f"{label}: your function raised {outcome.error}: {outcome.message}")
     problem = value_problem(label, _value_given(outcome, case), case["expected"], reveal,
                             case.get("parts", ()), case.get("computed_from"))
+    if problem and outcome.message:  # the grading child's note on what the answer may have missed
+        return problem._replace(message=problem.message + outcome.message)
     if problem or "memory_limit_bytes" not in case:
         return problem
     return _memory_problem(label, outcome, case)

@@ -2,8 +2,10 @@
 
 Grading runs only the definitions of a student's own cells (cells.py), so a
 loop there that fills a table the answer reads did not run: the answer meets
-an empty table (a KeyError) where in JupyterLab it passed. `left_out_note`
-names those statements.
+an empty table (a KeyError), or a table filled in part (a wrong value), where in
+JupyterLab it passed. `left_out_note` names those statements; the grading child
+sends it with the answer's outcome, and the grader adds it to the message of
+a case the answer fails.
 """
 
 from __future__ import annotations
@@ -20,17 +22,24 @@ _STATEMENT_KINDS = {ast.For: "for loop", ast.AsyncFor: "for loop", ast.While: "w
                     ast.Delete: "del", ast.Expr: "call"}
 
 
-def left_out_note(path, answer, namespace: dict) -> str:
-    """What to add to the message of an answer that raised while graded: the statements of the notebook's cells
-    of the student's own that grading left out and that change a name the answer reads (or a function of the
-    notebook that it calls reads); '' when there is none."""
-    read = _names_read(answer, namespace)
+def left_out_statements(path) -> list[tuple[str, ast.stmt, set[str]]]:
+    """(how a message names its cell, the statement, the names it changes) of each statement of the notebook's
+    cells of the student's own that grading leaves out; read once per notebook."""
     with open(path, encoding="utf-8") as f:
         cells = json.load(f)["cells"]
+    return [(cell, node, _names_changed(node)) for cell, source in own_cells(cells) for node in left_out(source)]
+
+
+def left_out_note(statements, answer, namespace: dict) -> str:
+    """What to add to the message of an answer that failed while graded (it raised, or gave a wrong value): the
+    `statements` (left_out_statements') that change a name the answer reads (or a function of the notebook that
+    it calls reads); '' when there is none."""
+    if not statements:
+        return ""
+    read = _names_read(answer, namespace)
     found = [f"the {_STATEMENT_KINDS.get(type(node), 'statement')} at line {node.lineno} of {cell}, "
-             f"which changes {', '.join(sorted(changed))}"
-             for cell, source in own_cells(cells) for node in left_out(source)
-             if (changed := _names_changed(node) & read)]
+             f"which changes {', '.join(sorted(changed & read))}"
+             for cell, node, changed in statements if changed & read]
     if not found:
         return ""
     return (f" (while graded, a cell of your own runs only its definitions, so these did not run: {'; '.join(found)}."
