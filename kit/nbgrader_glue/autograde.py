@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 from pathlib import Path
 
 from nbgrader import utils
@@ -73,6 +74,16 @@ class LockedAutograde(WholeOrAbsent, Autograde):
     def start(self) -> None:
         with grading_lock(Path(self.coursedir.root)):
             super().start()
+
+
+class StockAutograde(LockedAutograde):
+    """nbgrader's stock path (KIT_GRADING=in-kernel), saying as it starts that it runs students' code unconfined."""
+
+    def start(self) -> None:
+        sys.stderr.write("[kit] GRADING UNCONFINED (KIT_GRADING=in-kernel): nbgrader's stock path runs each notebook "
+                         "in a kernel with your rights (it can read the reference, rewrite the course); unset "
+                         "KIT_GRADING to confine it\n")
+        super().start()
 
 
 class ParallelAutograde(OneStudentPerWorker, LockedAutograde):

@@ -172,14 +172,14 @@ def _in_kernel(c) -> None:
 
 def install_converters(autograde_in_workers: bool = True) -> None:
     """Make `nbgrader generate_feedback` use ParallelGenerateFeedback, and `nbgrader autograde` ParallelAutograde
-    (with `autograde_in_workers=False`, nbgrader's own Autograde holding the grading lock)."""
+    (with `autograde_in_workers=False`, nbgrader's own Autograde holding the grading lock, saying it is unconfined)."""
     import nbgrader.apps.autogradeapp as autograde_app
     import nbgrader.apps.generatefeedbackapp as feedback_app
 
-    from kit.nbgrader_glue.autograde import LockedAutograde, ParallelAutograde
+    from kit.nbgrader_glue.autograde import ParallelAutograde, StockAutograde
     from kit.nbgrader_glue.feedback import ParallelGenerateFeedback
 
-    autograde_app.Autograde = ParallelAutograde if autograde_in_workers else LockedAutograde
+    autograde_app.Autograde = ParallelAutograde if autograde_in_workers else StockAutograde
     feedback_app.GenerateFeedback = ParallelGenerateFeedback
 
 

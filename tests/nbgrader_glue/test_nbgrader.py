@@ -22,9 +22,10 @@ STUDENTS = {"ada": None, "bo": CORPUS / "mistakes" / "softmax__wrong_axis.py"}
 METADATA_EDITS = ("edits_locked_metadata", "edits_answer_metadata")
 
 
-def nbgrader(course: Path, *args: str, grading: str) -> None:
-    nbgrader_cli.run(*args, "--log-level=ERROR", cwd=course, grading=grading, env={"HOME": str(course)},
-                     check=True, capture_output=True)
+def nbgrader(course: Path, *args: str, grading: str) -> str:
+    """The command's standard error."""
+    return nbgrader_cli.run(*args, "--log-level=ERROR", cwd=course, grading=grading, env={"HOME": str(course)},
+                            check=True, capture_output=True, text=True).stderr
 
 
 pytestmark = pytest.mark.xdist_group("nbgrader")  # its module fixture is built once, on one worker
@@ -46,9 +47,15 @@ def course(request, tmp_path_factory, copy_released):
         (folder / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
     (course / "students.csv").write_text("id\n" + "\n".join(students) + "\n")
     nbgrader(course, "db", "student", "import", "students.csv", grading=grading)
-    nbgrader(course, "autograde", "attention", grading=grading)
+    (course / "autograde.stderr").write_text(nbgrader(course, "autograde", "attention", grading=grading))
     nbgrader(course, "generate_feedback", "attention", "--student=bo", grading=grading)  # the pages read below
     return course
+
+
+def test_only_the_stock_path_says_it_grades_unconfined(course):
+    """KIT_GRADING=in-kernel is a choice made for comparison, not a fallback: it says so as it starts."""
+    said = (course / "autograde.stderr").read_text()
+    assert ("[kit] GRADING UNCONFINED (KIT_GRADING=in-kernel)" in said) == (course.name.startswith("in-kernel")), said
 
 
 @pytest.mark.parametrize("student", STUDENTS)
