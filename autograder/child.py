@@ -147,6 +147,23 @@ def _undefined(judge, cells, name: str) -> str:
     return f"{name} is not defined: {instead}; the grader calls it by the name the stub gave it, {name}"
 
 
+def _helpers_of_their_own(judge, notebook: str, cells) -> frozenset[str]:
+    """Names the student's own code binds (their own cells, an answer's cell beside its answer) that are no exercise
+    of this notebook and that no set-up cell gives: a helper that shares an exercise's name (`raw_scores` in the
+    notebook of softmax, scaled inside) is theirs to call, never stood in for by that exercise's reference."""
+    if notebook not in _OWN_HELPERS:
+        exercises = {grade_id for grade_id, _ in cells if not grade_id.startswith(("your cell", "setup_"))}
+        given = {bound for grade_id, source in cells if grade_id.startswith("setup_")
+                 for bound in judge.bound_names(source)}
+        theirs = {bound for grade_id, source in cells if not grade_id.startswith("setup_")
+                  for bound in judge.bound_names(source) if bound != grade_id}
+        _OWN_HELPERS[notebook] = frozenset(theirs - exercises - given)
+    return _OWN_HELPERS[notebook]
+
+
+_OWN_HELPERS: dict[str, frozenset[str]] = {}  # notebook → _helpers_of_their_own
+
+
 def _left_out_note(judge, notebook: str, cells, answer, namespace: dict) -> str:
     """judge.left_out_note, or '' where the notebook has no cell of the student's own (as most have not) or it or
     the answer's code cannot be read (the student's code may have changed either); under the time limit, as the
@@ -284,7 +301,9 @@ def _serve(judge, request, cases, loaded, seconds, pipes) -> None:
             failed = f"BdbQuit: pdb.set_trace(): {DEBUGGER}"
         no_answer = judge.Outcome.unstarted(errors[0] if errors else _undefined(judge, cells, name)) if stub else \
             judge.Outcome.cell_failed(name, failed)
-    stand_ins = {dep: _stand_in(judge, pipes, dep, name, nonce) for dep in request.get("stand_ins", ())}
+    theirs = _helpers_of_their_own(judge, notebook, cells)
+    stand_ins = {dep: _stand_in(judge, pipes, dep, name, nonce) for dep in request.get("stand_ins", ())
+                 if dep not in theirs}
     note = None  # what of the student's own cells grading left out that the answer needed, once it ran
     for index in range(len(cases)):
         case, cases[index] = cases[index], None
@@ -292,7 +311,7 @@ def _serve(judge, request, cases, loaded, seconds, pipes) -> None:
             outcome = no_answer
         else:
             with judge.time_limit(case.get("seconds", seconds)), \
-                    judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None):
+                    judge.standing_in(name, answer, stand_ins.__getitem__ if stand_ins else None, keep=theirs):
                 outcome = judge.outcome_of(answer, {"args": case["args"], "kwargs": case["kwargs"]})
             if outcome.error == "BdbQuit":  # pdb.set_trace(): its debugger read the end of its input at once
                 outcome = judge.Outcome.raising("BdbQuit", f"pdb.set_trace(): {DEBUGGER}{outcome.message}")

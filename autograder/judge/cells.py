@@ -124,8 +124,9 @@ def _text(source) -> str:
 
 
 def bound_names(source: str) -> list[str]:
-    """The names a cell's top-level statements bind, in order: functions, classes, assignments and loops to a
-    plain name (`def softmax`, `Softmax = ...`, `for i in ...`); [] if it does not parse."""
+    """The names a cell's top-level statements bind, in order: functions, classes, imports, and assignments and
+    loops to names (`def softmax`, `Softmax = ...`, `attention, softmax = ...`, `for i in ...`); [] if it does not
+    parse."""
     try:
         body = ast.parse(source).body
     except Exception:  # a syntax error, a source nested too deeply to read
@@ -134,29 +135,44 @@ def bound_names(source: str) -> list[str]:
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names += [alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name != "*"]
         else:
             targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-            names += [target.id for target in targets if isinstance(target, ast.Name)]
+            names += [name.id for target in targets if isinstance(target, ast.AST) for name in ast.walk(target)
+                      if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)]
     return names
 
 
 def answer_cells(path, cells=None) -> list[tuple[str, str]]:
     """(grade_id, source) of a notebook's set-up and answer cells, in order, and
-    the definitions in cells of the student's own (labelled "your cell N"); each
-    as Python, as Jupyter's kernel reads it (kernel_syntax.py: magics, shell escapes)."""
+    the definitions in cells of the student's own (labelled "your cell N", or
+    "your cell N, below <answer>" where it comes after that answer's cell before
+    any other code cell of the release: `below_an_answer`); each as Python, as
+    Jupyter's kernel reads it (kernel_syntax.py: magics, shell escapes)."""
     if cells is None:
         with open(path, encoding="utf-8") as f:
             cells = json.load(f)["cells"]
-    found = []
+    found, above = [], None  # above: the answer whose cell the student's cells now follow
     for number, cell in enumerate(cells, 1):
+        metadata = cell.get("metadata", {})
+        if cell.get("cell_type") == "code" and "nbgrader" in metadata:
+            meta = metadata["nbgrader"]
+            above = meta["grade_id"] if meta.get("solution", False) and _runs_when_loaded(cell) else None
         if not _runs_when_loaded(cell):
             continue
         source = as_python(_text(cell["source"]))
-        if "nbgrader" in cell.get("metadata", {}):
-            found.append((cell["metadata"]["nbgrader"]["grade_id"], source))
+        if "nbgrader" in metadata:
+            found.append((metadata["nbgrader"]["grade_id"], source))
         else:
-            found.append((f"your cell {number}", _definitions(source)))
+            found.append((f"your cell {number}" + (f", below {above}" if above else ""), _definitions(source)))
     return found
+
+
+def below_an_answer(grade_id: str) -> bool:
+    """Whether answer_cells' label is of a cell of the student's own that comes right after an answer's cell (before
+    its check): it runs with that answer, as the check in JupyterLab saw it."""
+    return grade_id.startswith("your cell ") and ", below " in grade_id
 
 
 def fresh_namespace() -> dict:
@@ -177,7 +193,9 @@ def run_cells(cells, namespace: dict, start: int = 0, seconds_per_cell: float | 
 
     A cell that fails, runs past `seconds_per_cell` or calls sys.exit is
     recorded in ``namespace["__cell_errors__"]`` and the next cell still runs.
-    until: stop after the first cell for which until(namespace) is true, so a
+    until: stop after the first cell for which until(namespace) is true, and the
+    student's own cells right below it (`below_an_answer`: a helper the answer
+    calls, a corrected definition, as its check in JupyterLab saw them), so a
     later cell (one that ends the process, say) cannot spoil earlier answers.
     """
     if until is not None and until(namespace):
@@ -194,7 +212,8 @@ def run_cells(cells, namespace: dict, start: int = 0, seconds_per_cell: float | 
             namespace["__cell_errors__"].append(f"{grade_id}: the cell called sys.exit({e.code!r}) and was stopped")
         except (Exception, KeyboardInterrupt) as e:
             namespace["__cell_errors__"].append(f"{grade_id}: {type(e).__name__}: {e}")
-        if until is not None and until(namespace):
+        if until is not None and until(namespace) and not (index + 1 < len(cells) and
+                                                           below_an_answer(cells[index + 1][0])):
             return index + 1
     return len(cells)
 

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from autograder.judge import answer_cells, bound_names, fresh_namespace, left_out_note, left_out_statements, run_cells
+from autograder.judge import (answer_cells, bound_names, fresh_namespace, left_out_note, left_out_statements,
+                              run_cells)
 from autograder.judge.kernel_syntax import as_python
 
 PYTHON = [
@@ -135,9 +136,9 @@ def test_what_a_cell_of_the_students_own_left_out_is_named_only_where_the_answer
 @pytest.mark.parametrize("source, names", [
     ("def soft_max(x):\n    inner = 1\n    return x\nclass Heads:\n    pass\n", ["soft_max", "Heads"]),
     ("Softmax = lambda x: x\nscale: float = 0.5\na, b = 1, 2\nfor i in range(2):\n    pass\nx += 1\n",
-     ["Softmax", "scale", "i", "x"]),
-    ("import numpy as np\nnp.random.seed(0)\nprint('hi')\n", []),
+     ["Softmax", "scale", "a", "b", "i", "x"]),
+    ("import numpy as np\nfrom workbook import my\nfrom figures import *\nnp.random.seed(0)\nprint('hi')\nT[0] = 1\n", ["np", "my"]),
     ("def broken(:\n", []),                                      # a syntax error binds nothing
     ("(" * 400 + ")" * 400, [])])                                # nor a cell nested too deeply to read
-def test_a_cell_binds_the_plain_names_its_top_level_statements_define(source, names):
+def test_a_cell_binds_the_names_its_top_level_statements_define(source, names):
     assert bound_names(source) == names

@@ -124,3 +124,65 @@ def test_a_loop_that_would_have_corrected_a_table_is_named_when_the_answer_gives
     assert "so these did not run: the for loop at line 2 of your cell that begins `SHIFTERS = {axis: (lambda S: S) " \
         "for axi…`, which changes SHIFTERS." in message, message
     assert report.cells["check_attention"].message == "passed"  # attention's stand-in softmax is the reference's
+
+
+SCALED_HELPER = '''def raw_scores(Q, K):
+    """Q Kᵀ / √d_k: named like notebook 02's exercise, scaled all the same."""
+    return Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])
+'''
+
+
+def _answer_cell(nb: dict, grade_id: str) -> dict:
+    return next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def _notebook_with(folder, change) -> None:
+    shutil.copytree(SOURCE, folder)
+    nb = json.loads((folder / NOTEBOOK).read_text())
+    change(nb)
+    (folder / NOTEBOOK).write_text(json.dumps(nb))
+
+
+def test_a_helper_of_the_students_named_like_another_notebooks_exercise_is_theirs_while_graded(tmp_path):
+    """raw_scores is notebook 02's exercise, not notebook 03's: a helper of that name in 03 (in a cell of the
+    student's own, or in the answer's cell beside it) is the student's, scaled inside. It was stood in for by
+    the reference's raw_scores (unscaled), and a right answer lost its points to "Likely mistake: no scaling"."""
+    for in_the_answers_cell in (False, True):
+        def change(nb):
+            cell = _answer_cell(nb, "attention")
+            body = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            cell["source"] = (SCALED_HELPER + "\n\n" if in_the_answers_cell else "") + body.replace(
+                "Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])", "raw_scores(Q, K)")
+            if not in_the_answers_cell:
+                nb["cells"].insert(nb["cells"].index(cell), {"cell_type": "code", "id": "helper", "metadata": {},
+                                                             "source": SCALED_HELPER, "outputs": [],
+                                                             "execution_count": None})
+        folder = tmp_path / str(in_the_answers_cell) / "attention"
+        _notebook_with(folder, change)
+        report = grade_submission(folder)
+        for cell in ("check_attention", "hidden_attention"):
+            assert report.cells[cell].message == "passed", (in_the_answers_cell, report.cells[cell].message)
+
+
+def test_a_cell_of_the_students_own_between_an_answer_and_its_check_runs_with_the_answer(tmp_path):
+    """A helper the answer calls, defined in a cell the student inserted below the answer's cell (above its check,
+    where JupyterLab's check saw it), and a corrected definition there over a first try left in the answer's
+    cell: grading ran the cells only until the answer was defined, so the first failed with a NameError and the
+    second graded the first try."""
+    below = {"helper below": ("def softmax(S, axis=-1):\n    return _stable(S, axis)\n",
+                              HELPER.split("\nprint(")[0].replace("def shifted", "def _shifted") + "\n\n"
+                              + SOFTMAX.replace("def softmax", "def _stable").replace("shifted(", "_shifted(")),
+             "corrected below": ("def softmax(S, axis=-1):\n    e = np.exp(S)\n    return e / e.sum(axis=axis, "
+                                 "keepdims=True)\n", "import math\n\n" + HELPER.split("\nprint(")[0].split(
+                                     "import math\n")[1] + "\n\n" + SOFTMAX)}
+    for case, (answer, own) in below.items():
+        def change(nb):
+            cell = _answer_cell(nb, "softmax")
+            cell["source"] = answer
+            nb["cells"].insert(nb["cells"].index(cell) + 1, {"cell_type": "code", "id": "below", "metadata": {},
+                                                             "source": own, "outputs": [], "execution_count": None})
+        folder = tmp_path / case.replace(" ", "_") / "attention"
+        _notebook_with(folder, change)
+        report = grade_submission(folder)
+        for cell in ("check_softmax", "hidden_softmax"):
+            assert report.cells[cell].message == "passed", (case, report.cells[cell].message)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Collection
 from pathlib import Path
 
 BUILT_ON: dict[str, tuple[str, ...]] = {
@@ -20,17 +21,18 @@ BUILT_ON: dict[str, tuple[str, ...]] = {
 
 
 @contextlib.contextmanager
-def standing_in(name: str, answer, reference_of):
+def standing_in(name: str, answer, reference_of, keep: Collection[str] = ()):
     """While `answer` (the student's `name`) runs, the exercises it is built on
     are `reference_of(exercise)` in its module namespace, defined or not (a
-    deleted cell costs its own points only); put back as they were afterwards.
-    With `reference_of` None, the student's own functions run."""
+    deleted cell costs its own points only), but those in `keep` (helpers of
+    the student's own that share an exercise's name); put back as they were
+    afterwards. With `reference_of` None, the student's own functions run."""
     namespace = getattr(answer, "__globals__", None)
     if reference_of is None or not isinstance(namespace, dict):
         yield
         return
     missing = object()
-    own = {dep: namespace.get(dep, missing) for dep in BUILT_ON.get(name, ())}
+    own = {dep: namespace.get(dep, missing) for dep in BUILT_ON.get(name, ()) if dep not in keep}
     try:
         namespace.update({dep: reference_of(dep) for dep in own})
         yield
