@@ -129,7 +129,7 @@ def pytest_terminal_summary(terminalreporter, config):
         statuses = results[exercise]
         passed = sum(s == "passed" for s, *_ in statuses)
         if passed == len(statuses):
-            line = f"passed ({passed} checks)"
+            line = f"passed ({passed} check{'s' if passed != 1 else ''})"
         elif any(s == "not started" for s, *_ in statuses) and passed == 0:
             line = "not started"
         else:

@@ -38,7 +38,7 @@ def softmax_hidden(rng):
     masked[1, 2:] = -np.inf
     masked[3, :] = -np.inf
     return cases + [case("rows with forbidden keys and one fully forbidden row", masked, checks="masked row"),
-                    case("along axis 0", n(6, 3), axis=0),
+                    case("scores (6, 3) along axis 0", n(6, 3), axis=0),
                     case("a single row of 9", n(9)),
                     case("integer scores", rng.integers(-4, 5, (3, 6)))]
 

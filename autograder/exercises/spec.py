@@ -8,6 +8,8 @@ reference when it builds the cases. Nothing here imports the kit.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
@@ -173,7 +175,8 @@ def in_integers(spec: CaseSpec, dtype=np.int64) -> CaseSpec:
             spread = np.minimum(np.rint(64 * np.abs(x)), np.iinfo(dtype).max) if unsigned else np.rint(3 * x)
             return spread.astype(dtype)
         return x
-    return CaseSpec(spec.label + IN_INTEGERS[np.dtype(dtype).kind], tuple(rounded(a) for a in spec.args),
+    label = re.sub(r",? in float(32|64)\b| \(float(32|64)\)", "", spec.label)  # the floats it was drawn in are gone
+    return CaseSpec(label + IN_INTEGERS[np.dtype(dtype).kind], tuple(rounded(a) for a in spec.args),
                     {k: rounded(v) for k, v in spec.kwargs.items()}, spec.raises,
                     tuple(sorted(set(spec.checks) - {"float32", "1e4"} | {"integers"})), spec.memory_limit_bytes,
                     spec.grid_bytes, spec.seconds)

@@ -142,6 +142,18 @@ def test_a_wrong_answer_that_matches_no_mistake_says_what_differs_and_suggests_n
     assert message == "f: worst mismatch at index (0, 0): expected 0.25, got 0.75 (tolerance 1.5e-08)."
 
 
+def test_two_values_that_differ_are_shown_with_the_digits_that_tell_them_apart():
+    """Six significant digits showed "expected 0.906212, got 0.906212" for a float64 answer computed through
+    float32: the message now shows as many digits as differ, and by how much; an integer is shown whole
+    ("2.24746e+06" hid which integer was expected); one number alone is no "worst mismatch the value"."""
+    through_float32 = np.array([[0.906212189]]).astype(np.float32).astype(np.float64)
+    assert judge("f", through_float32, np.array([[0.906212189]])) == \
+        "f: worst mismatch at index (0, 0): expected 0.906212189, got 0.906212211, off by 2.2e-08 (tolerance 1.5e-08)."
+    assert judge("f", np.array([17101]), np.array([2247461])) == \
+        "f: worst mismatch at index (0,): expected 2247461, got 17101."
+    assert judge("f", 0.0, 0.4385964912) == "f: expected 0.438596, got 0 (tolerance 1.5e-08)."
+
+
 def _case(expected, **outputs):
     """A case whose known mistakes give `outputs` (name → output)."""
     return {"label": "c", "expected": expected, "variants": [(name, 4, "Why.", out) for name, out in outputs.items()]}
@@ -663,7 +675,7 @@ FORMS_OF_ONE_NUMBER = [2.5, np.float64(2.5), np.array(2.5)]
 @pytest.mark.parametrize("expected", [2.5, np.array(2.5)], ids=["a number due", "a 0-d array due"])
 def test_one_number_may_be_a_python_number_a_numpy_scalar_or_a_0d_array(answer, expected):
     assert judge("f", answer, expected) is None
-    assert "worst mismatch" in judge("f", answer + 1, expected)
+    assert judge("f", answer + 1, expected) == "f: expected 2.5, got 3.5 (tolerance 1.5e-08)."
 
 
 def test_one_number_from_an_array_function_keeps_the_dtype_rule():
