@@ -216,6 +216,8 @@ EXERCISES = (
                 lambda n, d: 2 * n * n * d / (2 * n * n * d + n * d * d)),
         Mistake("ratio instead of share", 7, "The share is grid / (grid + projections), not grid / projections.",
                 lambda n, d: 2 * n * n * d / (4 * n * d * d)),
+        Mistake("integer division", 7, "`//` rounds the share down to a whole number (0 below one half): divide "
+                "with `/`.", lambda n, d: 2 * n * n * d // (2 * n * n * d + 4 * n * d * d)),
     ), requirements=rules(ref.attention_share, lambda n, d: 2 * n * n * d / (2 * n * n * d + 4 * n * d * d), count=False), shows="At 512 tokens and width 768 the grid is exactly a quarter of the work."),
     Exercise("crossover_length", ref.crossover_length, crossover_length_hidden, crossover_length_visible, stream=18,
              meets=frozenset({"bad shape"}),

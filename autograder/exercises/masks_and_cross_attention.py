@@ -496,6 +496,12 @@ _MINUS_1E9 = Mistake("−1e9 written for −inf", 6, "Forbid a pair with −inf 
                      "only −inf gives a weight of exactly 0, and an all-forbidden row all zeros.", None)
 
 
+def _times_minus_inf(n: int) -> np.ndarray:
+    """A causal mask written as −inf × triu(ones, 1): NaN where it should be 0."""
+    with np.errstate(invalid="ignore"):
+        return -np.inf * np.triu(np.ones((n, n)), k=1)
+
+
 def _finite(mask):
     """The mask with −1e9 in place of every −inf."""
     return np.where(np.isneginf(mask), -1e9, mask)
@@ -525,6 +531,8 @@ EXERCISES = (
         Mistake("boolean mask instead of additive", 6, "Return 0 for allowed and −inf for forbidden pairs, as floats.",
                 lambda n: np.isinf(ref.causal_mask(n)).astype(np.float64)),
         _KEEP_MASK._replace(variant=lambda n: _kept(ref.causal_mask(n))),
+        Mistake("−inf times a grid of 0s and 1s", 6, "−inf × 0 is NaN, not 0: choose between 0 and −inf instead "
+                "(`np.where(allowed, 0.0, -np.inf)`).", lambda n: _times_minus_inf(n)),
     ), requirements=(
         Requirement("A token must not see the tokens that come after it",
                     "causal mask off by one: one future token allowed",

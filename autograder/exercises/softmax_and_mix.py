@@ -43,6 +43,11 @@ def softmax_hidden(rng):
                     case("integer scores", rng.integers(-4, 5, (3, 6)))]
 
 
+def _weights_transposed(output, weights):
+    """attention's answer with its weights keys by queries, (..., n_k, n_q)."""
+    return output, np.swapaxes(weights, -1, -2).copy()
+
+
 def _softmax_not_divided(S, axis=-1):
     """The shifted exponentials, never divided by their total: rows that do not add up to one."""
     S = np.asarray(S) if np.asarray(S).dtype.kind == "f" else np.asarray(S, dtype=np.float64)
@@ -432,6 +437,9 @@ EXERCISES = (
         Mistake("an all-forbidden row not handled", 4,
                 "A row of −inf scores has no maximum to take out (−inf − −inf is NaN): give it all-zero weights.",
                 softmax_unguarded),
+        Mistake("softmax over the whole array", 4, "Sum along `axis` with keepdims=True (`e.sum(axis=axis, "
+                "keepdims=True)`): a sum with no axis makes the whole array, not each row, add up to one.",
+                lambda S, axis=-1: ref.softmax(np.reshape(S, -1)).reshape(np.shape(S))),
     ), requirements=(
         Requirement("never negative, adding up to one", _softmax_not_divided,
                     docstring="never negative and add up to one"),
@@ -491,6 +499,9 @@ EXERCISES = (
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="multiply")),
         Mistake("mask sign flipped", 6, "Add the mask (−inf forbids); subtracting it makes forbidden pairs win.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="flip")),
+        Mistake("weights returned transposed", 5, "Return the weights as the softmax made them, (..., n_q, n_k): "
+                "one row per query, adding up to one.",
+                lambda Q, K, V, mask=None: _weights_transposed(*ref.attention(Q, K, V, mask))),
     ), requirements=(
         Requirement("The output is `(..., n_q, d_v)`", one_sequence_only(ref.attention),
                     docstring="output (..., n_q, d_v)"),

@@ -242,14 +242,24 @@ def differs(got, expected) -> np.ndarray:
 
 def _values_at(where, got, expected, reveal) -> str:
     g, e = got[where], expected[where]
-    if reveal:
-        return f"expected {e:.6g}, got {g:.6g}"
-    return f"got {g:.6g}, off by {abs(float(g) - float(e)):.3g}"
+    if not reveal:
+        return f"got {_digits(g, 6)}, off by {abs(float(g) - float(e)):.3g}"
+    for digits in (6, 9, 12, 17):  # as many digits as tell the two apart: never "expected 0.906212, got 0.906212"
+        shown_e, shown_g = _digits(e, digits), _digits(g, digits)
+        if shown_e != shown_g:
+            break
+    off = f", off by {abs(float(g) - float(e)):.2g}" if digits > 6 and np.isfinite(float(g) - float(e)) else ""
+    return f"expected {shown_e}, got {shown_g}{off}"
+
+
+def _digits(x, digits: int) -> str:
+    """A number to `digits` significant digits; an integer whole (2247460, not 2.24746e+06)."""
+    return str(int(x)) if np.asarray(x).dtype.kind in "biu" else f"{x:.{digits}g}"
 
 
 def _where_message(where, got, expected, reveal, tol_note) -> str:
-    place = f"at index {where}" if where else "the value"
-    return f"worst mismatch {place}: {_values_at(where, got, expected, reveal)}{tol_note}"
+    found = f"{_values_at(where, got, expected, reveal)}{tol_note}"
+    return f"worst mismatch at index {where}: {found}" if where else found
 
 
 def value_problem(label: str, got, expected, reveal: bool = True, parts=(), computed_from=None) -> Verdict | None:

@@ -1,4 +1,4 @@
-"""Wrong: the output is right, but the weights come back transposed (keys by queries; no known mistake)."""
+"""Mistake: weights returned transposed."""
 
 import math
 
