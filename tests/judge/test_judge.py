@@ -762,3 +762,14 @@ def test_text_of_numpys_type_is_named_with_what_to_return_in_the_notebook_and_wh
         assert mismatch(got, "self", reveal=False) == ("wrong type", f"expected a str, got {got!r}: return str(x), "
                                                                      "a plain Python str")
     assert mismatch("selfish", "self", reveal=False) == ("wrong values", "expected another answer, got 'selfish'")
+
+
+def test_a_wrong_value_on_8_bit_integers_says_they_wrap_round():
+    """An answer that computes uint8 input in its own dtype gets "expected 2247461, got 17101" and nothing more;
+    the message now says what 8-bit arithmetic does. The same wrong value on float input says nothing of it."""
+    expected = np.array([2247461.0])
+    for given, said in ((np.array([3, 5], dtype=np.uint8), True), (np.array([3.0, 5.0]), False)):
+        case = {"label": "c", "expected": expected, "args": [given], "kwargs": {}}
+        [verdict] = check_verdicts([([case], ["f on c"], True)], lambda case: Outcome.returned(np.array([17101.0])))
+        assert ("which wrap round when computed in their own dtype: 3 − 5 is 254" in verdict.message) == said, \
+            verdict.message

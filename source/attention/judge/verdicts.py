@@ -169,11 +169,23 @@ def _case_problem(label: str, outcome: Outcome, case: Case, reveal: bool) -> Ver
                        f"{label}: your function raised {outcome.error}: {outcome.message}")
     problem = value_problem(label, _value_given(outcome, case), case["expected"], reveal,
                             case.get("parts", ()), case.get("computed_from"))
+    if problem and problem.kind == "wrong values" and _in_small_unsigned_integers(case):
+        problem = problem._replace(message=problem.message + WRAP_ROUND)
     if problem and outcome.message:  # the grading child's note on what the answer may have missed
         return problem._replace(message=problem.message + outcome.message)
     if problem or "memory_limit_bytes" not in case:
         return problem
     return _memory_problem(label, outcome, case)
+
+
+# Added to a wrong value on a case given 8-bit unsigned integers: arithmetic in their own dtype wraps round.
+WRAP_ROUND = (" (its inputs are 8-bit unsigned integers, which wrap round when computed in their own dtype: 3 − 5 is "
+              "254 and 16 × 16 is 0; notebook 01's rule is to compute integers in float64)")
+
+
+def _in_small_unsigned_integers(case: Case) -> bool:
+    return any(isinstance(a, np.ndarray) and a.dtype == np.uint8
+               for a in (*(case.get("args") or ()), *(case.get("kwargs") or {}).values()))
 
 
 def _memory_problem(label: str, outcome: Outcome, case: Case) -> Verdict | None:
