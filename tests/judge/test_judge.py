@@ -773,3 +773,14 @@ def test_a_wrong_value_on_8_bit_integers_says_they_wrap_round():
         [verdict] = check_verdicts([([case], ["f on c"], True)], lambda case: Outcome.returned(np.array([17101.0])))
         assert ("which wrap round when computed in their own dtype: 3 − 5 is 254" in verdict.message) == said, \
             verdict.message
+
+
+def test_a_count_accepted_at_its_edge_is_told_the_rule_every_exercise_shares():
+    """"True as n_heads: expected a ValueError for this bad input" named no reason where the exercise's own text
+    says nothing of counts: the message now gives notebook 01's rule. A bad shape accepted is not told it."""
+    for checks, said in ((["bad size"], True), (["bad shape"], False)):
+        case = {"label": "True as n_heads", "raises": "ValueError", "checks": checks, "args": [], "kwargs": {}}
+        [verdict] = check_verdicts([([case], ["f on True as n_heads"], True)], lambda case: Outcome.returned(1.0))
+        assert verdict.message.startswith("f on True as n_heads: expected a ValueError for this bad input, but it "
+                                          "returned ")
+        assert ("True and a float such as 2.0 raise a ValueError (notebook 01" in verdict.message) == said

@@ -161,7 +161,9 @@ def _case_problem(label: str, outcome: Outcome, case: Case, reveal: bool) -> Ver
         if outcome.raised and outcome.error == case["raises"]:
             return None
         came = f"{outcome.error}: {outcome.message}" if outcome.raised else f"it returned {describe(outcome.value)}"
-        return Verdict("bad input accepted", f"{label}: expected a {case['raises']} for this bad input, but {came}.")
+        rule = COUNT_RULE if "bad size" in (case.get("checks") or ()) else ""
+        return Verdict("bad input accepted",
+                       f"{label}: expected a {case['raises']} for this bad input, but {came}.{rule}")
     if outcome.changed_input:
         return Verdict("changed input", f"{label}: {outcome.message}.")
     if outcome.raised:
@@ -177,6 +179,11 @@ def _case_problem(label: str, outcome: Outcome, case: Case, reveal: bool) -> Ver
         return problem
     return _memory_problem(label, outcome, case)
 
+
+# Added where a count or size at its edges (tagged "bad size") was accepted: the rule every exercise shares.
+COUNT_RULE = (" A count or size you are given must be a whole number of at least 1, given as an integer: 0, a "
+              "negative number, True and a float such as 2.0 raise a ValueError (notebook 01, \"How your work is "
+              "checked\").")
 
 # Added to a wrong value on a case given 8-bit unsigned integers: arithmetic in their own dtype wraps round.
 WRAP_ROUND = (" (its inputs are 8-bit unsigned integers, which wrap round when computed in their own dtype: 3 − 5 is "
