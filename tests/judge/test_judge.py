@@ -784,3 +784,10 @@ def test_a_count_accepted_at_its_edge_is_told_the_rule_every_exercise_shares():
         assert verdict.message.startswith("f on True as n_heads: expected a ValueError for this bad input, but it "
                                           "returned ")
         assert ("True and a float such as 2.0 raise a ValueError (notebook 01" in verdict.message) == said
+
+
+def test_float32_widened_to_float64_names_the_usual_cause():
+    message = judge("f", EXPECTED, EXPECTED.astype(np.float32))
+    assert message.startswith("f: expected dtype float32, got dtype float64 (float32 meets a float64 NumPy value")
+    assert "math.sqrt(d_k)" in message
+    assert "NumPy value" not in judge("f", EXPECTED.astype(np.float32), EXPECTED)

@@ -179,13 +179,20 @@ def _as_float(x) -> float:
         return math.inf if x > 0 else -math.inf
 
 
+# Why float32 in comes out float64, most often: a NumPy float64 in the arithmetic.
+FLOAT32_WIDENED = (" (float32 meets a float64 NumPy value and becomes float64: `np.sqrt(d_k)` of an integer is one; "
+                   "divide by `math.sqrt(d_k)`, a Python float, which keeps float32, or give back `.astype` of the "
+                   "input's dtype)")
+
+
 def _arraymismatch(got, expected: np.ndarray, reveal: bool) -> tuple[str, str] | None:
     if type(got) is not np.ndarray:
         return "wrong type", f"expected a numpy.ndarray, got {describe(got)}: {getattr(got, 'advice', Foreign.PLAIN)}"
     if got.shape != expected.shape:
         return "wrong shape", f"expected shape {expected.shape}, got shape {got.shape}"
     if got.dtype != expected.dtype:
-        return "wrong dtype", f"expected dtype {expected.dtype}, got dtype {got.dtype}"
+        return "wrong dtype", f"expected dtype {expected.dtype}, got dtype {got.dtype}" + (
+            FLOAT32_WIDENED if (expected.dtype, got.dtype) == (np.float32, np.float64) else "")
     if got.dtype.kind in "biu":
         wrong = got != expected
         if not wrong.any():
