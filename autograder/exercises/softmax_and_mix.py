@@ -499,7 +499,7 @@ EXERCISES = (
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="multiply")),
         Mistake("mask sign flipped", 6, "Add the mask (−inf forbids); subtracting it makes forbidden pairs win.",
                 lambda Q, K, V, mask=None: attention_with(Q, K, V, mask, mask_mode="flip")),
-        Mistake("weights returned transposed", 5, "Return the weights as the softmax made them, (..., n_q, n_k): "
+        Mistake("weights returned transposed", 4, "Return the weights as the softmax made them, (..., n_q, n_k): "
                 "one row per query, adding up to one.",
                 lambda Q, K, V, mask=None: _weights_transposed(*ref.attention(Q, K, V, mask))),
     ), requirements=(
