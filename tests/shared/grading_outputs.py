@@ -46,6 +46,13 @@ Stop 66 recorded six grading reports of the synthetic class again (s006, s016, s
 stop's freshly set-up machine (NumPy 2.4.6, unpinned), builds at the stop's first commit (c3785e2, which had passed
 against the record on the machine before) and at its last commit gave those six files alike, and both differed
 from the record in them alone; the change is the machine's, not the code's.
+
+Stop 68 recorded 94 grading reports again, for their messages alone: labels ("a batch (2, 3, 5, 7), in integers",
+was "... in float32, in integers"; "scores (6, 3) along axis 0"), numbers shown with the digits that tell them
+apart, the count rule and the 8-bit hint. Built by that stop's code and compared with the record, the class
+differed in those files alone: the gradebook, every grade and comment, and the report as recorded. The four
+mistakes catalogued then are never drawn (DRAWN_SINCE_NEVER); a class that draws them too, built by the code
+before the stop (061e6fd) and by the code after, differed in the grading reports and the report's pages alone.
 """
 
 from __future__ import annotations
